@@ -1,0 +1,465 @@
+// Elementwise ops and their backward formulas, side by side.
+//
+// Forward: core/kernel.h (promotion, broadcasting, the backend's functor loops). Backward: Ember's
+// own ops, so the same code runs on every device and is itself differentiable (create_graph).
+// Gradients of broadcast inputs are summed back to the input's shape with sum_to.
+// In-place forms write into self and re-point self's history at the new node (rebase_history).
+#include <cmath>
+
+#include "autograd/autograd.h"
+#include "core/kernel.h"
+
+namespace ember {
+
+using autograd::any_requires_grad;
+using autograd::record;
+using autograd::SavedVariable;
+using autograd::sum_to;
+
+namespace {
+
+// Float ops (exp, log, ...) on integer tensors compute in float32, as PyTorch does.
+Tensor to_float(const Tensor& x) { return x.is_floating_point() ? x : kernel::cast(x, kFloat32); }
+
+Tensor wrap(const Tensor& like, const Scalar& s) {
+  return kernel::scalar(s, kernel::result_type(like, s), like.device());
+}
+
+// Forward of a unary op plus a backward that is `dout * local(x, y)`.
+Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
+                std::function<Tensor(const Tensor& x, const Tensor& y)> local, bool saves_output) {
+  Tensor x = to_float(x_in);
+  Tensor y = kernel::unary(op, x);
+  if (any_requires_grad({&x})) {
+    SavedVariable sx(saves_output ? Tensor() : x, false);
+    std::string node = name;
+    auto bw = [sx, local = std::move(local), node](const Tensor& dout, const Tensor& y_saved) -> tensor_list {
+      return {dout * local(sx.unpack(node), y_saved)};
+    };
+    auto out_node = std::make_shared<SavedVariable>();
+    record(name, y, {x}, [bw, out_node, node](const Tensor& dout) { return bw(dout, out_node->unpack(node)); });
+    if (saves_output) *out_node = SavedVariable(y, true);
+  }
+  return y;
+}
+
+}  // namespace
+
+// ---- unary ----
+
+Tensor Tensor::neg() const {
+  Tensor y = kernel::unary(UnaryOp::Neg, *this);
+  if (any_requires_grad({this})) record("NegBackward0", y, {*this}, [](const Tensor& g) -> tensor_list { return {-g}; });
+  return y;
+}
+
+// d/dx exp(x) = exp(x)
+Tensor Tensor::exp() const {
+  return unary_op(UnaryOp::Exp, "ExpBackward0", *this, [](const Tensor&, const Tensor& y) { return y; }, true);
+}
+// d/dx log(x) = 1/x
+Tensor Tensor::log() const {
+  return unary_op(UnaryOp::Log, "LogBackward0", *this, [](const Tensor& x, const Tensor&) { return x.reciprocal(); }, false);
+}
+// d/dx log1p(x) = 1/(1+x)
+Tensor Tensor::log1p() const {
+  return unary_op(UnaryOp::Log1p, "Log1PBackward0", *this,
+                  [](const Tensor& x, const Tensor&) { return (x + 1).reciprocal(); }, false);
+}
+// d/dx sqrt(x) = 1/(2 sqrt(x))
+Tensor Tensor::sqrt() const {
+  return unary_op(UnaryOp::Sqrt, "SqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return (y * 2).reciprocal(); }, true);
+}
+// d/dx x^-1/2 = -1/2 x^-3/2 = -y^3 / 2
+Tensor Tensor::rsqrt() const {
+  return unary_op(UnaryOp::Rsqrt, "RsqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return y.pow(3) * -0.5; }, true);
+}
+// d/dx |x| = sign(x)
+Tensor Tensor::abs() const {
+  Tensor y = kernel::unary(UnaryOp::Abs, *this);
+  if (any_requires_grad({this}))
+    record("AbsBackward0", y, {*this}, [x = SavedVariable(*this, false)](const Tensor& g) -> tensor_list {
+      return {g * x.unpack("AbsBackward0").sign()};
+    });
+  return y;
+}
+// d/dx sign(x) = 0
+Tensor Tensor::sign() const {
+  Tensor y = kernel::unary(UnaryOp::Sign, *this);
+  if (any_requires_grad({this}))
+    record("SignBackward0", y, {*this}, [](const Tensor& g) -> tensor_list { return {zeros_like(g)}; });
+  return y;
+}
+// d/dx x^2 = 2x
+Tensor Tensor::square() const { return pow(2); }
+// d/dx 1/x = -1/x^2 = -y^2
+Tensor Tensor::reciprocal() const {
+  return unary_op(UnaryOp::Reciprocal, "ReciprocalBackward0", *this,
+                  [](const Tensor&, const Tensor& y) { return -(y * y); }, true);
+}
+// d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+Tensor Tensor::erf() const {
+  const double two_over_sqrt_pi = 1.1283791670955126;
+  return unary_op(UnaryOp::Erf, "ErfBackward0", *this,
+                  [two_over_sqrt_pi](const Tensor& x, const Tensor&) { return (-x.square()).exp() * two_over_sqrt_pi; }, false);
+}
+// d/dx sin(x) = cos(x)
+Tensor Tensor::sin() const {
+  return unary_op(UnaryOp::Sin, "SinBackward0", *this, [](const Tensor& x, const Tensor&) { return x.cos(); }, false);
+}
+// d/dx cos(x) = -sin(x)
+Tensor Tensor::cos() const {
+  return unary_op(UnaryOp::Cos, "CosBackward0", *this, [](const Tensor& x, const Tensor&) { return -x.sin(); }, false);
+}
+// d/dx tanh(x) = 1 - tanh(x)^2
+Tensor Tensor::tanh() const {
+  return unary_op(UnaryOp::Tanh, "TanhBackward0", *this, [](const Tensor&, const Tensor& y) { return 1 - y * y; }, true);
+}
+// d/dx sigmoid(x) = s (1 - s)
+Tensor Tensor::sigmoid() const {
+  return unary_op(UnaryOp::Sigmoid, "SigmoidBackward0", *this, [](const Tensor&, const Tensor& y) { return y * (1 - y); }, true);
+}
+// d/dx relu(x) = [x > 0]
+Tensor Tensor::relu() const {
+  Tensor y = kernel::unary(UnaryOp::Relu, *this);
+  if (any_requires_grad({this})) {
+    auto saved = std::make_shared<SavedVariable>();
+    record("ReluBackward0", y, {*this}, [saved](const Tensor& g) -> tensor_list {
+      return {g * saved->unpack("ReluBackward0").gt(0).to(g.dtype())};
+    });
+    *saved = SavedVariable(y, true);
+  }
+  return y;
+}
+// exact:  d/dx x Phi(x) = Phi(x) + x phi(x)
+// tanh:   d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+Tensor Tensor::gelu(const std::string& approximate) const {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
+              "gelu: approximate must be 'none' or 'tanh', got '{}'", approximate);
+  const bool use_tanh = approximate == "tanh";
+  Tensor x = to_float(*this);
+  Tensor y = kernel::unary(use_tanh ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
+  if (any_requires_grad({&x})) {
+    record("GeluBackward0", y, {x}, [sx = SavedVariable(x, false), use_tanh](const Tensor& g) -> tensor_list {
+      Tensor x = sx.unpack("GeluBackward0");
+      if (use_tanh) {
+        Tensor t = ((x + x.pow(3) * kGeluTanhCubic) * kGeluTanhScale).tanh();
+        Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
+        return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};
+      }
+      const double inv_sqrt_2pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density's scale
+      Tensor cdf = ((x * kSqrtHalf).erf() + 1) * 0.5;
+      Tensor pdf = (x.square() * -0.5).exp() * inv_sqrt_2pi;
+      return {g * (cdf + x * pdf)};
+    });
+  }
+  return y;
+}
+
+// ---- binary ----
+
+// d(a+αb) = (g, αg), each summed back to its input's shape
+Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
+  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  Tensor y = kernel::binary(BinaryOp::Add, *this, b);
+  if (any_requires_grad({this, &b})) {
+    record("AddBackward0", y, {*this, b}, [as = sizes().vec(), bs = b.sizes().vec()](const Tensor& g) -> tensor_list {
+      return {sum_to(g, as), sum_to(g, bs)};
+    });
+  }
+  return y;
+}
+Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
+  return add(wrap(*this, other.toDouble() * alpha.toDouble()), 1);
+}
+
+Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
+  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  Tensor y = kernel::binary(BinaryOp::Sub, *this, b);
+  if (any_requires_grad({this, &b})) {
+    record("SubBackward0", y, {*this, b}, [as = sizes().vec(), bs = b.sizes().vec()](const Tensor& g) -> tensor_list {
+      return {sum_to(g, as), sum_to(-g, bs)};
+    });
+  }
+  return y;
+}
+Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
+  return sub(wrap(*this, other.toDouble() * alpha.toDouble()), 1);
+}
+
+// d(ab) = (g b, g a)
+Tensor Tensor::mul(const Tensor& other) const {
+  Tensor y = kernel::binary(BinaryOp::Mul, *this, other);
+  if (any_requires_grad({this, &other})) {
+    const bool need_a = requires_grad(), need_b = other.requires_grad();
+    record("MulBackward0", y, {*this, other},
+           [a = SavedVariable(need_b ? *this : Tensor(), false), b = SavedVariable(need_a ? other : Tensor(), false),
+            as = sizes().vec(), bs = other.sizes().vec(), need_a, need_b](const Tensor& g) -> tensor_list {
+             return {need_a ? sum_to(g * b.unpack("MulBackward0"), as) : Tensor(),
+                     need_b ? sum_to(g * a.unpack("MulBackward0"), bs) : Tensor()};
+           });
+  }
+  return y;
+}
+Tensor Tensor::mul(const Scalar& other) const { return mul(wrap(*this, other)); }
+
+// d(a/b) = (g / b, -g a / b^2)
+Tensor Tensor::div(const Tensor& other) const {
+  const Tensor a = (is_floating_point() || other.is_floating_point()) ? *this : kernel::cast(*this, kFloat32);
+  Tensor y = kernel::binary(BinaryOp::Div, a, other);
+  if (any_requires_grad({&a, &other})) {
+    const bool need_b = other.requires_grad();
+    record("DivBackward0", y, {a, other},
+           [sa = SavedVariable(need_b ? a : Tensor(), false), sb = SavedVariable(other, false), as = a.sizes().vec(),
+            bs = other.sizes().vec(), need_b](const Tensor& g) -> tensor_list {
+             Tensor b = sb.unpack("DivBackward0");
+             return {sum_to(g / b, as), need_b ? sum_to(-g * sa.unpack("DivBackward0") / (b * b), bs) : Tensor()};
+           });
+  }
+  return y;
+}
+Tensor Tensor::div(const Scalar& other) const { return div(wrap(*this, other)); }
+
+// d(a^b) = (g b a^(b-1), g a^b log(a))
+Tensor Tensor::pow(const Tensor& exponent) const {
+  Tensor y = kernel::binary(BinaryOp::Pow, *this, exponent);
+  if (any_requires_grad({this, &exponent})) {
+    const bool need_b = exponent.requires_grad();
+    record("PowBackward1", y, {*this, exponent},
+           [sa = SavedVariable(*this, false), sb = SavedVariable(exponent, false), as = sizes().vec(),
+            bs = exponent.sizes().vec(), need_b](const Tensor& g) -> tensor_list {
+             Tensor a = sa.unpack("PowBackward1"), b = sb.unpack("PowBackward1");
+             Tensor da = sum_to(g * b * a.pow(b - 1), as);
+             // Where a == 0 the log term is taken as 0 (as PyTorch does for b >= 0).
+             Tensor db = need_b ? sum_to(g * a.pow(b) * a.log().masked_fill(a.eq(0), 0), bs) : Tensor();
+             return {da, db};
+           });
+  }
+  return y;
+}
+// d(a^p) = g p a^(p-1)
+Tensor Tensor::pow(const Scalar& exponent) const {
+  Tensor x = exponent.is_floating_point() ? to_float(*this) : *this;
+  Tensor y = kernel::binary(BinaryOp::Pow, x, wrap(x, exponent));
+  if (any_requires_grad({&x})) {
+    record("PowBackward0", y, {x}, [sx = SavedVariable(x, false), exponent](const Tensor& g) -> tensor_list {
+      const double p = exponent.toDouble();
+      if (p == 0.0) return {zeros_like(g)};
+      return {g * sx.unpack("PowBackward0").pow(p - 1) * p};
+    });
+  }
+  return y;
+}
+
+// Gradient goes to the larger input; on ties it is split evenly, as in PyTorch.
+static Tensor max_min(const Tensor& a, const Tensor& b, bool is_max) {
+  Tensor y = kernel::binary(is_max ? BinaryOp::Maximum : BinaryOp::Minimum, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record(is_max ? "MaximumBackward0" : "MinimumBackward0", y, {a, b},
+           [sa = SavedVariable(a, false), sb = SavedVariable(b, false), is_max](const Tensor& g) -> tensor_list {
+             Tensor x = sa.unpack(), z = sb.unpack();
+             Tensor wins = (is_max ? x.gt(z) : x.lt(z)).to(g.dtype());
+             Tensor ties = x.eq(z).to(g.dtype()) * 0.5;
+             Tensor wa = wins + ties, wb = 1 - wins - ties;
+             return {sum_to(g * wa, x.sizes()), sum_to(g * wb, z.sizes())};
+           });
+  }
+  return y;
+}
+Tensor Tensor::maximum(const Tensor& other) const { return max_min(*this, other, true); }
+Tensor Tensor::minimum(const Tensor& other) const { return max_min(*this, other, false); }
+
+// d clamp(x) = g where min <= x <= max, else 0
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
+  Tensor y = *this;
+  {
+    NoGradGuard no_grad;
+    if (min) y = kernel::binary(BinaryOp::Maximum, y, wrap(y, *min));
+    if (max) y = kernel::binary(BinaryOp::Minimum, y, wrap(y, *max));
+    if (y.is_same(*this)) y = kernel::clone(y);
+  }
+  if (any_requires_grad({this})) {
+    record("ClampBackward1", y, {*this}, [sx = SavedVariable(*this, false), min, max](const Tensor& g) -> tensor_list {
+      Tensor x = sx.unpack("ClampBackward1");
+      Tensor keep = full_like(x, true, TensorOptions(kBool));
+      if (min) keep = keep.logical_and(x.ge(*min));
+      if (max) keep = keep.logical_and(x.le(*max));
+      return {g * keep.to(g.dtype())};
+    });
+  }
+  return y;
+}
+
+// ---- comparisons and logic: no gradient ----
+
+#define EMBER_COMPARE(name, Op)                                                                            \
+  Tensor Tensor::name(const Tensor& other) const { return kernel::binary(BinaryOp::Op, *this, other); } \
+  Tensor Tensor::name(const Scalar& other) const { return kernel::binary(BinaryOp::Op, *this, wrap(*this, other)); }
+EMBER_COMPARE(eq, Eq)
+EMBER_COMPARE(ne, Ne)
+EMBER_COMPARE(lt, Lt)
+EMBER_COMPARE(le, Le)
+EMBER_COMPARE(gt, Gt)
+EMBER_COMPARE(ge, Ge)
+#undef EMBER_COMPARE
+
+Tensor Tensor::logical_and(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalAnd, *this, other); }
+Tensor Tensor::logical_or(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalOr, *this, other); }
+Tensor Tensor::logical_xor(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalXor, *this, other); }
+Tensor Tensor::logical_not() const { return kernel::binary(BinaryOp::Eq, kernel::cast(*this, kBool), wrap(*this, false)); }
+
+// ---- selection ----
+
+// d where(c, a, b) = (g where c, g where !c)
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  Tensor y = kernel::where(condition, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record("WhereBackward0", y, {a, b},
+           [c = condition, as = a.sizes().vec(), bs = b.sizes().vec()](const Tensor& g) -> tensor_list {
+             Tensor zero = zeros_like(g);
+             return {sum_to(where(c, g, zero), as), sum_to(where(c, zero, g), bs)};
+           });
+  }
+  return y;
+}
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return ember::where(condition, *this, other); }
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  EMBER_CHECK(mask.dtype() == kBool, "masked_fill: expected a bool mask, got {}", dtype_name(mask.dtype()));
+  Tensor v = kernel::scalar(value, dtype(), device());
+  return ember::where(mask, v, *this);
+}
+
+// ---- in place ----
+
+namespace {
+// self op= other, with autograd: self's history moves to a node whose inputs are (old self, other).
+Tensor& inplace_binary(Tensor& self, BinaryOp op, const char* name, const Tensor& other,
+                       std::function<Tensor(const Tensor& self_val)> make_out_of_place) {
+  autograd::check_inplace(self, name);
+  if (!any_requires_grad({&self, &other})) {
+    kernel::binary_(op, self, other);
+    return self;
+  }
+  // Compute the differentiable result out of place from a copy of self's old value (which the
+  // backward may need after self is overwritten), then write it into self and take its history.
+  Tensor result = make_out_of_place(self.clone());
+  {
+    NoGradGuard no_grad;
+    backend_for(self).copy(self, result);
+    mark_written(self);
+  }
+  // self now has result's history.
+  autograd::AutogradMeta& m = autograd::ensure_meta(self);
+  m.grad_fn = result.grad_fn();
+  m.output_nr = result.output_nr();
+  return self;
+}
+}  // namespace
+
+#define EMBER_INPLACE(name, Op, Node)                                                                  \
+  Tensor& Tensor::name##_(const Tensor& other) {                                                       \
+    return inplace_binary(*this, BinaryOp::Op, #name "_", other, [&](const Tensor& s) { return s.name(other); }); \
+  }                                                                                                    \
+  Tensor& Tensor::name##_(const Scalar& other) { return name##_(wrap(*this, other).to(dtype())); }
+EMBER_INPLACE(mul, Mul, MulBackward0)
+EMBER_INPLACE(div, Div, DivBackward0)
+#undef EMBER_INPLACE
+
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  return inplace_binary(*this, BinaryOp::Add, "add_", b, [&](const Tensor& s) { return s.add(b); });
+}
+Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
+  return add_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
+}
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  return inplace_binary(*this, BinaryOp::Sub, "sub_", b, [&](const Tensor& s) { return s.sub(b); });
+}
+Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
+  return sub_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
+}
+
+namespace {
+Tensor& inplace_unary(Tensor& self, const char* name, std::function<Tensor(const Tensor&)> f) {
+  autograd::check_inplace(self, name);
+  Tensor result = f(any_requires_grad({&self}) ? self.clone() : self.detach());
+  {
+    NoGradGuard no_grad;
+    backend_for(self).copy(self, result);
+    mark_written(self);
+  }
+  if (result.grad_fn()) {
+    autograd::AutogradMeta& m = autograd::ensure_meta(self);
+    m.grad_fn = result.grad_fn();
+    m.output_nr = result.output_nr();
+  }
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::pow_(const Scalar& e) { return inplace_unary(*this, "pow_", [&](const Tensor& s) { return s.pow(e); }); }
+Tensor& Tensor::neg_() { return inplace_unary(*this, "neg_", [](const Tensor& s) { return s.neg(); }); }
+Tensor& Tensor::exp_() { return inplace_unary(*this, "exp_", [](const Tensor& s) { return s.exp(); }); }
+Tensor& Tensor::sqrt_() { return inplace_unary(*this, "sqrt_", [](const Tensor& s) { return s.sqrt(); }); }
+Tensor& Tensor::tanh_() { return inplace_unary(*this, "tanh_", [](const Tensor& s) { return s.tanh(); }); }
+Tensor& Tensor::relu_() { return inplace_unary(*this, "relu_", [](const Tensor& s) { return s.relu(); }); }
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  return inplace_unary(*this, "clamp_", [&](const Tensor& s) { return s.clamp(min, max); });
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  return inplace_unary(*this, "masked_fill_", [&](const Tensor& s) { return s.masked_fill(mask, value); });
+}
+
+// ---- operators ----
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return wrap(b, a).sub(b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return wrap(b, a).div(b); }
+Tensor operator-(const Tensor& a) { return a.neg(); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
+Tensor operator&&(const Tensor& a, const Tensor& b) { return a.logical_and(b); }
+Tensor operator||(const Tensor& a, const Tensor& b) { return a.logical_or(b); }
+Tensor operator!(const Tensor& a) { return a.logical_not(); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+Tensor exp(const Tensor& x) { return x.exp(); }
+Tensor log(const Tensor& x) { return x.log(); }
+Tensor sqrt(const Tensor& x) { return x.sqrt(); }
+Tensor tanh(const Tensor& x) { return x.tanh(); }
+Tensor sigmoid(const Tensor& x) { return x.sigmoid(); }
+Tensor relu(const Tensor& x) { return x.relu(); }
+Tensor abs(const Tensor& x) { return x.abs(); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return a.minimum(b); }
+
+}  // namespace ember

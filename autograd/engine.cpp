@@ -1,0 +1,402 @@
+// The backward engine: walks the graph from the roots and runs each node once all of its
+// consumers have contributed their gradients.
+//
+// Order: a node becomes ready when its dependency count (edges into it from reachable nodes)
+// drops to zero; among ready nodes the most recently created runs first (PyTorch's order, so
+// hooks fire in the order a PyTorch user expects). Gradients arriving at the same node input
+// are summed in its input buffer. Without retain_graph each node frees its saved tensors after
+// it runs, so the graph's memory is returned as soon as backward is done with it.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/autograd.h"
+#include "core/kernel.h"
+
+namespace ember::autograd {
+
+namespace {
+thread_local bool grad_mode_enabled = true;
+std::atomic<bool> anomaly_enabled{false};
+std::atomic<uint64_t> next_sequence_nr{0};
+NodeHook node_hook;
+}  // namespace
+
+void set_detect_anomaly(bool enabled) { anomaly_enabled = enabled; }
+bool is_anomaly_enabled() { return anomaly_enabled; }
+void set_node_hook(NodeHook hook) { node_hook = std::move(hook); }
+
+Node::Node(std::string name) : sequence_nr(next_sequence_nr++), name_(std::move(name)) {}
+
+tensor_list FunctionNode::apply(tensor_list&& grads) {
+  EMBER_CHECK(backward_ != nullptr,
+              "{}: trying to backward through the graph a second time (or directly access saved tensors after they "
+              "have already been freed). Saved intermediate values of the graph are freed when you call backward() "
+              "or autograd::grad(). Specify retain_graph=true if you need to backward through the graph a second "
+              "time or if you need to access saved tensors after calling backward.",
+              name());
+  return backward_(grads);
+}
+
+AccumulateGrad::AccumulateGrad(Tensor variable) : Node("AccumulateGrad"), variable_(std::move(variable)) {
+  sequence_nr = UINT64_MAX;  // run as soon as ready, as PyTorch does
+  output_sizes.push_back(variable_.sizes().vec());
+}
+
+tensor_list AccumulateGrad::apply(tensor_list&& grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
+  EMBER_CHECK(g.sizes() == variable_.sizes(),
+              "AccumulateGrad: gradient of shape {} does not match the shape {} of the leaf tensor it belongs to "
+              "(a custom Function's backward returned a gradient of the wrong shape?)",
+              g.sizes(), variable_.sizes());
+  AutogradMeta& m = ensure_meta(variable_);
+  for (auto& [id, hook] : m.leaf_hooks) {
+    Tensor r = hook(g);
+    if (r.defined()) g = r;
+  }
+  if (!m.grad.defined()) {
+    // Steal the incoming buffer when nobody else can see it; otherwise keep a private copy.
+    const bool stealable = g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous();
+    if (GradMode::is_enabled()) {
+      m.grad = g;  // create_graph: keep the graph of the gradient
+    } else {
+      m.grad = stealable ? g.detach() : kernel::clone(g);
+    }
+  } else if (GradMode::is_enabled()) {
+    m.grad = m.grad + g;
+  } else {
+    m.grad.add_(g);
+  }
+  return {};
+}
+
+// ---- SavedVariable ----
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output) {
+  if (!t.defined()) return;
+  version_ = t._version();
+  requires_grad_ = t.requires_grad();
+  if (is_output) {
+    // Keep the data and a weak link to the node, never the node itself.
+    data_ = t.detach();
+    if (AutogradMeta* m = meta(t)) {
+      grad_fn_ = m->grad_fn;
+      output_nr_ = m->output_nr;
+    }
+  } else {
+    data_ = t;
+  }
+}
+
+Tensor SavedVariable::unpack(const std::string& node_name) const {
+  if (!data_.defined()) return {};
+  EMBER_CHECK(data_._version() == version_,
+              "{}: one of the variables needed for gradient computation has been modified by an inplace operation: "
+              "[{} {}] is at version {}; expected version {} instead. Hint: the tensor was written in place after the "
+              "op that needs it; use an out-of-place op (x = x.add(y) instead of x.add_(y)) or clone() it first.",
+              node_name, data_.toString(), shape_str(data_.sizes()), data_._version(), version_);
+  if (!is_output_) return data_;
+  auto fn = grad_fn_.lock();
+  if (!fn && !requires_grad_) return data_;
+  // Rebuild a tensor that shares the data and points at the node that produced it.
+  Tensor t(std::make_shared<TensorImpl>(*data_.unsafeGetTensorImpl()));
+  auto m = std::make_shared<AutogradMeta>();
+  m->requires_grad = fn == nullptr && requires_grad_;
+  m->grad_fn = fn;
+  m->output_nr = output_nr_;
+  t.unsafeGetTensorImpl()->autograd = std::move(m);
+  return t;
+}
+
+// ---- helpers for ops ----
+
+AutogradMeta* meta(const Tensor& t) { return t.defined() ? t.unsafeGetTensorImpl()->autograd.get() : nullptr; }
+
+AutogradMeta& ensure_meta(const Tensor& t) {
+  auto& slot = t.unsafeGetTensorImpl()->autograd;
+  if (!slot) slot = std::make_shared<AutogradMeta>();
+  return *slot;
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  AutogradMeta& m = ensure_meta(t);
+  if (auto acc = m.grad_accumulator.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  m.grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (m->requires_grad) return {grad_accumulator(t), 0};
+  return {};
+}
+
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+bool any_requires_grad(const tensor_list& inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+std::shared_ptr<Node> record(const std::string& name, const tensor_list& outputs, const tensor_list& inputs,
+                             FunctionNode::Backward backward) {
+  auto node = std::make_shared<FunctionNode>(name, std::move(backward));
+  node->next_edges.reserve(inputs.size());
+  for (const Tensor& in : inputs) node->next_edges.push_back(in.defined() ? gradient_edge(in) : Edge{});
+  for (uint32_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& out = outputs[i];
+    node->output_sizes.push_back(out.defined() ? out.sizes().vec() : std::vector<int64_t>{});
+    if (!out.defined() || !out.is_floating_point()) continue;  // integer outputs never carry gradient
+    AutogradMeta& m = ensure_meta(out);
+    m.grad_fn = node;
+    m.output_nr = i;
+    m.requires_grad = false;  // non-leaf: requires_grad() is answered by grad_fn
+  }
+  return node;
+}
+
+std::shared_ptr<Node> record(const std::string& name, const Tensor& output, const tensor_list& inputs,
+                             std::function<tensor_list(const Tensor& grad)> backward) {
+  return record(name, tensor_list{output}, inputs, [bw = std::move(backward)](const tensor_list& grads) -> tensor_list {
+    return bw(grads[0]);
+  });
+}
+
+void check_inplace(const Tensor& self, const char* op) {
+  if (!GradMode::is_enabled()) return;
+  AutogradMeta* m = meta(self);
+  EMBER_CHECK(!(m && m->requires_grad && !m->grad_fn),
+              "{}: a leaf Variable that requires grad is being used in an in-place operation. Wrap the update in "
+              "NoGradGuard if it is not meant to be differentiated (an optimizer step, an initialisation).",
+              op);
+}
+
+void rebase_history(const std::string& name, const Tensor& self, const tensor_list& others,
+                    std::function<tensor_list(const Tensor& grad)> backward) {
+  tensor_list inputs{self};
+  inputs.insert(inputs.end(), others.begin(), others.end());
+  // The new node's first edge is self's history before the write; record() then re-points self.
+  record(name, self, inputs, std::move(backward));
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
+  if (!grad.defined() || grad.sizes() == sizes) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < grad.dim(); ++d)
+    if (d < lead || (sizes[d - lead] == 1 && grad.sizes()[d] != 1)) dims.push_back(d);
+  Tensor r = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
+  return r.view(sizes);
+}
+
+// ---- the engine ----
+
+namespace {
+
+struct GraphTask {
+  bool keep_graph = false;
+  bool create_graph = false;
+  // autograd::grad: gradients are captured at these edges instead of accumulated.
+  std::vector<Edge> capture_edges;
+  tensor_list captured;
+  std::unordered_map<Node*, int> dependencies;
+  std::unordered_map<Node*, tensor_list> buffers;
+  std::unordered_set<Node*> needed;  // empty: run every node
+};
+
+void add_to_buffer(tensor_list& buf, size_t pos, const Tensor& g) {
+  if (buf.size() <= pos) buf.resize(pos + 1);
+  if (!g.defined()) return;
+  buf[pos] = buf[pos].defined() ? buf[pos] + g : g;
+}
+
+void check_anomaly(const Node& node, const tensor_list& outs) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].defined() || !outs[i].is_floating_point()) continue;
+    NoGradGuard no_grad;
+    const bool finite = outs[i].abs().le(std::numeric_limits<double>::max()).all().item<bool>();
+    EMBER_CHECK(finite, "Function '{}' returned nan values in its {}th output (detect_anomaly is on).", node.name(), i);
+  }
+}
+
+void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots) {
+  // Count, for every reachable node, the edges that lead into it.
+  std::vector<Node*> stack;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> post_order;  // children before parents, for the `needed` pass
+  for (auto& [edge, g] : roots)
+    if (seen.insert(edge.fn.get()).second) stack.push_back(edge.fn.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    post_order.push_back(n);
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      task.dependencies[e.fn.get()]++;
+      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    }
+  }
+  if (!task.capture_edges.empty()) {
+    // Only nodes from which a capture target is reachable need to run.
+    std::unordered_set<Node*> targets;
+    for (const Edge& e : task.capture_edges)
+      if (e.valid()) targets.insert(e.fn.get());
+    bool changed = true;
+    while (changed) {  // fixed point over the reachable set (graphs are small per step)
+      changed = false;
+      for (Node* n : post_order) {
+        if (task.needed.count(n)) continue;
+        for (const Edge& e : n->next_edges)
+          if (e.valid() && (targets.count(e.fn.get()) || task.needed.count(e.fn.get()))) {
+            task.needed.insert(n);
+            changed = true;
+            break;
+          }
+      }
+    }
+  }
+
+  auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) { return a->sequence_nr < b->sequence_nr; };
+  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, decltype(cmp)> ready(cmp);
+  for (auto& [edge, g] : roots) {
+    add_to_buffer(task.buffers[edge.fn.get()], edge.input_nr, g);
+  }
+  for (auto& [edge, g] : roots)
+    if (task.dependencies[edge.fn.get()] == 0) {
+      task.dependencies[edge.fn.get()] = -1;  // queued
+      ready.push(edge.fn);
+    }
+
+  AutoGradMode mode(task.create_graph);
+  while (!ready.empty()) {
+    std::shared_ptr<Node> node = ready.top();
+    ready.pop();
+    tensor_list grads = std::move(task.buffers[node.get()]);
+    task.buffers.erase(node.get());
+    grads.resize(std::max(grads.size(), node->output_sizes.size()));
+    for (auto& [nr, hooks] : node->pre_hooks)
+      if (nr < grads.size() && grads[nr].defined())
+        for (auto& [id, hook] : hooks) {
+          Tensor r = hook(grads[nr]);
+          if (r.defined()) grads[nr] = r;
+        }
+    for (size_t i = 0; i < task.capture_edges.size(); ++i) {
+      const Edge& e = task.capture_edges[i];
+      if (e.fn.get() == node.get() && e.input_nr < grads.size() && grads[e.input_nr].defined())
+        task.captured[i] = grads[e.input_nr];
+    }
+    const bool run = task.capture_edges.empty() || task.needed.count(node.get());
+    const bool any_grad = std::any_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+    tensor_list outs;
+    if (run && any_grad) {
+      tensor_list grads_in = node_hook ? grads : tensor_list{};
+      outs = node->apply(std::move(grads));
+      if (is_anomaly_enabled()) check_anomaly(*node, outs);
+      if (node_hook) node_hook(*node, grads_in, outs);
+    }
+    if (!task.keep_graph) node->release_variables();
+    for (size_t i = 0; i < node->next_edges.size(); ++i) {
+      const Edge& e = node->next_edges[i];
+      if (!e.valid()) continue;
+      if (i < outs.size() && outs[i].defined()) add_to_buffer(task.buffers[e.fn.get()], e.input_nr, outs[i]);
+      int& dep = task.dependencies[e.fn.get()];
+      if (--dep == 0) {
+        dep = -1;
+        ready.push(e.fn);
+      }
+    }
+  }
+}
+
+std::vector<std::pair<Edge, Tensor>> make_roots(const tensor_list& tensors, const tensor_list& grad_tensors,
+                                                const char* op) {
+  EMBER_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(),
+              "{}: got {} tensors and {} gradients; pass one gradient per tensor", op, tensors.size(), grad_tensors.size());
+  std::vector<std::pair<Edge, Tensor>> roots;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    Edge e = gradient_edge(t);
+    EMBER_CHECK(e.valid(), "{}: element {} of tensors does not require grad and does not have a grad_fn", op, i);
+    Tensor g = grad_tensors.empty() ? Tensor() : grad_tensors[i];
+    if (!g.defined()) {
+      EMBER_CHECK(t.numel() == 1, "{}: grad can be implicitly created only for scalar outputs (got shape {}); pass a "
+                  "gradient of the output's shape", op, t.sizes());
+      g = ones_like(t);
+    } else {
+      EMBER_CHECK(g.sizes() == t.sizes(), "{}: mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has "
+                  "a shape of {}", op, i, g.sizes(), i, t.sizes());
+    }
+    roots.emplace_back(e, g);
+  }
+  return roots;
+}
+
+}  // namespace
+
+void backward(const tensor_list& tensors, const tensor_list& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph, const tensor_list& inputs) {
+  GraphTask task;
+  task.keep_graph = retain_graph.value_or(create_graph);
+  task.create_graph = create_graph;
+  auto roots = make_roots(tensors, grad_tensors, "backward");
+  if (!inputs.empty()) {
+    // Accumulate only into `inputs`: capture at their edges, then accumulate by hand.
+    for (const Tensor& in : inputs) {
+      Edge e = gradient_edge(in);
+      EMBER_CHECK(e.valid(), "backward: one of the inputs does not require grad");
+      task.capture_edges.push_back(e);
+    }
+    task.captured.resize(inputs.size());
+    execute(task, roots);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!task.captured[i].defined()) continue;
+      Tensor leaf = inputs[i];
+      AutogradMeta& m = ensure_meta(leaf);
+      AutoGradMode mode(create_graph);
+      m.grad = m.grad.defined() ? m.grad + task.captured[i] : (create_graph ? task.captured[i] : kernel::clone(task.captured[i]));
+    }
+    return;
+  }
+  execute(task, roots);
+}
+
+tensor_list grad(const tensor_list& outputs, const tensor_list& inputs, const tensor_list& grad_outputs,
+                 std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  GraphTask task;
+  task.keep_graph = retain_graph.value_or(create_graph);
+  task.create_graph = create_graph;
+  auto roots = make_roots(outputs, grad_outputs, "grad");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    EMBER_CHECK(e.valid(), "grad: input {} does not require grad", i);
+    task.capture_edges.push_back(e);
+  }
+  task.captured.resize(inputs.size());
+  execute(task, roots);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    EMBER_CHECK(allow_unused || task.captured[i].defined(),
+                "grad: one of the differentiated Tensors (input {}) appears to not have been used in the graph. Set "
+                "allow_unused=true if this is the desired behavior.", i);
+  return task.captured;
+}
+
+}  // namespace ember::autograd
+
+namespace ember {
+bool GradMode::is_enabled() { return autograd::grad_mode_enabled; }
+void GradMode::set_enabled(bool enabled) { autograd::grad_mode_enabled = enabled; }
+}  // namespace ember

@@ -1,0 +1,109 @@
+// matmul with torch.matmul's rules, mm and bmm, and their backward.
+//
+// Every case becomes one batched (B, M, K) @ (B, K, N) call of the backend: 1-D operands gain
+// and then lose a unit dim, batch dims broadcast (stride-0 views, never copies), and
+// transposed operands stay transposed views that the backend hands to BLAS as flags.
+// d(A @ B) = (G @ B^T, A^T @ G), summed back over broadcast batch dims.
+#include "autograd/autograd.h"
+#include "core/kernel.h"
+
+namespace ember {
+
+using autograd::any_requires_grad;
+using autograd::record;
+using autograd::SavedVariable;
+
+namespace {
+
+// (..., M, K) @ (..., K, N) with batch dims already broadcast-compatible; both at least 2-D.
+Tensor batched_matmul(const Tensor& a, const Tensor& b, const char* op) {
+  const int64_t M = a.size(-2), K = a.size(-1), K2 = b.size(-2), N = b.size(-1);
+  EMBER_CHECK(K == K2, "{}: shapes {} and {} cannot be multiplied ({} != {})", op, a.sizes(), b.sizes(), K, K2);
+  EMBER_CHECK(a.dtype() == b.dtype(), "{}: expected both operands to have the same dtype, but got {} and {}", op,
+              dtype_name(a.dtype()), dtype_name(b.dtype()));
+  EMBER_CHECK(a.device() == b.device(), "{}: expected both operands on the same device, got {} and {}", op,
+              a.device().str(), b.device().str());
+  std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(a.sizes().data(), a.dim() - 2),
+                                                IntArrayRef(b.sizes().data(), b.dim() - 2), op);
+  const int64_t B = numel_of(batch);
+  auto as3 = [&](const Tensor& t, int64_t rows, int64_t cols) {
+    std::vector<int64_t> full = batch;
+    full.push_back(rows);
+    full.push_back(cols);
+    Tensor e = kernel::broadcast_to(t, full);
+    // Flatten the batch dims into one; they are mergeable unless a batch dim is both strided
+    // and broadcast, in which case a contiguous copy is made.
+    auto st = view_strides(e.sizes(), e.strides(), {B, rows, cols});
+    if (!st) {
+      e = kernel::contiguous(e);
+      st = contiguous_strides({B, rows, cols});
+    }
+    return raw_view(e, {B, rows, cols}, *st, e.storage_offset());
+  };
+  Tensor out = raw_empty({B, M, N}, a.dtype(), a.device());
+  backend_for(a).matmul(out, as3(a, M, K), as3(b, K, N));
+  std::vector<int64_t> out_sz = batch;
+  out_sz.push_back(M);
+  out_sz.push_back(N);
+  return raw_view(out, out_sz, contiguous_strides(out_sz), 0);
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  EMBER_CHECK(a_in.dim() > 0 && b_in.dim() > 0, "matmul: both arguments need to be at least 1D, but they are {}D and {}D",
+              a_in.dim(), b_in.dim());
+  // 1-D operands: a vector on the left is a row, on the right a column; the unit dim is removed after.
+  const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
+  if (a_vec && b_vec)
+    EMBER_CHECK(a_in.size(0) == b_in.size(0), "matmul: inconsistent tensor size, expected tensor [{}] and src [{}] to "
+                "have the same number of elements, but got {} and {} elements respectively", a_in.size(0),
+                b_in.size(0), a_in.size(0), b_in.size(0));
+  if (!a_vec && !b_vec)
+    EMBER_CHECK(a_in.size(-1) == b_in.size(-2), "matmul: shapes {} and {} cannot be multiplied ({} != {})",
+                a_in.sizes(), b_in.sizes(), a_in.size(-1), b_in.size(-2));
+  Tensor a = a_vec ? a_in.unsqueeze(0) : a_in;
+  Tensor b = b_vec ? b_in.unsqueeze(-1) : b_in;
+  if (a.size(-1) != b.size(-2))
+    EMBER_FAIL("matmul: shapes {} and {} cannot be multiplied ({} != {})", a_in.sizes(), b_in.sizes(), a.size(-1),
+               b.size(-2));
+  Tensor y = batched_matmul(a, b, "matmul");
+  if (any_requires_grad({&a, &b})) {
+    const bool need_a = a.requires_grad(), need_b = b.requires_grad();
+    record(a.dim() == 2 && b.dim() == 2 ? "MmBackward0" : "BmmBackward0", y, {a, b},
+           [sa = SavedVariable(need_b ? a : Tensor(), false), sb = SavedVariable(need_a ? b : Tensor(), false),
+            as = a.sizes().vec(), bs = b.sizes().vec(), need_a, need_b](const Tensor& g) -> tensor_list {
+             Tensor da, db;
+             if (need_a) da = autograd::sum_to(matmul(g, sb.unpack("MmBackward0").mT()), as);
+             if (need_b) db = autograd::sum_to(matmul(sa.unpack("MmBackward0").mT(), g), bs);
+             return {da, db};
+           });
+  }
+  if (a_vec) y = y.squeeze(-2);
+  if (b_vec) y = y.squeeze(-1);
+  return y;
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "mm: expected 2-D tensors, got {}-D and {}-D (shapes {} and {})", a.dim(),
+              b.dim(), a.sizes(), b.sizes());
+  EMBER_CHECK(a.size(1) == b.size(0), "mm: shapes {} and {} cannot be multiplied ({} != {})", a.sizes(), b.sizes(),
+              a.size(1), b.size(0));
+  return matmul(a, b);
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "bmm: expected 3-D tensors, got {}-D and {}-D (shapes {} and {})", a.dim(),
+              b.dim(), a.sizes(), b.sizes());
+  EMBER_CHECK(a.size(0) == b.size(0), "bmm: batch sizes differ: shapes {} and {} ({} != {})", a.sizes(), b.sizes(),
+              a.size(0), b.size(0));
+  EMBER_CHECK(a.size(2) == b.size(1), "bmm: shapes {} and {} cannot be multiplied ({} != {})", a.sizes(), b.sizes(),
+              a.size(2), b.size(1));
+  return matmul(a, b);
+}
+
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
+Tensor Tensor::bmm(const Tensor& other) const { return ember::bmm(*this, other); }
+
+}  // namespace ember

@@ -1,0 +1,200 @@
+// Neural-network primitives: softmax / log_softmax, tril / triu, index_select, gather,
+// scatter_add, index_add, embedding, one_hot.
+//
+// Softmax runs over the last dim in the kernel; another dim is moved there with a transpose
+// (and moved back after). Indices are range-checked here, once, for every device, so kernels
+// never read out of bounds.
+#include "autograd/autograd.h"
+#include "core/kernel.h"
+
+namespace ember {
+
+using autograd::any_requires_grad;
+using autograd::record;
+using autograd::SavedVariable;
+
+namespace {
+
+void check_index(const Tensor& index, int64_t bound, const char* op) {
+  EMBER_CHECK(index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op, dtype_name(index.dtype()));
+  if (index.numel() == 0) return;
+  NoGradGuard no_grad;
+  const int64_t lo = index.min().item<int64_t>(), hi = index.max().item<int64_t>();
+  EMBER_CHECK(lo >= 0 && hi < bound, "{}: index {} is out of bounds for dimension with size {}", op,
+              lo < 0 ? lo : hi, bound);
+}
+
+// softmax of x over `dim` (forward only), in x's floating dtype.
+Tensor softmax_forward(const Tensor& x, int64_t d, bool log) {
+  const int64_t last = x.dim() - 1;
+  Tensor moved = (x.dim() == 0 || d == last) ? x : x.transpose(d, last);
+  Tensor in = kernel::contiguous(moved);
+  Tensor out = raw_empty(in.sizes(), in.dtype(), in.device());
+  backend_for(in).softmax(out, in, log);
+  return (x.dim() == 0 || d == last) ? out : raw_view(out, out.sizes().vec(), out.strides().vec(), 0).transpose(d, last);
+}
+
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  Tensor x = dtype ? self.to(*dtype) : (self.is_floating_point() ? self : self.to(kFloat32));
+  int64_t d = wrap_dim(dim, x.dim(), name);
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = softmax_forward(x, d, log);
+  }
+  if (any_requires_grad({&x})) {
+    auto sy = std::make_shared<SavedVariable>();
+    record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", y, {x}, [sy, d, log](const Tensor& g) -> tensor_list {
+      Tensor out = sy->unpack(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0");
+      if (GradMode::is_enabled()) {  // create_graph: the composed (differentiable) formula
+        if (log) return {g - out.exp() * g.sum({d}, true)};
+        return {out * (g - (g * out).sum({d}, true))};
+      }
+      const int64_t last = out.dim() - 1;
+      auto to_last = [&](const Tensor& t) { return kernel::contiguous(out.dim() == 0 || d == last ? t : t.transpose(d, last)); };
+      Tensor go = to_last(g), yo = to_last(out);
+      Tensor din = raw_empty(go.sizes(), go.dtype(), go.device());
+      backend_for(go).softmax_backward(din, go, yo, log);
+      return {out.dim() == 0 || d == last ? din : din.transpose(d, last)};
+    });
+    *sy = SavedVariable(y, true);
+  }
+  return y;
+}
+
+Tensor triangle(const Tensor& x, int64_t k, bool lower) {
+  const char* name = lower ? "tril" : "triu";
+  EMBER_CHECK(x.dim() >= 2, "{}: input tensor must have at least 2 dimensions, got shape {}", name, x.sizes());
+  Tensor in = kernel::contiguous(x);
+  Tensor out = raw_empty(in.sizes(), in.dtype(), in.device());
+  backend_for(in).triangle(out, in, k, lower);
+  if (any_requires_grad({&x}))
+    record(lower ? "TrilBackward0" : "TriuBackward0", out, {x}, [k, lower](const Tensor& g) -> tensor_list {
+      return {lower ? g.tril(k) : g.triu(k)};
+    });
+  return out;
+}
+
+}  // namespace
+
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return softmax_impl(*this, dim, dtype, false); }
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const { return softmax_impl(*this, dim, dtype, true); }
+Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return x.log_softmax(dim); }
+
+Tensor Tensor::tril(int64_t diagonal) const { return triangle(*this, diagonal, true); }
+Tensor Tensor::triu(int64_t diagonal) const { return triangle(*this, diagonal, false); }
+Tensor tril(const Tensor& x, int64_t diagonal) { return x.tril(diagonal); }
+Tensor triu(const Tensor& x, int64_t diagonal) { return x.triu(diagonal); }
+
+// d index_select = index_add of g into zeros
+Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
+  EMBER_CHECK(index.dim() <= 1, "index_select: index should have at most one dimension, got shape {}", index.sizes());
+  Tensor src = dim() == 0 ? reshape({1}) : *this;
+  int64_t d = wrap_dim(dim_, src.dim(), "index_select");
+  check_index(index, src.sizes()[d], "index_select");
+  Tensor in = kernel::contiguous(src), idx = kernel::contiguous(index.reshape({-1}));
+  std::vector<int64_t> sz = in.sizes().vec();
+  sz[d] = idx.numel();
+  Tensor out = raw_empty(sz, dtype(), device());
+  backend_for(in).index_select(out, in, d, idx);
+  if (dim() == 0) out = raw_view(out, {}, {}, 0);
+  if (any_requires_grad({this}))
+    record("IndexSelectBackward0", out, {*this}, [in_sz = sizes().vec(), d, idx](const Tensor& g) -> tensor_list {
+      return {zeros(in_sz, g.options()).index_add(d, idx, g)};
+    });
+  return out;
+}
+
+// d index_add = (g, g.index_select(dim, index))
+Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
+  int64_t d = wrap_dim(dim_, dim(), "index_add");
+  check_index(index, sizes()[d], "index_add");
+  std::vector<int64_t> want = sizes().vec();
+  want[d] = index.numel();
+  EMBER_CHECK(src.sizes() == IntArrayRef(want), "index_add: source has shape {} but {} was expected (self {} with {} "
+              "indices along dim {})", src.sizes(), IntArrayRef(want), sizes(), index.numel(), d);
+  Tensor out = kernel::clone(*this);
+  backend_for(out).index_add(out, d, kernel::contiguous(index.reshape({-1})), kernel::contiguous(kernel::cast(src, dtype())));
+  if (any_requires_grad({this, &src}))
+    record("IndexAddBackward0", out, {*this, src}, [d, index](const Tensor& g) -> tensor_list {
+      return {g, g.index_select(d, index)};
+    });
+  return out;
+}
+
+// d gather = scatter_add of g into zeros
+Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
+  int64_t d = wrap_dim(dim_, dim(), "gather");
+  EMBER_CHECK(index.dim() == dim(), "gather: index tensor must have the same number of dimensions as input tensor "
+              "(got {} and {})", index.dim(), dim());
+  for (int64_t k = 0; k < dim(); ++k)
+    EMBER_CHECK(k == d || index.sizes()[k] <= sizes()[k], "gather: size does not match at dimension {}: expected index "
+                "{} to be smaller than self {} apart from dimension {}", k, index.sizes(), sizes(), d);
+  check_index(index, sizes()[d], "gather");
+  Tensor idx = kernel::contiguous(index);
+  Tensor out = raw_empty(idx.sizes(), dtype(), device());
+  backend_for(*this).gather(out, *this, d, idx);
+  if (any_requires_grad({this}))
+    record("GatherBackward0", out, {*this}, [in_sz = sizes().vec(), d, idx](const Tensor& g) -> tensor_list {
+      return {zeros(in_sz, g.options()).scatter_add(d, idx, g)};
+    });
+  return out;
+}
+
+// d scatter_add = (g, g.gather(dim, index))
+Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
+  int64_t d = wrap_dim(dim_, dim(), "scatter_add");
+  EMBER_CHECK(index.dim() == dim() && src.sizes() == index.sizes(),
+              "scatter_add: expected index {} and src {} of the same shape, with as many dims as self {}", index.sizes(),
+              src.sizes(), sizes());
+  check_index(index, sizes()[d], "scatter_add");
+  Tensor out = kernel::clone(*this);
+  Tensor idx = kernel::contiguous(index);
+  backend_for(out).scatter_add(out, d, idx, kernel::contiguous(kernel::cast(src, dtype())));
+  if (any_requires_grad({this, &src}))
+    record("ScatterAddBackward0", out, {*this, src}, [d, idx](const Tensor& g) -> tensor_list {
+      return {g, g.gather(d, idx)};
+    });
+  return out;
+}
+
+// embedding(W, idx) = W[idx]; d W = index_add of g's rows (none for padding_idx)
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {
+  EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
+              weight.sizes());
+  EMBER_CHECK(indices.dtype() == kInt64, "embedding: expected indices of dtype int64, got {}", dtype_name(indices.dtype()));
+  check_index(indices, weight.size(0), "embedding");
+  Tensor flat = kernel::contiguous(indices.reshape({-1}));
+  Tensor rows;
+  {
+    NoGradGuard no_grad;
+    rows = weight.index_select(0, flat);
+  }
+  std::vector<int64_t> sz = indices.sizes().vec();
+  sz.push_back(weight.size(1));
+  Tensor out = raw_view(rows, sz, contiguous_strides(sz), 0);
+  if (any_requires_grad({&weight}))
+    record("EmbeddingBackward0", out, {weight},
+           [flat, padding_idx, V = weight.size(0), C = weight.size(1)](const Tensor& g) -> tensor_list {
+             Tensor g2 = g.reshape({-1, C});
+             if (padding_idx) g2 = g2.masked_fill(flat.eq(*padding_idx).unsqueeze(1), 0);
+             return {zeros({V, C}, g.options()).index_add(0, flat, g2)};
+           });
+  return out;
+}
+
+Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+  EMBER_CHECK(indices.dtype() == kInt64, "one_hot: is only applicable to index tensor (int64), got {}",
+              dtype_name(indices.dtype()));
+  if (num_classes == -1) {
+    EMBER_CHECK(indices.numel() > 0, "one_hot: can not infer total number of classes from empty tensor");
+    num_classes = indices.max().item<int64_t>() + 1;
+  }
+  check_index(indices, num_classes, "one_hot");
+  Tensor classes = arange(num_classes, TensorOptions(kInt64).device(indices.device()));
+  return indices.unsqueeze(-1).eq(classes).to(kInt64);
+}
+
+}  // namespace ember

@@ -1,0 +1,389 @@
+// Shape ops and copies: views (stride arithmetic, never a copy), reshape, to/clone/copy_, cat/stack.
+//
+// Every view's backward undoes its geometry on the gradient: transpose transposes it back,
+// expand sums it, narrow/select place it into zeros of the input's shape.
+#include <numeric>
+
+#include "autograd/autograd.h"
+#include "core/kernel.h"
+
+namespace ember {
+
+using autograd::any_requires_grad;
+using autograd::record;
+
+namespace {
+
+// A view of self with new geometry, recorded with `name` and the backward `bw`.
+Tensor make_view(const Tensor& self, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset,
+                 const char* name, std::function<tensor_list(const Tensor&)> bw) {
+  Tensor v = raw_view(self, std::move(sizes), std::move(strides), offset);
+  if (any_requires_grad({&self})) record(name, v, {self}, std::move(bw));
+  return v;
+}
+
+}  // namespace
+
+// ---- conversions and copies ----
+
+Tensor Tensor::to(ScalarType dtype, bool copy) const { return to(device(), dtype, copy); }
+Tensor Tensor::to(Device device, bool copy) const { return to(device, dtype(), copy); }
+Tensor Tensor::to(const TensorOptions& options, bool copy) const {
+  return to(options.device(), options.has_dtype() ? options.dtype() : dtype(), copy);
+}
+
+// d to(x) = g converted back to x's dtype and device
+Tensor Tensor::to(Device dev, ScalarType dt, bool copy) const {
+  if (dev == device() && dt == dtype() && !copy) return *this;
+  Tensor out = raw_empty(sizes(), dt, dev);
+  if (dev == device()) {
+    backend_for(dev).copy(out, *this);
+  } else {
+    // Across devices: make it dense on the source, convert on the host, move, as needed.
+    Tensor src = kernel::contiguous(kernel::cast(*this, dt));
+    if (dev.is_cpu()) {
+      backend_for(device()).copy_to_host(out.raw_data_ptr(), src.raw_data_ptr(), src.nbytes(), device());
+    } else {
+      Tensor host = src.is_cpu() ? src : src.to(Device(kCPU));
+      backend_for(dev).copy_from_host(out.raw_data_ptr(), host.raw_data_ptr(), host.nbytes(), dev);
+    }
+  }
+  if (any_requires_grad({this}) && ember::is_floating_point(dt)) {
+    record("ToCopyBackward0", out, {*this}, [src_dev = device(), src_dt = dtype()](const Tensor& g) -> tensor_list {
+      return {g.to(src_dev, src_dt)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = kernel::clone(*this);
+  if (any_requires_grad({this})) record("CloneBackward0", out, {*this}, [](const Tensor& g) -> tensor_list { return {g}; });
+  return out;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+// d copy_(self, src) = (0 for the old self, g for src)
+Tensor& Tensor::copy_(const Tensor& src) {
+  autograd::check_inplace(*this, "copy_");
+  Tensor s = kernel::broadcast_to(src, sizes());
+  if (s.device() != device()) s = s.to(device());
+  backend_for(*this).copy(*this, s);
+  mark_written(*this);
+  if (any_requires_grad({this, &src})) {
+    autograd::rebase_history("CopyBackwards", *this, {src}, [ss = src.sizes().vec(), dev = src.device()](const Tensor& g) -> tensor_list {
+      return {zeros_like(g), autograd::sum_to(g, ss).to(dev)};
+    });
+  }
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  autograd::check_inplace(*this, "fill_");
+  backend_for(*this).fill(*this, value);
+  mark_written(*this);
+  if (any_requires_grad({this}))
+    autograd::rebase_history("FillBackward0", *this, {}, [](const Tensor& g) -> tensor_list { return {zeros_like(g)}; });
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+// ---- views ----
+
+Tensor Tensor::view(IntArrayRef shape) const {
+  std::vector<int64_t> sz = infer_size(shape, numel(), "view");
+  auto st = view_strides(sizes(), strides(), sz);
+  EMBER_CHECK(st.has_value(), "view: size {} is not compatible with input tensor's size {} and stride {} (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.", IntArrayRef(sz), sizes(),
+              strides());
+  return make_view(*this, sz, *st, storage_offset(), "ViewBackward0",
+                   [in = sizes().vec()](const Tensor& g) -> tensor_list { return {g.reshape(in)}; });
+}
+
+Tensor Tensor::reshape(IntArrayRef shape) const {
+  std::vector<int64_t> sz = infer_size(shape, numel(), "reshape");
+  if (view_strides(sizes(), strides(), sz)) return view(sz);
+  return clone().view(sz);
+}
+
+// d transpose = transpose back
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  const int64_t n = dim();
+  if (n == 0) return view(sizes());
+  int64_t a = wrap_dim(dim0, n, "transpose"), b = wrap_dim(dim1, n, "transpose");
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  std::swap(sz[a], sz[b]);
+  std::swap(st[a], st[b]);
+  return make_view(*this, sz, st, storage_offset(), "TransposeBackward0",
+                   [a, b](const Tensor& g) -> tensor_list { return {g.transpose(a, b)}; });
+}
+
+Tensor Tensor::t() const {
+  EMBER_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D", dim());
+  return dim() < 2 ? view(sizes()) : transpose(0, 1);
+}
+
+// d permute(dims) = permute by the inverse permutation
+Tensor Tensor::permute(IntArrayRef dims) const {
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == dim(),
+              "permute: number of dims don't match in permute (got {} dims for a {}-D tensor)", dims.size(), dim());
+  std::vector<int64_t> sz(dim()), st(dim()), inverse(dim());
+  std::vector<bool> used(dim(), false);
+  for (int64_t i = 0; i < dim(); ++i) {
+    int64_t d = wrap_dim(dims[i], dim(), "permute");
+    EMBER_CHECK(!used[d], "permute: repeated dim {} in {}", d, dims);
+    used[d] = true;
+    sz[i] = sizes()[d];
+    st[i] = strides()[d];
+    inverse[d] = i;
+  }
+  return make_view(*this, sz, st, storage_offset(), "PermuteBackward0",
+                   [inverse](const Tensor& g) -> tensor_list { return {g.permute(inverse)}; });
+}
+
+Tensor Tensor::unsqueeze(int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim() + 1, "unsqueeze");
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  int64_t stride = d < dim() ? sz[d] * st[d] : 1;
+  sz.insert(sz.begin() + d, 1);
+  st.insert(st.begin() + d, stride);
+  return make_view(*this, sz, st, storage_offset(), "UnsqueezeBackward0",
+                   [d](const Tensor& g) -> tensor_list { return {g.squeeze(d)}; });
+}
+
+Tensor Tensor::squeeze() const {
+  std::vector<int64_t> sz, st;
+  for (int64_t d = 0; d < dim(); ++d)
+    if (sizes()[d] != 1) {
+      sz.push_back(sizes()[d]);
+      st.push_back(strides()[d]);
+    }
+  return make_view(*this, sz, st, storage_offset(), "SqueezeBackward0",
+                   [in = sizes().vec()](const Tensor& g) -> tensor_list { return {g.reshape(in)}; });
+}
+
+Tensor Tensor::squeeze(int64_t dim_) const {
+  if (dim() == 0) return view(sizes());
+  int64_t d = wrap_dim(dim_, dim(), "squeeze");
+  if (sizes()[d] != 1) return view(sizes());
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  sz.erase(sz.begin() + d);
+  st.erase(st.begin() + d);
+  return make_view(*this, sz, st, storage_offset(), "SqueezeBackward1",
+                   [d](const Tensor& g) -> tensor_list { return {g.unsqueeze(d)}; });
+}
+
+// d expand = sum over the expanded dims
+Tensor Tensor::expand(IntArrayRef want) const {
+  std::vector<int64_t> sz = want.vec();
+  const int64_t lead = static_cast<int64_t>(sz.size()) - dim();
+  EMBER_CHECK(lead >= 0, "expand: the number of sizes provided ({}) must be greater or equal to the number of "
+              "dimensions in the tensor ({})", sz.size(), dim());
+  for (int64_t d = 0; d < static_cast<int64_t>(sz.size()); ++d)
+    if (sz[d] == -1) {
+      EMBER_CHECK(d >= lead, "expand: -1 is not allowed in a leading, non-existing dimension ({})", d);
+      sz[d] = sizes()[d - lead];
+    }
+  Tensor v = kernel::broadcast_to(*this, sz);
+  if (any_requires_grad({this}))
+    record("ExpandBackward0", v, {*this},
+           [in = sizes().vec()](const Tensor& g) -> tensor_list { return {autograd::sum_to(g, in)}; });
+  return v;
+}
+
+// d narrow = the gradient placed at [start, start + length) of zeros
+Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
+  EMBER_CHECK(dim() > 0, "narrow: cannot be applied to a 0-dim tensor");
+  int64_t d = wrap_dim(dim_, dim(), "narrow");
+  const int64_t n = sizes()[d];
+  if (start < 0) start += n;
+  EMBER_CHECK(start >= 0 && length >= 0 && start + length <= n,
+              "narrow: start ({}) + length ({}) exceeds dimension size ({}) of dim {} (shape {})", start, length, n, d,
+              sizes());
+  return slice(d, start, start + length);
+}
+
+Tensor Tensor::slice(int64_t dim_, std::optional<int64_t> start_, std::optional<int64_t> end_, int64_t step) const {
+  EMBER_CHECK(dim() > 0, "slice: cannot be applied to a 0-dim tensor");
+  EMBER_CHECK(step > 0, "slice: step must be positive, got {}", step);
+  int64_t d = wrap_dim(dim_, dim(), "slice");
+  const int64_t n = sizes()[d];
+  int64_t start = start_.value_or(0), end = end_.value_or(n);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  sz[d] = (end - start + step - 1) / step;
+  st[d] *= step;
+  const int64_t offset = storage_offset() + start * strides()[d];
+  return make_view(*this, sz, st, offset, "SliceBackward0",
+                   [in = sizes().vec(), d, start, end, step](const Tensor& g) -> tensor_list {
+                     Tensor z = zeros(in, g.options());
+                     return {z.slice_scatter(g, d, start, end, step)};
+                   });
+}
+
+// d select = the gradient placed at `index` of zeros
+Tensor Tensor::select(int64_t dim_, int64_t index) const {
+  EMBER_CHECK(dim() > 0, "select: cannot be applied to a 0-dim tensor");
+  int64_t d = wrap_dim(dim_, dim(), "select");
+  const int64_t n = sizes()[d];
+  EMBER_CHECK(index >= -n && index < n, "select: index {} out of range for tensor of size {} at dimension {}", index,
+              sizes(), d);
+  if (index < 0) index += n;
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  const int64_t offset = storage_offset() + index * st[d];
+  sz.erase(sz.begin() + d);
+  st.erase(st.begin() + d);
+  return make_view(*this, sz, st, offset, "SelectBackward0", [in = sizes().vec(), d, index](const Tensor& g) -> tensor_list {
+    Tensor z = zeros(in, g.options());
+    return {z.slice_scatter(g.unsqueeze(d), d, index, index + 1, 1)};
+  });
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+  EMBER_CHECK(s <= e, "flatten: start_dim ({}) cannot come after end_dim ({})", s, e);
+  std::vector<int64_t> sz(sizes().begin(), sizes().begin() + s);
+  int64_t prod = 1;
+  for (int64_t d = s; d <= e; ++d) prod *= sizes()[d];
+  sz.push_back(prod);
+  sz.insert(sz.end(), sizes().begin() + e + 1, sizes().end());
+  return reshape(sz);
+}
+
+Tensor Tensor::unflatten(int64_t dim_, IntArrayRef parts) const {
+  int64_t d = wrap_dim(dim_, dim(), "unflatten");
+  std::vector<int64_t> inner = infer_size(parts, sizes()[d], "unflatten");
+  std::vector<int64_t> sz(sizes().begin(), sizes().begin() + d);
+  sz.insert(sz.end(), inner.begin(), inner.end());
+  sz.insert(sz.end(), sizes().begin() + d + 1, sizes().end());
+  return view(sz);
+}
+
+tensor_list Tensor::split(int64_t split_size, int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "split");
+  EMBER_CHECK(split_size > 0 || sizes()[d] == 0, "split: split_size must be positive, got {}", split_size);
+  tensor_list parts;
+  for (int64_t start = 0; start < sizes()[d]; start += split_size)
+    parts.push_back(narrow(d, start, std::min(split_size, sizes()[d] - start)));
+  return parts;
+}
+
+tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "split_with_sizes");
+  int64_t total = std::accumulate(split_sizes.begin(), split_sizes.end(), int64_t{0});
+  EMBER_CHECK(total == sizes()[d], "split_with_sizes: sizes {} add up to {} but dimension {} has size {}", split_sizes,
+              total, d, sizes()[d]);
+  tensor_list parts;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    parts.push_back(narrow(d, start, s));
+    start += s;
+  }
+  return parts;
+}
+
+tensor_list Tensor::chunk(int64_t chunks, int64_t dim_) const {
+  EMBER_CHECK(chunks > 0, "chunk: number of chunks must be greater than 0, got {}", chunks);
+  int64_t d = wrap_dim(dim_, dim(), "chunk");
+  return split(std::max<int64_t>((sizes()[d] + chunks - 1) / chunks, 1), d);
+}
+
+tensor_list Tensor::unbind(int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "unbind");
+  tensor_list parts;
+  for (int64_t i = 0; i < sizes()[d]; ++i) parts.push_back(select(d, i));
+  return parts;
+}
+
+Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t> offset) const {
+  EMBER_CHECK(sz.size() == st.size(), "as_strided: got {} sizes and {} strides", sz.size(), st.size());
+  const int64_t off = offset.value_or(storage_offset());
+  int64_t last = off;
+  for (size_t d = 0; d < sz.size(); ++d) last += (sz[d] - 1) * st[d];
+  EMBER_CHECK(numel_of(sz) == 0 || (off >= 0 && last * static_cast<int64_t>(element_size()) <
+                                                     static_cast<int64_t>(storage()->nbytes)),
+              "as_strided: sizes {} and strides {} at offset {} reach outside the storage ({} bytes)", sz, st, off,
+              storage()->nbytes);
+  EMBER_CHECK(!any_requires_grad({this}), "as_strided: not differentiable in Ember; use view/narrow/expand instead");
+  return raw_view(*this, sz.vec(), st.vec(), off);
+}
+
+// d slice_scatter = (g with the slice zeroed, g's slice)
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int64_t> start_, std::optional<int64_t> end_,
+                             int64_t step) const {
+  Tensor out = kernel::clone(*this);
+  Tensor part;
+  {
+    NoGradGuard no_grad;
+    part = out.slice(dim_, start_, end_, step);
+  }
+  EMBER_CHECK(part.sizes() == src.sizes(), "slice_scatter: expected src to have a size equal to the slice of self ({}), "
+              "got {}", part.sizes(), src.sizes());
+  backend_for(out).copy(part, kernel::cast(src, dtype()));
+  if (any_requires_grad({this, &src})) {
+    record("SliceScatterBackward0", out, {*this, src}, [dim_, start_, end_, step](const Tensor& g) -> tensor_list {
+      return {g.slice_scatter(zeros_like(g.slice(dim_, start_, end_, step)), dim_, start_, end_, step),
+              g.slice(dim_, start_, end_, step)};
+    });
+  }
+  return out;
+}
+
+// ---- joining ----
+
+// d cat = the gradient split back into the pieces
+Tensor cat(const tensor_list& tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "cat: expected a non-empty list of Tensors");
+  const Tensor& first = tensors[0];
+  int64_t d = wrap_dim(dim, first.dim(), "cat");
+  std::vector<int64_t> sz = first.sizes().vec();
+  ScalarType dt = first.dtype();
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.dim() == first.dim(), "cat: tensors must have the same number of dimensions: got {} and {} (tensor {})",
+                first.dim(), t.dim(), i);
+    EMBER_CHECK(t.device() == first.device(), "cat: all tensors must be on the same device");
+    for (int64_t k = 0; k < t.dim(); ++k)
+      EMBER_CHECK(k == d || t.sizes()[k] == sz[k], "cat: sizes of tensors must match except in dimension {}. Expected "
+                  "size {} but got size {} for tensor number {} in the list (shapes {} and {})", d, sz[k], t.sizes()[k], i,
+                  first.sizes(), t.sizes());
+    total += t.sizes()[d];
+    dt = promote_types(dt, t.dtype());
+  }
+  sz[d] = total;
+  Tensor out = raw_empty(sz, dt, first.device());
+  int64_t start = 0;
+  std::vector<int64_t> lengths;
+  for (const Tensor& t : tensors) {
+    std::vector<int64_t> part_sz = sz;
+    part_sz[d] = t.sizes()[d];
+    Tensor part = raw_view(out, part_sz, out.strides().vec(), start * out.strides()[d]);
+    backend_for(out).copy(part, t);
+    start += t.sizes()[d];
+    lengths.push_back(t.sizes()[d]);
+  }
+  if (any_requires_grad(tensors))
+    record("CatBackward0", out, tensors, [lengths, d](const Tensor& g) -> tensor_list { return g.split_with_sizes(lengths, d); });
+  return out;
+}
+
+Tensor stack(const tensor_list& tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "stack: expects a non-empty TensorList");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  tensor_list parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack: expects each tensor to be equal size, but got {} at "
+                "entry 0 and {} at entry {}", tensors[0].sizes(), tensors[i].sizes(), i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return cat(parts, d);
+}
+
+}  // namespace ember

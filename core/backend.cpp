@@ -1,0 +1,54 @@
+// The backend registry: which kernel table serves which device type.
+#include "core/backend.h"
+
+#include "core/cpu/cpu_backend.h"
+
+namespace ember {
+
+namespace {
+Backend* cuda_backend = nullptr;
+}  // namespace
+
+void register_backend(DeviceType type, Backend* backend) {
+  EMBER_CHECK(type == kCUDA, "register_backend: only the CUDA backend can be registered");
+  cuda_backend = backend;
+}
+
+Backend& backend_for(Device device) {
+  if (device.is_cpu()) return cpu::backend();
+  if (!cuda_backend) cuda_backend = &cuda_stub_backend();
+  return *cuda_backend;
+}
+
+#define EMBER_NAME_CASE(Name, name, ...) \
+  case Op::Name: return #name;
+const char* op_name(UnaryOp op) {
+  using Op = UnaryOp;
+  switch (op) { EMBER_UNARY_OPS(EMBER_NAME_CASE) }
+  return "?";
+}
+const char* op_name(BinaryOp op) {
+  using Op = BinaryOp;
+  switch (op) { EMBER_BINARY_OPS(EMBER_NAME_CASE) }
+  return "?";
+}
+const char* op_name(ReduceOp op) {
+  using Op = ReduceOp;
+  switch (op) { EMBER_REDUCE_OPS(EMBER_NAME_CASE) }
+  return "?";
+}
+#undef EMBER_NAME_CASE
+
+bool returns_bool(BinaryOp op) {
+  switch (op) {
+#define EMBER_RETURNS_BOOL(Name, name, expr, R) \
+  case BinaryOp::Name: return std::is_same_v<R, bool>;
+#define T float
+    EMBER_BINARY_OPS(EMBER_RETURNS_BOOL)
+#undef T
+#undef EMBER_RETURNS_BOOL
+  }
+  return false;
+}
+
+}  // namespace ember

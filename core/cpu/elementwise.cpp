@@ -1,0 +1,143 @@
+// CPU kernels: memory, copies with dtype conversion, fill, and the elementwise families.
+//
+// Each family is one loop template applied to the functors of core/functors.h; the contiguous
+// case is a plain indexed loop the compiler vectorises, every other layout goes through the
+// generic strided walk of core/cpu/loops.h.
+#include <cstdlib>
+#include <cstring>
+
+#include "core/cpu/cpu_backend.h"
+#include "core/cpu/loops.h"
+
+namespace ember::cpu {
+
+namespace {
+constexpr size_t kAlignment = 64;  // one cache line, and room for AVX-512 loads
+}  // namespace
+
+Backend& backend() {
+  static CpuBackend instance;
+  return instance;
+}
+
+void* CpuBackend::allocate(size_t nbytes, Device) {
+  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  EMBER_CHECK(p != nullptr, "cpu: out of memory allocating {} bytes", nbytes);
+  return p;
+}
+
+void CpuBackend::deallocate(void* ptr, Device) { std::free(ptr); }
+
+void CpuBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
+void CpuBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
+
+void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
+  dispatch(dst.dtype(), "copy", [&]<typename D>() {
+    dispatch(src.dtype(), "copy", [&]<typename S>() {
+      for_each_run<2>({&dst, &src}, [](char** p, const int64_t* s, int64_t n) {
+        if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+          D* d = reinterpret_cast<D*>(p[0]);
+          const S* x = reinterpret_cast<const S*>(p[1]);
+          if constexpr (std::is_same_v<D, S>) {
+            std::memcpy(d, x, n * sizeof(D));
+          } else {
+            for (int64_t i = 0; i < n; ++i) d[i] = static_cast<D>(x[i]);
+          }
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<D*>(p[0] + i * s[0]) = static_cast<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+        }
+      });
+    });
+  });
+}
+
+void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
+  dispatch(dst.dtype(), "fill", [&]<typename T>() {
+    const T v = value.to<T>();
+    for_each_run<1>({&dst}, [v](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* d = reinterpret_cast<T*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) d[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
+  });
+}
+
+namespace {
+
+template <typename T, typename F>
+void unary_loop(const Tensor& out, const Tensor& in, F f) {
+  for_each_run<2>({&out, &in}, [f](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      const T* x = reinterpret_cast<const T*>(p[1]);
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = f(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+    }
+  });
+}
+
+template <typename T, typename R, typename F>
+void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  for_each_run<3>({&out, &a, &b}, [f](char** p, const int64_t* s, int64_t n) {
+    R* o = reinterpret_cast<R*>(p[0]);
+    const T* x = reinterpret_cast<const T*>(p[1]);
+    const T* y = reinterpret_cast<const T*>(p[2]);
+    if (s[0] == sizeof(R) && s[1] == sizeof(T) && s[2] == sizeof(T)) {
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    } else if (s[0] == sizeof(R) && s[1] == sizeof(T) && s[2] == 0) {  // tensor op scalar
+      const T yv = *y;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+    } else if (s[0] == sizeof(R) && s[1] == 0 && s[2] == sizeof(T)) {  // scalar op tensor
+      const T xv = *x;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<R*>(p[0] + i * s[0]) =
+            f(*reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2]));
+    }
+  });
+}
+
+}  // namespace
+
+void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  dispatch(in.dtype(), op_name(op), [&]<typename T>() {
+    switch (op) {
+#define EMBER_UNARY_CASE(Name, ...) \
+  case UnaryOp::Name: return unary_loop<T>(out, in, UnaryFn<UnaryOp::Name>{});
+      EMBER_UNARY_OPS(EMBER_UNARY_CASE)
+#undef EMBER_UNARY_CASE
+    }
+  });
+}
+
+void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  dispatch(a.dtype(), op_name(op), [&]<typename T>() {
+    switch (op) {
+#define EMBER_BINARY_CASE(Name, name, expr, R) \
+  case BinaryOp::Name: return binary_loop<T, R>(out, a, b, BinaryFn<BinaryOp::Name>{});
+      EMBER_BINARY_OPS(EMBER_BINARY_CASE)
+#undef EMBER_BINARY_CASE
+    }
+  });
+}
+
+void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  dispatch(out.dtype(), "where", [&]<typename T>() {
+    for_each_run<4>({&out, &cond, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[c ? 2 : 3] + i * s[c ? 2 : 3]);
+      }
+    });
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,84 @@
+// CPU matmul on OpenBLAS: each batch is one sgemm/dgemm, transposed views passed as BLAS flags.
+//
+// An operand whose last dim has stride 1 is row-major as is; one whose second-to-last dim has
+// stride 1 is a transposed row-major matrix, so BLAS reads it with CblasTrans and nothing is
+// copied. Only an operand with neither (a strided slice) is first made contiguous.
+#include <cblas.h>
+
+#include <optional>
+
+#include "core/cpu/cpu_backend.h"
+#include "core/shape.h"
+
+namespace ember::cpu {
+
+namespace {
+
+struct BlasOperand {
+  CBLAS_TRANSPOSE trans;
+  int64_t ld;
+};
+
+// How BLAS can read a (rows, cols) matrix with these strides, if it can.
+std::optional<BlasOperand> blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  if (col_stride == 1 || cols == 1) {
+    int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : row_stride;
+    if (ld >= std::max<int64_t>(cols, 1)) return BlasOperand{CblasNoTrans, ld};
+  }
+  if (row_stride == 1 || rows == 1) {
+    int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : col_stride;
+    if (ld >= std::max<int64_t>(rows, 1)) return BlasOperand{CblasTrans, ld};
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+void gemm(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0f, A, a.ld, B, b.ld, 0.0f, C, N);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0, A, a.ld, B, b.ld, 0.0, C, N);
+  } else {  // integers: a plain triple loop (no BLAS for them)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        T acc = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          T av = a.trans == CblasNoTrans ? A[i * a.ld + k] : A[k * a.ld + i];
+          T bv = b.trans == CblasNoTrans ? B[k * b.ld + j] : B[j * b.ld + k];
+          acc += av * bv;
+        }
+        C[i * N + j] = acc;
+      }
+  }
+}
+
+}  // namespace
+
+void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
+  const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a_in.sizes()[2];
+  if (out.numel() == 0) return;
+  if (K == 0) return fill(out, 0);
+  auto layout = [](const Tensor& t) { return blas_layout(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]); };
+  Tensor a = a_in, b = b_in;
+  if (!layout(a)) {  // neither row- nor column-major: copy into a fresh contiguous tensor
+    a = raw_empty(a_in.sizes(), a_in.dtype(), a_in.device());
+    copy(a, a_in);
+  }
+  if (!layout(b)) {
+    b = raw_empty(b_in.sizes(), b_in.dtype(), b_in.device());
+    copy(b, b_in);
+  }
+  BlasOperand la = *layout(a), lb = *layout(b);
+  EMBER_CHECK(a.dtype() != kBool, "matmul: not implemented for bool tensors");
+  dispatch(out.dtype(), "matmul", [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* A = a.data_ptr<T>();
+      const T* B = b.data_ptr<T>();
+      T* C = out.data_ptr<T>();
+      for (int64_t i = 0; i < batch; ++i)
+        gemm<T>(la, lb, M, N, K, A + i * a.strides()[0], B + i * b.strides()[0], C + i * M * N);
+    }
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,82 @@
+// CPU kernels for nn ops: softmax / log-softmax over the last dim and their backward, tril/triu.
+//
+// Rows are contiguous (the op makes them so); each row is independent, so rows are spread over
+// OpenMP threads. Softmax subtracts the row max before exp, so large logits never overflow.
+#include <cmath>
+#include <limits>
+
+#include "core/cpu/cpu_backend.h"
+
+namespace ember::cpu {
+
+void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
+  dispatch_floating(in.dtype(), log ? "log_softmax" : "softmax", [&]<typename T>() {
+    const int64_t C = in.dim() ? in.sizes().back() : 1, rows = C ? in.numel() / C : 0;
+    const T* x = in.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+#pragma omp parallel for if (rows * C >= 32768)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = x + r * C;
+      T* yr = y + r * C;
+      T mx = -std::numeric_limits<T>::infinity();
+      for (int64_t c = 0; c < C; ++c) mx = xr[c] > mx ? xr[c] : mx;
+      if (mx == -std::numeric_limits<T>::infinity()) mx = 0;  // a fully masked row: exp(-inf - 0) = 0
+      double sum = 0;
+      if (log) {
+        for (int64_t c = 0; c < C; ++c) sum += std::exp(xr[c] - mx);
+        const T lse = static_cast<T>(std::log(sum));
+        for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] - mx - lse;
+      } else {
+        for (int64_t c = 0; c < C; ++c) {
+          yr[c] = std::exp(xr[c] - mx);
+          sum += yr[c];
+        }
+        const T inv = static_cast<T>(1.0 / sum);
+        for (int64_t c = 0; c < C; ++c) yr[c] *= inv;
+      }
+    }
+  });
+}
+
+// softmax:     din = y * (dout - sum(dout * y))
+// log_softmax: din = dout - exp(y) * sum(dout)
+void CpuBackend::softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) {
+  dispatch_floating(out.dtype(), "softmax_backward", [&]<typename T>() {
+    const int64_t C = out.dim() ? out.sizes().back() : 1, rows = C ? out.numel() / C : 0;
+    const T* g = dout.data_ptr<T>();
+    const T* y = out.data_ptr<T>();
+    T* dx = din.data_ptr<T>();
+#pragma omp parallel for if (rows * C >= 32768)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* gr = g + r * C;
+      const T* yr = y + r * C;
+      T* dr = dx + r * C;
+      double dot = 0;
+      if (log) {
+        for (int64_t c = 0; c < C; ++c) dot += gr[c];
+        for (int64_t c = 0; c < C; ++c) dr[c] = gr[c] - std::exp(yr[c]) * static_cast<T>(dot);
+      } else {
+        for (int64_t c = 0; c < C; ++c) dot += gr[c] * yr[c];
+        for (int64_t c = 0; c < C; ++c) dr[c] = yr[c] * (gr[c] - static_cast<T>(dot));
+      }
+    }
+  });
+}
+
+void CpuBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) {
+  dispatch(in.dtype(), lower ? "tril" : "triu", [&]<typename T>() {
+    const int64_t R = in.sizes()[in.dim() - 2], C = in.sizes()[in.dim() - 1];
+    const int64_t mats = R * C ? in.numel() / (R * C) : 0;
+    const T* x = in.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    for (int64_t m = 0; m < mats; ++m)
+      for (int64_t i = 0; i < R; ++i)
+        for (int64_t j = 0; j < C; ++j) {
+          const int64_t at = (m * R + i) * C + j;
+          const bool keep = lower ? j - i <= k : j - i >= k;
+          y[at] = keep ? x[at] : T(0);
+        }
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,140 @@
+// CPU reductions: sum/prod/max/min/all/any over any set of dims, and max/min with indices.
+//
+// The output is viewed with the input's shape and stride 0 on the reduced dims, so one strided
+// walk visits every input element with the output element it folds into. When the reduced dims
+// are innermost the walk's inner run folds into a register (accumulating floats in double);
+// otherwise the inner run updates a row of outputs at once.
+#include <cmath>
+#include <limits>
+
+#include "core/cpu/cpu_backend.h"
+#include "core/cpu/loops.h"
+#include "core/shape.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <typename T>
+using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+
+template <typename T> struct SumR {
+  using A = acc_t<T>;
+  static A init() { return A(0); }
+  static A fold(A acc, T x) { return acc + x; }
+};
+template <typename T> struct ProdR {
+  using A = acc_t<T>;
+  static A init() { return A(1); }
+  static A fold(A acc, T x) { return acc * x; }
+};
+template <typename T> struct MaxR {
+  using A = T;
+  static A init() {
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+  }
+  static A fold(A acc, T x) { return detail::max_(acc, x); }
+};
+template <typename T> struct MinR {
+  using A = T;
+  static A init() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+  }
+  static A fold(A acc, T x) { return detail::min_(acc, x); }
+};
+
+// Folds `in` (type T) into `out` (type O, keepdim shape) with reducer R.
+template <typename T, typename O, typename R>
+void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
+  using A = typename R::A;
+  // Initialise the outputs, then fold every input element into its output.
+  O* o = out.data_ptr<O>();
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<O>(R::init());
+  std::vector<int64_t> ostrides = out.strides().vec();
+  for (int64_t d : dims) ostrides[d] = 0;
+  Tensor oview = raw_view(out, in.sizes().vec(), ostrides, out.storage_offset());
+  // Reduced dims may repeat outputs across threads, so this walk is serial.
+  for_each_run<2>(
+      {&oview, &in},
+      [](char** p, const int64_t* s, int64_t n) {
+        if (s[0] == 0) {  // the whole run folds into one output
+          A acc = static_cast<A>(*reinterpret_cast<O*>(p[0]));
+          if (s[1] == sizeof(T)) {
+            const T* x = reinterpret_cast<const T*>(p[1]);
+            for (int64_t i = 0; i < n; ++i) acc = R::fold(acc, x[i]);
+          } else {
+            for (int64_t i = 0; i < n; ++i) acc = R::fold(acc, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+          }
+          *reinterpret_cast<O*>(p[0]) = static_cast<O>(acc);
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            O* dst = reinterpret_cast<O*>(p[0] + i * s[0]);
+            *dst = static_cast<O>(R::fold(static_cast<A>(*dst), *reinterpret_cast<const T*>(p[1] + i * s[1])));
+          }
+        }
+      },
+      /*parallel=*/false);
+}
+
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) {
+  if (op == ReduceOp::All || op == ReduceOp::Any) {
+    // all: min over bools, any: max over bools.
+    Tensor b = in;
+    if (in.dtype() != kBool) {
+      b = raw_empty(in.sizes(), kBool, in.device());
+      Tensor zero = raw_empty({}, in.dtype(), in.device());
+      fill(zero, 0);
+      binary(BinaryOp::Ne, b, in, raw_view(zero, in.sizes().vec(), std::vector<int64_t>(in.dim(), 0), 0));
+    }
+    if (op == ReduceOp::All) return reduce_loop<bool, bool, MinR<bool>>(out, b, dims);
+    return reduce_loop<bool, bool, MaxR<bool>>(out, b, dims);
+  }
+  dispatch(in.dtype(), op_name(op), [&]<typename T>() {
+    switch (op) {
+      case ReduceOp::Sum: return reduce_loop<T, T, SumR<T>>(out, in, dims);
+      case ReduceOp::Prod: return reduce_loop<T, T, ProdR<T>>(out, in, dims);
+      case ReduceOp::Max: return reduce_loop<T, T, MaxR<T>>(out, in, dims);
+      case ReduceOp::Min: return reduce_loop<T, T, MinR<T>>(out, in, dims);
+      default: return;
+    }
+  });
+}
+
+void CpuBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
+  dispatch(in.dtype(), is_max ? "max" : "min", [&]<typename T>() {
+    const int64_t len = in.sizes()[dim], step = in.strides()[dim] * static_cast<int64_t>(sizeof(T));
+    // Walk every output position; `in` is viewed with size 1 at `dim` so it lines up with them.
+    std::vector<int64_t> isizes = in.sizes().vec();
+    isizes[dim] = 1;
+    Tensor start = raw_view(in, isizes, in.strides().vec(), in.storage_offset());
+    for_each_run<3>({&values, &indices, &start}, [&](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const char* x = p[2] + i * s[2];
+        T best = *reinterpret_cast<const T*>(x);
+        int64_t best_i = 0;
+        for (int64_t j = 1; j < len; ++j) {
+          T v = *reinterpret_cast<const T*>(x + j * step);
+          bool better;
+          if constexpr (std::is_floating_point_v<T>) {
+            if (best != best) break;  // NaN wins and stays
+            better = v != v || (is_max ? v > best : v < best);
+          } else {
+            better = is_max ? v > best : v < best;
+          }
+          if (better) {
+            best = v;
+            best_i = j;
+          }
+        }
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = best;
+        *reinterpret_cast<int64_t*>(p[1] + i * s[1]) = best_i;
+      }
+    });
+  });
+}
+
+}  // namespace ember::cpu

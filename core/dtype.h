@@ -1,0 +1,84 @@
+// Scalar types a tensor can hold, and the promotion rules between them.
+//
+// Four dtypes, as the issue asks: float32, float64, int64, bool. Names mirror libtorch
+// (kFloat32 == kFloat, kInt64 == kLong). Promotion follows PyTorch's categories
+// (bool < integer < floating); see result_type() in core/scalar.h for the 0-dim rules.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+
+namespace ember {
+
+enum class ScalarType : int8_t { Float32, Float64, Int64, Bool };
+
+inline constexpr ScalarType kFloat32 = ScalarType::Float32;
+inline constexpr ScalarType kFloat = ScalarType::Float32;
+inline constexpr ScalarType kFloat64 = ScalarType::Float64;
+inline constexpr ScalarType kDouble = ScalarType::Float64;
+inline constexpr ScalarType kInt64 = ScalarType::Int64;
+inline constexpr ScalarType kLong = ScalarType::Int64;
+inline constexpr ScalarType kBool = ScalarType::Bool;
+
+// libtorch spells the type of a tensor's dtype `caffe2::TypeMeta`; we keep one enum.
+using Dtype = ScalarType;
+
+constexpr size_t element_size(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return 4;
+    case ScalarType::Float64: return 8;
+    case ScalarType::Int64: return 8;
+    case ScalarType::Bool: return 1;
+  }
+  return 0;
+}
+
+constexpr bool is_floating_point(ScalarType t) {
+  return t == ScalarType::Float32 || t == ScalarType::Float64;
+}
+
+constexpr bool is_integral(ScalarType t, bool include_bool = false) {
+  return t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);
+}
+
+// PyTorch's spelling in printouts: "float32" -> dtype=torch.float32.
+constexpr std::string_view dtype_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return "float32";
+    case ScalarType::Float64: return "float64";
+    case ScalarType::Int64: return "int64";
+    case ScalarType::Bool: return "bool";
+  }
+  return "?";
+}
+
+// Category used by promotion: bool < integral < floating.
+constexpr int dtype_category(ScalarType t) {
+  return t == ScalarType::Bool ? 0 : t == ScalarType::Int64 ? 1 : 2;
+}
+
+// The larger of two dtypes in PyTorch's lattice (bool < int64 < float32 < float64).
+constexpr ScalarType promote_types(ScalarType a, ScalarType b) {
+  auto rank = [](ScalarType t) {
+    switch (t) {
+      case ScalarType::Bool: return 0;
+      case ScalarType::Int64: return 1;
+      case ScalarType::Float32: return 2;
+      case ScalarType::Float64: return 3;
+    }
+    return 0;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// C++ type <-> ScalarType.
+template <typename T> struct dtype_of;
+template <> struct dtype_of<float> { static constexpr ScalarType value = kFloat32; };
+template <> struct dtype_of<double> { static constexpr ScalarType value = kFloat64; };
+template <> struct dtype_of<int64_t> { static constexpr ScalarType value = kInt64; };
+template <> struct dtype_of<bool> { static constexpr ScalarType value = kBool; };
+
+inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
+
+}  // namespace ember

@@ -1,0 +1,138 @@
+// Every elementwise formula, written once as a functor usable on the host and on a CUDA device.
+//
+// The CPU loops (core/cpu/elementwise.cpp) and the CUDA kernel template (cuda/elementwise.cu)
+// both expand the same X-macro lists below, so an op's formula has exactly one home. The lists
+// are also where the op enums and their printable names come from.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#ifdef __CUDACC__
+#define EMBER_HD __host__ __device__
+#else
+#define EMBER_HD
+#endif
+
+namespace ember {
+
+// sqrt(2 / pi) and the cubic coefficient of GELU's tanh approximation (Hendrycks & Gimpel).
+inline constexpr double kGeluTanhScale = 0.7978845608028654;
+inline constexpr double kGeluTanhCubic = 0.044715;
+inline constexpr double kSqrtHalf = 0.7071067811865476;  // 1 / sqrt(2), for the exact GELU
+
+// X(Name, name, expression in x of type T)
+#define EMBER_UNARY_OPS(X)                                                                      \
+  X(Neg, neg, -x)                                                                               \
+  X(Exp, exp, std::exp(x))                                                                      \
+  X(Log, log, std::log(x))                                                                      \
+  X(Log1p, log1p, std::log1p(x))                                                                \
+  X(Sqrt, sqrt, std::sqrt(x))                                                                   \
+  X(Rsqrt, rsqrt, T(1) / std::sqrt(x))                                                          \
+  X(Abs, abs, x < T(0) ? -x : x)                                                                \
+  X(Sign, sign, T((T(0) < x) - (x < T(0))))                                                     \
+  X(Square, square, x * x)                                                                      \
+  X(Reciprocal, reciprocal, T(1) / x)                                                           \
+  X(Erf, erf, std::erf(x))                                                                      \
+  X(Sin, sin, std::sin(x))                                                                      \
+  X(Cos, cos, std::cos(x))                                                                      \
+  X(Tanh, tanh, std::tanh(x))                                                                   \
+  X(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))                                             \
+  X(Relu, relu, x > T(0) ? x : T(0))                                                            \
+  X(Gelu, gelu, T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf))))                               \
+  X(GeluTanh, gelu_tanh,                                                                        \
+    T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x))))
+
+// X(Name, name, expression in a, b of type T, result type R)
+#define EMBER_BINARY_OPS(X)                                  \
+  X(Add, add, a + b, T)                                      \
+  X(Sub, sub, a - b, T)                                      \
+  X(Mul, mul, a * b, T)                                      \
+  X(Div, div, a / b, T)                                      \
+  X(Pow, pow, detail::pow_(a, b), T)                         \
+  X(Maximum, maximum, detail::max_(a, b), T)                 \
+  X(Minimum, minimum, detail::min_(a, b), T)                 \
+  X(Eq, eq, a == b, bool)                                    \
+  X(Ne, ne, a != b, bool)                                    \
+  X(Lt, lt, a < b, bool)                                     \
+  X(Le, le, a <= b, bool)                                    \
+  X(Gt, gt, a > b, bool)                                     \
+  X(Ge, ge, a >= b, bool)                                    \
+  X(LogicalAnd, logical_and, bool(a) && bool(b), bool)       \
+  X(LogicalOr, logical_or, bool(a) || bool(b), bool)         \
+  X(LogicalXor, logical_xor, bool(a) != bool(b), bool)
+
+// Reductions: X(Name, name)
+#define EMBER_REDUCE_OPS(X) X(Sum, sum) X(Prod, prod) X(Max, max) X(Min, min) X(All, all) X(Any, any)
+
+#define EMBER_ENUM_ENTRY(Name, ...) Name,
+enum class UnaryOp { EMBER_UNARY_OPS(EMBER_ENUM_ENTRY) };
+enum class BinaryOp { EMBER_BINARY_OPS(EMBER_ENUM_ENTRY) };
+enum class ReduceOp { EMBER_REDUCE_OPS(EMBER_ENUM_ENTRY) };
+#undef EMBER_ENUM_ENTRY
+
+const char* op_name(UnaryOp op);
+const char* op_name(BinaryOp op);
+const char* op_name(ReduceOp op);
+// True for comparisons and logical ops, whose result dtype is bool.
+bool returns_bool(BinaryOp op);
+
+namespace detail {
+// NaN-propagating max/min, as torch.maximum/minimum.
+template <typename T>
+EMBER_HD T max_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a > b ? a : b;
+}
+template <typename T>
+EMBER_HD T min_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? a : b;
+}
+template <typename T>
+EMBER_HD T pow_(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a || !b;
+  } else if constexpr (std::is_integral_v<T>) {
+    T result = 1;  // integer power by squaring; negative exponents give 0 except for |a| == 1
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+    while (b) {
+      if (b & 1) result *= a;
+      a *= a;
+      b >>= 1;
+    }
+    return result;
+  } else {
+    return std::pow(a, b);
+  }
+}
+}  // namespace detail
+
+// One functor type per op, e.g. UnaryFn<UnaryOp::Exp>{}(x).
+template <UnaryOp op> struct UnaryFn;
+template <BinaryOp op> struct BinaryFn;
+
+#define EMBER_UNARY_FUNCTOR(Name, name, ...)                                  \
+  template <> struct UnaryFn<UnaryOp::Name> {                                 \
+    template <typename T> EMBER_HD T operator()(T x) const {                  \
+      if constexpr (std::is_same_v<T, bool>) { return x; } else { return __VA_ARGS__; } \
+    }                                                                         \
+  };
+EMBER_UNARY_OPS(EMBER_UNARY_FUNCTOR)
+#undef EMBER_UNARY_FUNCTOR
+
+#define EMBER_BINARY_FUNCTOR(Name, name, expr, R)                             \
+  template <> struct BinaryFn<BinaryOp::Name> {                               \
+    template <typename T> EMBER_HD auto operator()(T a, T b) const { return static_cast<R>(expr); } \
+  };
+EMBER_BINARY_OPS(EMBER_BINARY_FUNCTOR)
+#undef EMBER_BINARY_FUNCTOR
+
+}  // namespace ember

@@ -1,0 +1,158 @@
+// Result types, broadcasting and allocation around the backend's kernels (see core/kernel.h).
+#include "core/kernel.h"
+
+#include <optional>
+
+namespace ember::kernel {
+
+namespace {
+
+// PyTorch's combine_categories(higher, lower).
+std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating_point(*higher)) return higher;
+  if (*higher == kBool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+struct ResultState {
+  std::optional<ScalarType> dim, zero, wrapped;
+  void add(const Tensor& t) {
+    auto& slot = t.dim() > 0 ? dim : zero;
+    slot = slot ? promote_types(*slot, t.dtype()) : t.dtype();
+  }
+  void add(const Scalar& s) {
+    ScalarType t = s.is_floating_point() ? kFloat32 : s.type();  // the default dtype for Python floats
+    wrapped = wrapped ? promote_types(*wrapped, t) : t;
+  }
+  ScalarType result() const { return *combine(dim, combine(zero, wrapped)); }
+};
+
+}  // namespace
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  ResultState s;
+  s.add(a);
+  s.add(b);
+  return s.result();
+}
+
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  ResultState s;
+  s.add(a);
+  s.add(b);
+  return s.result();
+}
+
+Tensor scalar(const Scalar& value, ScalarType dtype, Device device) {
+  Tensor t = raw_empty({}, dtype, device);
+  backend_for(device).fill(t, value);
+  return t;
+}
+
+Tensor cast(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = raw_empty(t.sizes(), dtype, t.device());
+  backend_for(t).copy(out, t);
+  return out;
+}
+
+Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
+
+Tensor clone(const Tensor& t) {
+  Tensor out = raw_empty(t.sizes(), t.dtype(), t.device());
+  backend_for(t).copy(out, t);
+  return out;
+}
+
+Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) {
+  if (t.sizes() == sizes) return t;
+  const int64_t nd = static_cast<int64_t>(sizes.size()), lead = nd - t.dim();
+  EMBER_CHECK(lead >= 0, "expand: the number of sizes provided ({}) must be greater or equal to the number of "
+              "dimensions in the tensor ({})", nd, t.dim());
+  std::vector<int64_t> strides(nd, 0);
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    int64_t have = t.sizes()[d], want = sizes[d + lead];
+    EMBER_CHECK(have == want || have == 1,
+                "expand: the expanded size of the tensor ({}) must match the existing size ({}) at non-singleton "
+                "dimension {}. Target sizes: {}. Tensor sizes: {}", want, have, d + lead, sizes, t.sizes());
+    strides[d + lead] = have == 1 && want != 1 ? 0 : t.strides()[d];
+  }
+  return raw_view(t, sizes.vec(), std::move(strides), t.storage_offset());
+}
+
+static void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  EMBER_CHECK(a.device() == b.device(),
+              "{}: expected all tensors to be on the same device, but found at least two devices, {} and {}", op,
+              a.device().str(), b.device().str());
+}
+
+Tensor unary(UnaryOp op, const Tensor& x) {
+  Tensor out = raw_empty(x.sizes(), x.dtype(), x.device());
+  backend_for(x).unary(op, out, x);
+  return out;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  check_same_device(a, b, op_name(op));
+  const ScalarType common = result_type(a, b);
+  std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes(), op_name(op));
+  Tensor out = raw_empty(shape, returns_bool(op) ? kBool : common, a.device());
+  backend_for(a).binary(op, out, broadcast_to(cast(a, common), shape), broadcast_to(cast(b, common), shape));
+  return out;
+}
+
+void binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
+  check_same_device(self, other, op_name(op));
+  const ScalarType common = result_type(self, other);
+  EMBER_CHECK(dtype_category(common) <= dtype_category(self.dtype()) || returns_bool(op),
+              "{}_: result type {} can't be cast to the desired output type {}", op_name(op), dtype_name(common),
+              dtype_name(self.dtype()));
+  std::vector<int64_t> shape = broadcast_shapes(self.sizes(), other.sizes(), op_name(op));
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(),
+              "{}_: output with shape {} doesn't match the broadcast shape {}", op_name(op), self.sizes(), shape);
+  Backend& be = backend_for(self);
+  if (common == self.dtype() && !returns_bool(op)) {
+    be.binary(op, self, self, broadcast_to(cast(other, common), shape));
+  } else {  // compute in the common type, then convert into self
+    Tensor tmp = raw_empty(shape, returns_bool(op) ? kBool : common, self.device());
+    be.binary(op, tmp, cast(self, common), broadcast_to(cast(other, common), shape));
+    be.copy(self, tmp);
+  }
+  mark_written(self);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_same_device(a, b, "where");
+  check_same_device(cond, a, "where");
+  EMBER_CHECK(cond.dtype() == kBool, "where: expected condition to be a boolean tensor, but got a tensor with dtype {}",
+              dtype_name(cond.dtype()));
+  const ScalarType common = result_type(a, b);
+  std::vector<int64_t> shape = broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes(), "where"), cond.sizes(), "where");
+  Tensor out = raw_empty(shape, common, a.device());
+  backend_for(a).where(out, broadcast_to(cond, shape), broadcast_to(cast(a, common), shape),
+                       broadcast_to(cast(b, common), shape));
+  return out;
+}
+
+Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  std::vector<int64_t> keep = x.sizes().vec();
+  const std::vector<int64_t> all = wrap_dims(dims, x.dim(), op_name(op));
+  for (int64_t d : all) keep[d] = 1;
+  const bool logical = op == ReduceOp::All || op == ReduceOp::Any;
+  if (!logical && (op == ReduceOp::Max || op == ReduceOp::Min)) {
+    for (int64_t d : all)
+      EMBER_CHECK(x.sizes()[d] > 0, "{}: cannot reduce over dimension {} of size 0 (shape {}): the operation has no identity",
+                  op_name(op), d, x.sizes());
+  }
+  Tensor out = raw_empty(keep, logical ? kBool : x.dtype(), x.device());
+  backend_for(x).reduce(op, out, x, all);
+  if (keepdim) return out;
+  std::vector<int64_t> squeezed;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (std::find(all.begin(), all.end(), d) == all.end()) squeezed.push_back(x.sizes()[d]);
+  return raw_view(out, squeezed, contiguous_strides(squeezed), 0);
+}
+
+}  // namespace ember::kernel

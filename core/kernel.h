@@ -1,0 +1,39 @@
+// Tensor-level calls into the backend, without autograd: allocate the result, run the kernel.
+//
+// Ops in autograd/ use these for their forward pass and record a backward around them; a
+// backward formula itself uses the public (differentiable) ops so create_graph works. Type
+// promotion and broadcasting are decided here, once, for every device.
+#pragma once
+
+#include "core/backend.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+
+namespace ember::kernel {
+
+// PyTorch's result_type: dims > 0 outrank 0-dim tensors, which outrank plain scalars, unless a
+// lower class holds a higher category (bool < int < float). A float scalar promotes to float32.
+ScalarType result_type(const Tensor& a, const Tensor& b);
+ScalarType result_type(const Tensor& a, const Scalar& b);
+
+// A 0-dim tensor holding `value` with `dtype` on `device`.
+Tensor scalar(const Scalar& value, ScalarType dtype, Device device);
+// `t` itself when it already has `dtype`, else a converted contiguous copy.
+Tensor cast(const Tensor& t, ScalarType dtype);
+// `t` itself when contiguous, else a contiguous copy.
+Tensor contiguous(const Tensor& t);
+// A stride-0 broadcast view of `t` with `sizes` (which must be broadcast-compatible).
+Tensor broadcast_to(const Tensor& t, IntArrayRef sizes);
+// A fresh contiguous copy.
+Tensor clone(const Tensor& t);
+
+Tensor unary(UnaryOp op, const Tensor& x);
+// Promotes a and b to their result type, broadcasts, and applies op.
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+// self = self op other, in place; other broadcasts to self's shape; the result must fit self's dtype.
+void binary_(BinaryOp op, const Tensor& self, const Tensor& other);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// Reduces over `dims` (already wrapped and sorted; empty = all).
+Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims, bool keepdim);
+
+}  // namespace ember::kernel

@@ -1,0 +1,58 @@
+// Scalar: a number passed to an op (a * 2, x.fill_(0.5), x.masked_fill(m, -INFINITY)).
+//
+// Like c10::Scalar it remembers whether it was written as an integer, a floating-point
+// number or a bool, because that decides the result dtype: int_tensor * 2 stays int64,
+// int_tensor * 2.5 becomes float32.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/dtype.h"
+
+namespace ember {
+
+class Scalar {
+ public:
+  Scalar() : Scalar(int64_t{0}) {}
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Scalar(T v) {  // NOLINT: implicit, as in libtorch
+    if constexpr (std::is_same_v<T, bool>) {
+      type_ = kBool;
+      i_ = v;
+      d_ = v;
+    } else if constexpr (std::is_integral_v<T>) {
+      type_ = kInt64;
+      i_ = static_cast<int64_t>(v);
+      d_ = static_cast<double>(v);
+    } else {
+      type_ = kFloat64;
+      d_ = static_cast<double>(v);
+      i_ = static_cast<int64_t>(d_);
+    }
+  }
+
+  // The category the scalar was written in: kBool, kInt64 or kFloat64.
+  ScalarType type() const { return type_; }
+  bool is_floating_point() const { return type_ == kFloat64; }
+
+  template <typename T>
+  T to() const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(d_);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return type_ == kFloat64 ? d_ != 0.0 : i_ != 0;
+    } else {
+      return type_ == kFloat64 ? static_cast<T>(d_) : static_cast<T>(i_);
+    }
+  }
+  double toDouble() const { return d_; }
+  int64_t toLong() const { return to<int64_t>(); }
+
+ private:
+  ScalarType type_;
+  double d_ = 0;
+  int64_t i_ = 0;
+};
+
+}  // namespace ember

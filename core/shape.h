@@ -1,0 +1,42 @@
+// Shape and stride arithmetic shared by every op: dim wrapping, broadcasting, view strides.
+//
+// Pure functions on integer lists; they allocate nothing but the result and know nothing of
+// autograd. raw_view() is how every view is made: same storage, new sizes/strides/offset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ember {
+
+// Maps dim in [-ndim, ndim) to [0, ndim); `op` names the caller in the error.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+// Wraps, sorts and de-duplicates a list of dims; an empty list means every dim.
+std::vector<int64_t> wrap_dims(IntArrayRef dims, int64_t ndim, const char* op);
+
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+int64_t numel_of(IntArrayRef sizes);
+
+// PyTorch broadcasting of two shapes; throws naming `op` and both shapes when they don't match.
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+
+// Resolves a single -1 in `shape` so that it holds `numel` elements.
+std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel, const char* op);
+
+// Strides that let a tensor of (sizes, strides) be viewed as `new_sizes` without a copy, or
+// nothing when the memory layout makes that impossible (then reshape copies).
+std::optional<std::vector<int64_t>> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes);
+
+// A new tensor on the same storage (no autograd information): the building block of views.
+Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
+
+// A new, uninitialised, contiguous tensor; no autograd.
+Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device);
+
+// Bumps the version counter of a tensor written in place (what saved-tensor checks look at).
+inline void mark_written(const Tensor& t) { t.bump_version(); }
+
+}  // namespace ember

@@ -1,0 +1,252 @@
+// Tensor metadata, storage, and the shape arithmetic behind views (core/shape.h).
+//
+// Nothing here computes on tensor values except the small host-side helpers (item, to_vector)
+// that go through the backend's copy kernel.
+#include "core/tensor.h"
+
+#include <algorithm>
+#include <iostream>
+#include <numeric>
+
+#include "core/backend.h"
+#include "core/shape.h"
+
+namespace ember {
+
+namespace detail {
+void throw_error(std::string msg) { throw Error(std::move(msg)); }
+}  // namespace detail
+
+Device::Device(const std::string& spec) {
+  if (spec == "cpu") {
+    type = kCPU;
+  } else if (spec.rfind("cuda", 0) == 0) {
+    type = kCUDA;
+    if (spec.size() > 4) {
+      EMBER_CHECK(spec[4] == ':' && spec.size() > 5, "Device: expected 'cpu', 'cuda' or 'cuda:N', got '{}'", spec);
+      size_t used = 0;
+      try {
+        index = std::stoi(spec.substr(5), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      EMBER_CHECK(used == spec.size() - 5 && index >= 0, "Device: expected 'cpu', 'cuda' or 'cuda:N', got '{}'", spec);
+    }
+  } else {
+    EMBER_FAIL("Device: expected 'cpu', 'cuda' or 'cuda:N', got '{}'", spec);
+  }
+}
+
+std::string Device::str() const { return is_cpu() ? "cpu" : fmt::format("cuda:{}", index); }
+
+Storage make_storage(size_t nbytes, Device device) {
+  Backend& be = backend_for(device);
+  void* data = nbytes ? be.allocate(nbytes, device) : nullptr;
+  return std::make_shared<StorageImpl>(data, nbytes, device, [&be, device](void* p) {
+    if (p) be.deallocate(p, device);
+  });
+}
+
+// ---- TensorImpl ----
+
+int64_t TensorImpl::numel() const { return numel_of(sizes); }
+
+bool TensorImpl::is_contiguous() const {
+  int64_t expected = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return sizes[d] == 0 ? true : numel() == 0;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+// ---- Tensor metadata ----
+
+int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
+int64_t Tensor::stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
+
+TensorOptions Tensor::options() const { return TensorOptions().dtype(dtype()).device(device()); }
+
+void* Tensor::raw_data_ptr() const {
+  return static_cast<char*>(storage()->data) + storage_offset() * static_cast<int64_t>(element_size());
+}
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK(dtype() == dtype_of<T>::value, "data_ptr: tensor has dtype {} but {} was requested", dtype_name(dtype()),
+              dtype_name(dtype_of<T>::value));
+  return static_cast<T*>(raw_data_ptr());
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  // Materialise as a contiguous host tensor of type T, then copy out.
+  Tensor host = raw_empty(sizes(), dtype_of<T>::value, Device(kCPU));
+  if (is_cpu()) {
+    backend_for(Device(kCPU)).copy(host, *this);
+  } else {
+    Tensor dense = raw_empty(sizes(), dtype_of<T>::value, device());
+    backend_for(device()).copy(dense, *this);
+    backend_for(device()).copy_to_host(host.raw_data_ptr(), dense.raw_data_ptr(), dense.nbytes(), device());
+  }
+  const T* p = static_cast<const T*>(host.raw_data_ptr());
+  return std::vector<T>(p, p + numel());
+}
+
+template <typename T>
+T Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "item: a Tensor with {} elements cannot be converted to a scalar (shape {})", numel(),
+              sizes());
+  return to_vector<T>()[0];
+}
+
+#define EMBER_INSTANTIATE(T)                          \
+  template T* Tensor::data_ptr<T>() const;            \
+  template std::vector<T> Tensor::to_vector<T>() const; \
+  template T Tensor::item<T>() const;
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(bool)
+#undef EMBER_INSTANTIATE
+
+std::string Tensor::toString() const {
+  static const char* names[] = {"FloatType", "DoubleType", "LongType", "BoolType"};
+  return std::string(is_cpu() ? "CPU" : "CUDA") + names[static_cast<int>(dtype())];
+}
+
+void Tensor::print() const { std::cout << *this << '\n'; }
+
+// ---- shape arithmetic ----
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = std::max<int64_t>(ndim, 1);  // a 0-dim tensor accepts dim 0 and -1, as in PyTorch
+  EMBER_CHECK(dim >= -n && dim < n, "{}: dimension out of range (expected to be in range of [{}, {}], but got {})", op,
+              -n, n - 1, dim);
+  return dim < 0 ? dim + n : dim;
+}
+
+std::vector<int64_t> wrap_dims(IntArrayRef dims, int64_t ndim, const char* op) {
+  std::vector<int64_t> out;
+  if (dims.empty()) {
+    out.resize(ndim);
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, ndim, op);
+    EMBER_CHECK(std::find(out.begin(), out.end(), w) == out.end(), "{}: dim {} appears multiple times in the list of dims",
+                op, w);
+    out.push_back(w);
+  }
+  if (ndim == 0) out.clear();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t s = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+int64_t numel_of(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1,
+                "{}: shapes {} and {} cannot be broadcast (the size of dimension {} is {} in one and {} in the other)",
+                op, a, b, i, da, db);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel, const char* op) {
+  std::vector<int64_t> out = shape.vec();
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      EMBER_CHECK(!infer, "{}: only one dimension can be inferred (shape {})", op, shape);
+      infer = i;
+    } else {
+      EMBER_CHECK(out[i] >= 0, "{}: invalid shape dimension {} in {}", op, out[i], shape);
+      known *= out[i];
+    }
+  }
+  if (infer) {
+    EMBER_CHECK(known != 0 && numel % known == 0, "{}: shape {} is invalid for input of size {}", op, shape, numel);
+    out[*infer] = numel / known;
+  } else {
+    EMBER_CHECK(known == numel, "{}: shape {} is invalid for input of size {}", op, shape, numel);
+  }
+  return out;
+}
+
+// Walks the old dims in chunks that are contiguous among themselves and matches each chunk
+// against a run of new dims with the same element count (the algorithm of THTensor_compute_stride).
+std::optional<std::vector<int64_t>> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes) {
+  std::vector<int64_t> out(new_sizes.size());
+  if (sizes.empty()) {
+    std::fill(out.begin(), out.end(), 1);
+    return out;
+  }
+  if (numel_of(sizes) == 0) return contiguous_strides(new_sizes);
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.storage();
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  return Tensor(std::move(impl));
+}
+
+Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "empty: negative dimension {} in shape {}", s, sizes);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->sizes = sizes.vec();
+  impl->strides = contiguous_strides(sizes);
+  impl->dtype = dtype;
+  impl->storage = make_storage(static_cast<size_t>(numel_of(sizes)) * element_size(dtype), device);
+  return Tensor(std::move(impl));
+}
+
+}  // namespace ember

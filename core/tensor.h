@@ -1,0 +1,379 @@
+// Tensor: a handle to shared storage with a shape, strides, an offset, a dtype and a device.
+//
+//   ember::Tensor a = ember::tensor({{0.43, 0.15}, {0.55, 0.87}});
+//   ember::Tensor w = ember::randn({2, 3}, ember::requires_grad());
+//   ember::Tensor y = a.matmul(w).relu().sum();
+//   y.backward();                 // w.grad() now holds dy/dw
+//
+// Copying a Tensor copies the handle, never the data (torch::Tensor semantics). Views
+// (view, transpose, narrow, expand, ...) share storage and differ only in sizes/strides/offset.
+// This header only declares the API: metadata accessors live in core/tensor.cpp, the ops and
+// their backward formulas in autograd/<family>.cpp, so core never depends on autograd.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/array_ref.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/scalar.h"
+#include "core/storage.h"
+#include "core/tensor_options.h"
+
+namespace ember {
+
+namespace autograd {
+class Node;
+struct AutogradMeta;
+}  // namespace autograd
+
+class Tensor;
+using tensor_list = std::vector<Tensor>;
+
+// The data behind a Tensor handle. Plain data; invariants are kept by the functions that
+// create views (core/tensor.cpp). `autograd` is null for tensors that never took part in autograd.
+struct TensorImpl {
+  Storage storage;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;  // in elements
+  int64_t offset = 0;            // in elements
+  ScalarType dtype = kFloat32;
+  std::shared_ptr<autograd::AutogradMeta> autograd;
+
+  int64_t numel() const;
+  bool is_contiguous() const;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata (core/tensor.cpp) ----
+  bool defined() const { return impl_ != nullptr; }
+  IntArrayRef sizes() const { return impl()->sizes; }
+  IntArrayRef strides() const { return impl()->strides; }
+  int64_t size(int64_t dim) const;    // negative dims count from the end
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl()->sizes.size()); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl()->numel(); }
+  int64_t storage_offset() const { return impl()->offset; }
+  ScalarType dtype() const { return impl()->dtype; }
+  ScalarType scalar_type() const { return impl()->dtype; }
+  Device device() const { return impl()->storage->device; }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  bool is_contiguous() const { return impl()->is_contiguous(); }
+  size_t element_size() const { return ember::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  TensorOptions options() const;
+  const Storage& storage() const { return impl()->storage; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  bool is_alias_of(const Tensor& o) const { return storage() == o.storage(); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  long use_count() const { return impl_.use_count(); }
+  uint32_t _version() const { return storage()->version; }
+  void bump_version() const { ++storage()->version; }
+
+  // Pointer to element [0, 0, ...] (storage offset applied). Checks the dtype.
+  template <typename T> T* data_ptr() const;
+  void* raw_data_ptr() const;
+  // The value of a one-element tensor (any device), converted to T.
+  template <typename T> T item() const;
+  // Copies the elements (any layout, any device) into a vector in row-major order.
+  template <typename T> std::vector<T> to_vector() const;
+
+  std::string toString() const;  // "CPUFloatType" as libtorch names it
+  void print() const;            // std::cout << *this << '\n'
+
+  // ---- autograd (autograd/variable.cpp) ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  void set_grad(const Tensor& g) const;
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  uint32_t output_nr() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const tensor_list& inputs = {}) const;
+  Tensor detach() const;
+  Tensor& detach_();
+  void retain_grad() const;
+  bool retains_grad() const;
+  // Called with the gradient of this tensor during backward; return a defined tensor to replace it.
+  unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(unsigned handle) const;
+  // A name shown by autograd::to_dot and the debug trace ("W_query", "x").
+  const Tensor& set_name(const std::string& name) const;
+  std::string name() const;
+
+  // ---- conversion and copies (autograd/shape.cpp) ----
+  Tensor to(ScalarType dtype, bool copy = false) const;
+  Tensor to(Device device, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool copy = false) const;
+  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor cuda() const { return to(Device(kCUDA)); }
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_();
+
+  // ---- views (autograd/shape.cpp): share storage, never copy ----
+  Tensor view(IntArrayRef shape) const;
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  Tensor reshape(IntArrayRef shape) const;  // a view when strides allow, else a copy
+  Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor mT() const { return transpose(-2, -1); }
+  Tensor permute(IntArrayRef dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor squeeze_dims(IntArrayRef dims) const;  // removes each listed size-1 dim
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  tensor_list split(int64_t split_size, int64_t dim = 0) const;
+  tensor_list split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  tensor_list chunk(int64_t chunks, int64_t dim = 0) const;
+  tensor_list unbind(int64_t dim = 0) const;
+  // A copy of this tensor with slice(dim, start, end, step) replaced by src (torch.slice_scatter).
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+                       std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset = std::nullopt) const;
+
+  // ---- elementwise (autograd/elementwise.cpp): full broadcasting, scalars promote like PyTorch ----
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor square() const;
+  Tensor reciprocal() const;
+  Tensor erf() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor gelu(const std::string& approximate = "none") const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_xor(const Tensor& other) const;
+  Tensor logical_not() const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor where(const Tensor& condition, const Tensor& other) const;  // condition ? *this : other
+
+  // In place: the result is written into this tensor's storage (its dtype does not change).
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
+  Tensor& pow_(const Scalar& exponent);
+  Tensor& neg_();
+  Tensor& exp_();
+  Tensor& sqrt_();
+  Tensor& tanh_();
+  Tensor& relu_();
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+
+  // ---- reductions (autograd/reduce.cpp); dims may be negative, empty dims = all ----
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor all() const;
+  Tensor any() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+
+  // ---- linear algebra (autograd/matmul.cpp) ----
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+
+  // ---- neural-network ops (autograd/nn_ops.cpp) ----
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  // A copy with src added at `index` along dim (torch.scatter_add); index has src's shape.
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  // A copy with src's slices added at rows index[i] along dim (torch.index_add).
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+
+ private:
+  TensorImpl* impl() const {
+    EMBER_CHECK(impl_ != nullptr, "tensor: this operation needs a defined tensor, got an undefined one");
+    return impl_.get();
+  }
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// ---- operators, as in libtorch ----
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator&&(const Tensor& a, const Tensor& b);
+Tensor operator||(const Tensor& a, const Tensor& b);
+Tensor operator!(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+// PyTorch's Python format: tensor([[0.4419, 0.6515]], grad_fn=<MmBackward0>). core/print.cpp
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// ---- free functions mirroring torch:: (autograd/*.cpp) ----
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor cat(const tensor_list& tensors, int64_t dim = 0);
+Tensor stack(const tensor_list& tensors, int64_t dim = 0);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor sum(const Tensor& x);
+Tensor mean(const Tensor& x);
+Tensor allclose_diff(const Tensor& a, const Tensor& b);  // max |a - b|, as a 0-dim float64 tensor
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+bool equal(const Tensor& a, const Tensor& b);
+
+// ---- creation (core/factory.cpp) ----
+Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});
+Tensor empty_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
+Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
+Tensor ones_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
+Tensor full_like(const Tensor& t, const Scalar& value, std::optional<TensorOptions> options = std::nullopt);
+Tensor arange(const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {});
+// Copies `data` (row-major) into a new tensor of the given shape.
+template <typename T>
+Tensor from_vector(const std::vector<T>& data, IntArrayRef sizes, const TensorOptions& options = {});
+// Wraps memory the caller owns (no copy); `deleter` runs when the last view dies.
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {},
+                 std::function<void(void*)> deleter = nullptr);
+
+}  // namespace ember
+
+#include "core/tensor_literal.h"  // ember::tensor({{1, 2}, {3, 4}})

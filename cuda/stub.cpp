@@ -1,0 +1,59 @@
+// The CUDA backend of a build without CUDA: every kernel throws "built without CUDA support".
+//
+// Linked instead of cuda/*.cu when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
+// for a CUDA tensor gets a clear error instead of a link failure or an #ifdef in its own code.
+#include "core/backend.h"
+#include "cuda/cuda.h"
+
+namespace ember {
+
+namespace {
+
+[[noreturn]] void no_cuda() {
+  EMBER_FAIL("CUDA: Ember was built without CUDA support; rebuild with -DEMBER_CUDA=ON on a machine with the CUDA "
+             "Toolkit, or use device cpu");
+}
+
+class StubBackend final : public Backend {
+ public:
+  const char* name() const override { return "cuda (not built)"; }
+  void* allocate(size_t, Device) override { no_cuda(); }
+  void deallocate(void*, Device) override {}
+  void copy_to_host(void*, const void*, size_t, Device) override { no_cuda(); }
+  void copy_from_host(void*, const void*, size_t, Device) override { no_cuda(); }
+  void copy(const Tensor&, const Tensor&) override { no_cuda(); }
+  void fill(const Tensor&, const Scalar&) override { no_cuda(); }
+  void unary(UnaryOp, const Tensor&, const Tensor&) override { no_cuda(); }
+  void binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&) override { no_cuda(); }
+  void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override { no_cuda(); }
+  void reduce(ReduceOp, const Tensor&, const Tensor&, IntArrayRef) override { no_cuda(); }
+  void arg_reduce(bool, const Tensor&, const Tensor&, const Tensor&, int64_t) override { no_cuda(); }
+  void matmul(const Tensor&, const Tensor&, const Tensor&) override { no_cuda(); }
+  void softmax(const Tensor&, const Tensor&, bool) override { no_cuda(); }
+  void softmax_backward(const Tensor&, const Tensor&, const Tensor&, bool) override { no_cuda(); }
+  void triangle(const Tensor&, const Tensor&, int64_t, bool) override { no_cuda(); }
+  void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) override { no_cuda(); }
+  void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) override { no_cuda(); }
+  void gather(const Tensor&, const Tensor&, int64_t, const Tensor&) override { no_cuda(); }
+  void scatter_add(const Tensor&, int64_t, const Tensor&, const Tensor&) override { no_cuda(); }
+};
+
+}  // namespace
+
+Backend& cuda_stub_backend() {
+  static StubBackend stub;
+  return stub;
+}
+
+namespace cuda {
+bool is_available() { return false; }
+int device_count() { return 0; }
+void synchronize() {}
+void manual_seed(uint64_t) {}
+size_t memory_allocated(int) { return 0; }
+size_t max_memory_allocated(int) { return 0; }
+void reset_peak_memory_stats(int) {}
+void empty_cache() {}
+}  // namespace cuda
+
+}  // namespace ember

@@ -1,0 +1,17 @@
+// Ember's whole public API in one include.
+//
+//   #include <ember/ember.h>
+//   int main() {
+//     auto x = ember::tensor({{0.43, 0.15}, {0.55, 0.87}});
+//     auto w = ember::ones({2, 3}, ember::requires_grad());
+//     auto y = x.matmul(w).relu().sum();
+//     y.backward();
+//     std::cout << w.grad() << '\n';
+//   }
+#pragma once
+
+#include <iostream>
+
+#include "autograd/autograd.h"
+#include "core/tensor.h"
+#include "cuda/cuda.h"

@@ -1,0 +1,55 @@
+// Core tensor behaviour: creation, views, broadcasting, reductions, matmul, hand-computed values.
+#include "test_util.h"
+
+using namespace ember;
+
+TEST(Core, LiteralShapeAndDtype) {
+  Tensor a = tensor({{0.43, 0.15}, {0.55, 0.87}});
+  EXPECT_EQ(a.sizes(), IntArrayRef({2, 2}));
+  EXPECT_EQ(a.dtype(), kFloat32);
+  EXPECT_EQ(tensor({1, 2, 3}).dtype(), kInt64);
+  EXPECT_EQ(tensor({true, false}).dtype(), kBool);
+  EXPECT_FLOAT_EQ(a[1][0].item<float>(), 0.55f);
+  EXPECT_THROWS_WITH(tensor({{1.0, 2.0}, {3.0}}), "tensor: expected a sequence of length 2");
+}
+
+TEST(Core, BroadcastAddAndScalars) {
+  Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}});
+  Tensor b = tensor({10.0, 20.0, 30.0});
+  EXPECT_TENSOR_CLOSE(a + b, tensor({{11.0, 22.0, 33.0}, {14.0, 25.0, 36.0}}));
+  EXPECT_TENSOR_CLOSE(a * 2, tensor({{2.0, 4.0, 6.0}, {8.0, 10.0, 12.0}}));
+  EXPECT_TENSOR_CLOSE(1 - a, tensor({{0.0, -1.0, -2.0}, {-3.0, -4.0, -5.0}}));
+  EXPECT_EQ((tensor({1, 2}) * 2).dtype(), kInt64);
+  EXPECT_EQ((tensor({1, 2}) * 2.5).dtype(), kFloat32);
+  EXPECT_THROWS_WITH(a + tensor({1.0, 2.0}), "add: shapes [2, 3] and [2] cannot be broadcast");
+}
+
+TEST(Core, ViewsShareStorage) {
+  Tensor a = arange(6, kFloat32).view({2, 3});
+  Tensor t = a.t();
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_EQ(t.sizes(), IntArrayRef({3, 2}));
+  EXPECT_FLOAT_EQ(t[2][1].item<float>(), 5.0f);
+  t[0][1].fill_(100);
+  EXPECT_FLOAT_EQ(a[1][0].item<float>(), 100.0f);
+  EXPECT_TENSOR_CLOSE(a.t().contiguous().view({-1}), tensor({0.0, 100.0, 1.0, 4.0, 2.0, 5.0}));
+  EXPECT_THROWS_WITH(a.t().view({6}), "view: size [6] is not compatible");
+}
+
+TEST(Core, ReductionsAndMatmul) {
+  Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}});
+  EXPECT_TENSOR_CLOSE(a.sum(1), tensor({6.0, 15.0}));
+  EXPECT_TENSOR_CLOSE(a.sum(0, true), tensor({{5.0, 7.0, 9.0}}));
+  EXPECT_TENSOR_CLOSE(a.mean(), tensor(3.5));
+  EXPECT_TENSOR_CLOSE(a.matmul(a.t()), tensor({{14.0, 32.0}, {32.0, 77.0}}));
+  EXPECT_THROWS_WITH(ones({6, 3}).matmul(ones({2, 3})), "matmul: shapes [6, 3] and [2, 3] cannot be multiplied (3 != 2)");
+}
+
+TEST(Autograd, MulSumBackward) {
+  Tensor x = tensor({1.0, 2.0, 3.0}, requires_grad());
+  Tensor w = tensor({4.0, 5.0, 6.0}, requires_grad());
+  Tensor y = (x * w).sum();
+  y.backward();
+  EXPECT_TENSOR_CLOSE(x.grad(), tensor({4.0, 5.0, 6.0}));
+  EXPECT_TENSOR_CLOSE(w.grad(), tensor({1.0, 2.0, 3.0}));
+}
