@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what Ember needs on a fresh Debian 12 machine (as root, or with sudo).
+# Idempotent: packages already present are skipped by apt.
+set -euo pipefail
+pkgs=(cmake g++ make libopenblas-dev libfmt-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi

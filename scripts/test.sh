@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds Ember and runs every test; with --sanitize, the same suite under ASan + UBSan.
+# This is the README's test command and what CI (.ci/run) calls.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs=$(nproc)
+run_suite() {  # build dir, extra cmake flags...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs")
+}
+if [ "${1:-}" = "--sanitize" ]; then
+  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    run_suite build-sanitize -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+else
+  run_suite build
+fi
