@@ -29,6 +29,8 @@
 
 namespace ember {
 
+class Generator;  // core/generator.h
+
 namespace autograd {
 class Node;
 struct AutogradMeta;
@@ -131,6 +133,13 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_();
+
+  // ---- random fills (core/random.cpp); PyTorch's CPU generator, bit for bit ----
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt);
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt);
+  Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt);
 
   // ---- views (autograd/shape.cpp): share storage, never copy ----
   Tensor view(IntArrayRef shape) const;

@@ -13,5 +13,16 @@
 #include <iostream>
 
 #include "autograd/autograd.h"
+#include "autograd/function.h"
+#include "autograd/gradcheck.h"
+#include "autograd/graphviz.h"
+#include "autograd/loss.h"
+#include "core/generator.h"
+#include "core/print.h"
+#include "core/random.h"
 #include "core/tensor.h"
 #include "cuda/cuda.h"
+#include "nn/init.h"
+#include "nn/nn.h"
+#include "nn/serialize.h"
+#include "optim/optim.h"
