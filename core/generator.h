@@ -1,1 +1,50 @@
+// Generator: PyTorch's CPU random generator (MT19937), bit for bit, as a shared handle.
+//
+//   ember::manual_seed(123);
+//   ember::Tensor r = ember::rand({3, 2});      // the same numbers torch.rand prints
+//   ember::Generator g(42);                      // a private stream
+//   ember::Tensor n = ember::randn({4}, {}, g);
+//
+// Copies of a Generator share one state, as torch.Generator objects do.
 #pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace ember {
+
+class Tensor;
+
+class Generator {
+ public:
+  // A generator seeded with `seed` (the default generator starts from a nondeterministic seed).
+  explicit Generator(uint64_t seed = 67280421310721ULL);
+
+  void manual_seed(uint64_t seed);
+  uint64_t initial_seed() const;
+  // Reseeds from a nondeterministic source and returns the new seed.
+  uint64_t seed();
+  // The whole state (MT19937 words, position, cached normals) as a uint8 tensor... stored as int64.
+  Tensor get_state() const;
+  void set_state(const Tensor& state);
+
+  // Raw draws, as at::CPUGeneratorImpl: 32 bits, and 64 bits from two 32-bit draws (first is high).
+  uint32_t random();
+  uint64_t random64();
+  // The Box-Muller value cached by the scalar normal path (PyTorch's next_double_normal_sample).
+  std::optional<double>& next_double_normal_sample();
+
+  struct Impl;
+  const std::shared_ptr<Impl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// The process-wide default generator used when no generator is passed.
+Generator& default_generator();
+// torch::manual_seed: seeds the default CPU generator (and CUDA's, when built with CUDA).
+void manual_seed(uint64_t seed);
+
+}  // namespace ember

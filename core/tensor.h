@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/scalar.h"
 #include "core/storage.h"
+#include "core/generator.h"
 #include "core/tensor_options.h"
 
 namespace ember {
