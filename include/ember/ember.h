@@ -21,6 +21,7 @@
 #include "core/print.h"
 #include "core/random.h"
 #include "core/tensor.h"
+#include "core/threads.h"
 #include "cuda/cuda.h"
 #include "nn/init.h"
 #include "nn/nn.h"
