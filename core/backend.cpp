@@ -5,19 +5,9 @@
 
 namespace ember {
 
-namespace {
-Backend* cuda_backend = nullptr;
-}  // namespace
-
-void register_backend(DeviceType type, Backend* backend) {
-  EMBER_CHECK(type == kCUDA, "register_backend: only the CUDA backend can be registered");
-  cuda_backend = backend;
-}
-
 Backend& backend_for(Device device) {
   if (device.is_cpu()) return cpu::backend();
-  if (!cuda_backend) cuda_backend = &cuda_stub_backend();
-  return *cuda_backend;
+  return cuda_backend();
 }
 
 #define EMBER_NAME_CASE(Name, name, ...) \

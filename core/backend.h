@@ -83,9 +83,6 @@ class Backend {
 Backend& backend_for(Device device);
 inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
 
-// Registers the CUDA backend (called from cuda/ at start-up when built with CUDA).
-void register_backend(DeviceType type, Backend* backend);
-
 // Runs `f.template operator()<T>()` with T the C++ type of `dtype`:
 //   dispatch(t.dtype(), "sum", [&]<typename T>() { ... });
 template <typename F>
@@ -112,6 +109,7 @@ decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
 }  // namespace ember
 
 namespace ember {
-// The backend used for CUDA devices when Ember was built without CUDA: every call throws.
-Backend& cuda_stub_backend();
+// The CUDA backend: defined in cuda/backend.cu when built with CUDA, else by cuda/stub.cpp,
+// whose every kernel throws "built without CUDA support". The linker picks exactly one.
+Backend& cuda_backend();
 }  // namespace ember

@@ -40,7 +40,7 @@ class StubBackend final : public Backend {
 
 }  // namespace
 
-Backend& cuda_stub_backend() {
+Backend& cuda_backend() {
   static StubBackend stub;
   return stub;
 }
