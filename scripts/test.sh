@@ -16,4 +16,5 @@ if [ "${1:-}" = "--sanitize" ]; then
     run_suite build-sanitize -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 else
   run_suite build
+  bash scripts/check_consumer.sh build
 fi
