@@ -6,8 +6,39 @@
 #include <limits>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/vec_math.h"
 
 namespace ember::cpu {
+
+namespace {
+
+// One float row of softmax / log-softmax; compiled for AVX-512, AVX2 and baseline, picked at run time.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void softmax_row_f32(float* y, const float* x, int64_t C, bool log) {
+  float mx = -INFINITY;
+#pragma omp simd reduction(max : mx)
+  for (int64_t c = 0; c < C; ++c) mx = x[c] > mx ? x[c] : mx;
+  if (mx == -INFINITY) mx = 0;  // a fully masked row: exp(-inf - 0) = 0
+  float sum = 0;
+  if (log) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < C; ++c) sum += exp_vec(x[c] - mx);
+    const float shift = mx + std::log(sum);
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) y[c] = x[c] - shift;
+    return;
+  }
+#pragma omp simd reduction(+ : sum)
+  for (int64_t c = 0; c < C; ++c) {
+    y[c] = exp_vec(x[c] - mx);
+    sum += y[c];
+  }
+  const float inv = 1.0f / sum;
+#pragma omp simd
+  for (int64_t c = 0; c < C; ++c) y[c] *= inv;
+}
+
+}  // namespace
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
   dispatch_floating(in.dtype(), log ? "log_softmax" : "softmax", [&]<typename T>() {
@@ -18,6 +49,10 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
     for (int64_t r = 0; r < rows; ++r) {
       const T* xr = x + r * C;
       T* yr = y + r * C;
+      if constexpr (std::is_same_v<T, float>) {
+        softmax_row_f32(yr, xr, C, log);
+        continue;
+      }
       T mx = -std::numeric_limits<T>::infinity();
       for (int64_t c = 0; c < C; ++c) mx = xr[c] > mx ? xr[c] : mx;
       if (mx == -std::numeric_limits<T>::infinity()) mx = 0;  // a fully masked row: exp(-inf - 0) = 0

@@ -55,13 +55,21 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   std::vector<int64_t> ostrides = out.strides().vec();
   for (int64_t d : dims) ostrides[d] = 0;
   Tensor oview = raw_view(out, in.sizes().vec(), ostrides, out.storage_offset());
-  // Reduced dims may repeat outputs across threads, so this walk is serial.
+  // Threads may split the walk only when each output is folded by one run: the reduced dims are the
+  // innermost ones of a contiguous input. Otherwise outputs repeat across runs and the walk is serial.
+  bool inner_only = in.is_contiguous() && !dims.empty();
+  for (size_t i = 0; i < dims.size(); ++i)
+    inner_only = inner_only && dims[dims.size() - 1 - i] == in.dim() - 1 - static_cast<int64_t>(i);
   for_each_run<2>(
       {&oview, &in},
       [](char** p, const int64_t* s, int64_t n) {
         if (s[0] == 0) {  // the whole run folds into one output
           A acc = static_cast<A>(*reinterpret_cast<O*>(p[0]));
-          if (s[1] == sizeof(T)) {
+          if (s[1] == sizeof(T) && std::is_same_v<R, SumR<T>>) {
+            const T* x = reinterpret_cast<const T*>(p[1]);
+#pragma omp simd reduction(+ : acc)
+            for (int64_t i = 0; i < n; ++i) acc += x[i];
+          } else if (s[1] == sizeof(T)) {
             const T* x = reinterpret_cast<const T*>(p[1]);
             for (int64_t i = 0; i < n; ++i) acc = R::fold(acc, x[i]);
           } else {
@@ -75,7 +83,7 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
           }
         }
       },
-      /*parallel=*/false);
+      /*parallel=*/inner_only);
 }
 
 }  // namespace
