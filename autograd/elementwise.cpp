@@ -3,7 +3,7 @@
 // Forward: core/kernel.h (promotion, broadcasting, the backend's functor loops). Backward: Ember's
 // own ops, so the same code runs on every device and is itself differentiable (create_graph).
 // Gradients of broadcast inputs are summed back to the input's shape with sum_to.
-// In-place forms write into self and re-point self's history at the new node (rebase_history).
+// In-place forms compute the value out of place and commit it into self (autograd/inplace.cpp).
 #include <cmath>
 
 #include "autograd/autograd.h"
@@ -334,7 +334,8 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
 // ---- in place ----
 
 namespace {
-// self op= other, with autograd: self's history moves to a node whose inputs are (old self, other).
+// self op= other. With autograd, the value is computed out of place from a clone of self (its
+// backward may need the old value) and committed into self (autograd/inplace.cpp).
 Tensor& inplace_binary(Tensor& self, BinaryOp op, const char* name, const Tensor& other,
                        std::function<Tensor(const Tensor& self_val)> make_out_of_place) {
   autograd::check_inplace(self, name);
@@ -342,18 +343,7 @@ Tensor& inplace_binary(Tensor& self, BinaryOp op, const char* name, const Tensor
     kernel::binary_(op, self, other);
     return self;
   }
-  // Compute the differentiable result out of place from a copy of self's old value (which the
-  // backward may need after self is overwritten), then write it into self and take its history.
-  Tensor result = make_out_of_place(self.clone());
-  {
-    NoGradGuard no_grad;
-    backend_for(self).copy(self, result);
-    mark_written(self);
-  }
-  // self now has result's history.
-  autograd::AutogradMeta& m = autograd::ensure_meta(self);
-  m.grad_fn = result.grad_fn();
-  m.output_nr = result.output_nr();
+  autograd::commit_inplace(self, make_out_of_place(self.clone()));
   return self;
 }
 }  // namespace
@@ -385,17 +375,7 @@ Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
 namespace {
 Tensor& inplace_unary(Tensor& self, const char* name, std::function<Tensor(const Tensor&)> f) {
   autograd::check_inplace(self, name);
-  Tensor result = f(any_requires_grad({&self}) ? self.clone() : self.detach());
-  {
-    NoGradGuard no_grad;
-    backend_for(self).copy(self, result);
-    mark_written(self);
-  }
-  if (result.grad_fn()) {
-    autograd::AutogradMeta& m = autograd::ensure_meta(self);
-    m.grad_fn = result.grad_fn();
-    m.output_nr = result.output_nr();
-  }
+  autograd::commit_inplace(self, f(any_requires_grad({&self}) ? self.clone() : self.detach()));
   return self;
 }
 }  // namespace

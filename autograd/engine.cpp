@@ -185,14 +185,6 @@ void check_inplace(const Tensor& self, const char* op) {
               op);
 }
 
-void rebase_history(const std::string& name, const Tensor& self, const tensor_list& others,
-                    std::function<tensor_list(const Tensor& grad)> backward) {
-  tensor_list inputs{self};
-  inputs.insert(inputs.end(), others.begin(), others.end());
-  // The new node's first edge is self's history before the write; record() then re-points self.
-  record(name, self, inputs, std::move(backward));
-}
-
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   if (!grad.defined() || grad.sizes() == sizes) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());

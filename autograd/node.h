@@ -93,6 +93,7 @@ struct AutogradMeta {
   bool retains_grad = false;
   std::string name;
   std::vector<std::pair<unsigned, TensorHook>> leaf_hooks;  // hooks of a leaf, run by AccumulateGrad
+  Tensor view_base;  // for a view: the (non-view) tensor whose storage it shows
 };
 
 // A tensor kept by a node for its backward. Checks on unpack that nobody wrote into it since
@@ -132,10 +133,11 @@ std::shared_ptr<Node> record(const std::string& name, const tensor_list& outputs
 // Single-output form: backward receives the gradient of `output` (defined).
 std::shared_ptr<Node> record(const std::string& name, const Tensor& output, const tensor_list& inputs,
                              std::function<tensor_list(const Tensor& grad)> backward);
-// After an in-place write into `self` by op `name` (inputs other than self in `others`),
-// re-points self's history at a new node whose first input is self's old history.
-void rebase_history(const std::string& name, const Tensor& self, const tensor_list& others,
-                    std::function<tensor_list(const Tensor& grad)> backward);
+// Writes `result` (self's shape and dtype) into self and gives self result's history; when self is
+// a view, its base's history becomes CopySlices (autograd/inplace.cpp).
+void commit_inplace(const Tensor& self, const Tensor& result);
+// Records that `view` shows the storage of `source` (or of source's own base).
+void track_view(const Tensor& view, const Tensor& source);
 // Throws PyTorch's error when an in-place op would overwrite a leaf that requires grad.
 void check_inplace(const Tensor& self, const char* op);
 

@@ -18,6 +18,7 @@ namespace {
 Tensor make_view(const Tensor& self, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset,
                  const char* name, std::function<tensor_list(const Tensor&)> bw) {
   Tensor v = raw_view(self, std::move(sizes), std::move(strides), offset);
+  autograd::track_view(v, self);
   if (any_requires_grad({&self})) record(name, v, {self}, std::move(bw));
   return v;
 }
@@ -67,24 +68,25 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 // d copy_(self, src) = (0 for the old self, g for src)
 Tensor& Tensor::copy_(const Tensor& src) {
   autograd::check_inplace(*this, "copy_");
-  Tensor s = kernel::broadcast_to(src, sizes());
-  if (s.device() != device()) s = s.to(device());
-  backend_for(*this).copy(*this, s);
-  mark_written(*this);
-  if (any_requires_grad({this, &src})) {
-    autograd::rebase_history("CopyBackwards", *this, {src}, [ss = src.sizes().vec(), dev = src.device()](const Tensor& g) -> tensor_list {
-      return {zeros_like(g), autograd::sum_to(g, ss).to(dev)};
-    });
+  if (!any_requires_grad({this, &src})) {
+    Tensor s = kernel::broadcast_to(src, sizes());
+    if (s.device() != device()) s = s.to(device());
+    backend_for(*this).copy(*this, s);
+    mark_written(*this);
+    return *this;
   }
+  autograd::commit_inplace(*this, src.expand(sizes()).to(device(), dtype()));
   return *this;
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
   autograd::check_inplace(*this, "fill_");
-  backend_for(*this).fill(*this, value);
-  mark_written(*this);
-  if (any_requires_grad({this}))
-    autograd::rebase_history("FillBackward0", *this, {}, [](const Tensor& g) -> tensor_list { return {zeros_like(g)}; });
+  if (!any_requires_grad({this})) {
+    backend_for(*this).fill(*this, value);
+    mark_written(*this);
+    return *this;
+  }
+  autograd::commit_inplace(*this, full(sizes(), value, options()));
   return *this;
 }
 
@@ -187,6 +189,7 @@ Tensor Tensor::expand(IntArrayRef want) const {
       sz[d] = sizes()[d - lead];
     }
   Tensor v = kernel::broadcast_to(*this, sz);
+  if (!v.is_same(*this)) autograd::track_view(v, *this);
   if (any_requires_grad({this}))
     record("ExpandBackward0", v, {*this},
            [in = sizes().vec()](const Tensor& g) -> tensor_list { return {autograd::sum_to(g, in)}; });
