@@ -15,6 +15,7 @@
 
 #include "autograd/autograd.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember::autograd {
 
@@ -296,6 +297,7 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
     tensor_list outs;
     if (run && any_grad) {
       tensor_list grads_in = node_hook ? grads : tensor_list{};
+      trace::BackwardScope scope(node->name());
       outs = node->apply(std::move(grads));
       if (is_anomaly_enabled()) check_anomaly(*node, outs);
       if (node_hook) node_hook(*node, grads_in, outs);

@@ -2,12 +2,15 @@
 #include "core/backend.h"
 
 #include "core/cpu/cpu_backend.h"
+#include "core/trace.h"
 
 namespace ember {
 
 Backend& backend_for(Device device) {
-  if (device.is_cpu()) return cpu::backend();
-  return cuda_backend();
+  static Backend& cpu = trace::level() > 0 ? trace::wrap(cpu::backend()) : cpu::backend();
+  if (device.is_cpu()) return cpu;
+  static Backend& cuda = trace::level() > 0 ? trace::wrap(cuda_backend()) : cuda_backend();
+  return cuda;
 }
 
 #define EMBER_NAME_CASE(Name, name, ...) \
