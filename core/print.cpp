@@ -1,14 +1,274 @@
-// Printing tensors in PyTorch's Python format (placeholder, replaced by the full formatter).
-#include <iostream>
+// operator<<(ostream, Tensor): PyTorch's Python repr, rule for rule from torch 1.13 _tensor_str.py.
+//
+// One _Formatter decides, from the elements that will be shown, between integer mode ("1."),
+// fixed ("0.4419") and scientific ("1.0000e-05") and the common width; the recursive printer
+// then lays out brackets, wrapping and "..." exactly as Python does. Values are copied to the
+// host once (to_vector), so every device prints the same way. Not a general formatting library.
+#include "core/print.h"
 
-#include "core/tensor.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "autograd/node.h"  // only for grad_fn()->name()
 
 namespace ember {
+namespace {
+
+PrintOptions g_options;
+
+// The elements of a tensor in row-major order: doubles for floating dtypes, text otherwise.
+struct Elements {
+  bool floating = false;
+  std::vector<double> values;      // floating dtypes
+  std::vector<std::string> texts;  // int64 and bool, as Python's str() writes them
+};
+
+Elements read_elements(const Tensor& t) {
+  Elements e;
+  e.floating = t.is_floating_point();
+  if (e.floating) {
+    e.values = t.to_vector<double>();
+  } else if (t.dtype() == kBool) {
+    for (bool b : t.to_vector<bool>()) e.texts.emplace_back(b ? "True" : "False");
+  } else {
+    for (int64_t v : t.to_vector<int64_t>()) e.texts.push_back(std::to_string(v));
+  }
+  return e;
+}
+
+// Python's "{:.{p}f}" / "{:.{p}e}": nan prints without a sign, infinities as "inf".
+std::string format_double(double v, int precision, char conversion) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char fmt_spec[8] = {'%', '.', '*', conversion, '\0'};
+  int n = std::snprintf(nullptr, 0, fmt_spec, precision, v);
+  std::string out(static_cast<size_t>(n), '\0');
+  std::snprintf(out.data(), out.size() + 1, fmt_spec, precision, v);
+  return out;
+}
+
+// torch._tensor_str._Formatter: built from the shown elements, formats one element padded to width().
+class Formatter {
+ public:
+  Formatter(const Elements& e, const std::vector<int64_t>& shown, const PrintOptions& opts)
+      : floating_(e.floating), precision_(opts.precision) {
+    if (!floating_) {
+      for (int64_t i : shown) max_width_ = std::max(max_width_, e.texts[i].size());
+      return;
+    }
+    std::vector<double> finite;  // nonzero finite values
+    for (int64_t i : shown) {
+      double v = e.values[i];
+      if (std::isfinite(v) && v != 0) finite.push_back(v);
+    }
+    if (finite.empty()) return;  // PyTorch returns before applying sci_mode here
+    double lo = std::abs(finite[0]);
+    double hi = lo;
+    for (double v : finite) {
+      lo = std::min(lo, std::abs(v));
+      hi = std::max(hi, std::abs(v));
+      if (v != std::ceil(v)) int_mode_ = false;
+    }
+    bool wide_range = hi / lo > 1000.0 || hi > 1.0e8;
+    sci_mode_ = int_mode_ ? wide_range : wide_range || lo < 1.0e-4;
+    for (double v : finite) {
+      size_t len = sci_mode_ ? format_double(v, precision_, 'e').size()
+                   : int_mode_ ? format_double(v, 0, 'f').size() + 1
+                               : format_double(v, precision_, 'f').size();
+      max_width_ = std::max(max_width_, len);
+    }
+    if (opts.sci_mode) sci_mode_ = *opts.sci_mode;
+  }
+
+  size_t width() const { return max_width_; }
+
+  std::string format(const Elements& e, int64_t i) const {
+    std::string s;
+    if (!floating_) {
+      s = e.texts[i];
+    } else if (sci_mode_) {
+      s = format_double(e.values[i], precision_, 'e');
+    } else if (int_mode_) {
+      s = format_double(e.values[i], 0, 'f');
+      if (std::isfinite(e.values[i])) s += '.';
+    } else {
+      s = format_double(e.values[i], precision_, 'f');
+    }
+    return s.size() < max_width_ ? std::string(max_width_ - s.size(), ' ') + s : s;
+  }
+
+ private:
+  bool floating_;
+  int precision_;
+  bool int_mode_ = true;
+  bool sci_mode_ = false;
+  size_t max_width_ = 1;
+};
+
+// Walks a contiguous row-major layout, dropping middle rows of long dims when summarising.
+class Printer {
+ public:
+  Printer(const Elements& e, std::vector<int64_t> sizes, const PrintOptions& opts)
+      : e_(e), sizes_(std::move(sizes)), strides_(sizes_.size(), 1), opts_(opts) {
+    for (int64_t d = static_cast<int64_t>(sizes_.size()) - 2; d >= 0; --d) strides_[d] = strides_[d + 1] * sizes_[d + 1];
+    int64_t numel = 1;
+    for (int64_t s : sizes_) numel *= s;
+    summarize_ = static_cast<double>(numel) > opts.threshold;
+  }
+
+  // The flat indices that will be shown, in order (get_summarized_data in PyTorch).
+  void collect(size_t d, int64_t offset, std::vector<int64_t>& out) const {
+    if (d == sizes_.size()) {
+      out.push_back(offset);
+      return;
+    }
+    for (int64_t i : rows(d)) {
+      if (i >= 0) collect(d + 1, offset + i * strides_[d], out);
+    }
+  }
+
+  std::string str(const Formatter& f, size_t d, int64_t offset, int64_t indent) const {
+    if (d == sizes_.size()) return f.format(e_, offset);
+    if (d + 1 == sizes_.size()) return vector_str(f, d, offset, indent);
+    // Between slices: one blank line per remaining dim, then the indent (PyTorch's join string).
+    std::string sep(1, ',');
+    sep.append(sizes_.size() - d - 1, '\n');
+    sep.append(static_cast<size_t>(indent + 1), ' ');
+    std::string out = "[";
+    bool first = true;
+    for (int64_t i : rows(d)) {
+      if (!first) out += sep;
+      first = false;
+      if (i < 0) {
+        out += "...";
+      } else {
+        out += str(f, d + 1, offset + i * strides_[d], indent + 1);
+      }
+    }
+    return out + "]";
+  }
+
+ private:
+  // Row indices of dim d in display order; -1 marks the "..." between the two edges.
+  std::vector<int64_t> rows(size_t d) const {
+    std::vector<int64_t> r;
+    int64_t n = sizes_[d];
+    int64_t edge = opts_.edgeitems;
+    if (summarize_ && n > 2 * edge) {
+      for (int64_t i = 0; i < edge; ++i) r.push_back(i);
+      r.push_back(-1);
+      for (int64_t i = n - edge; i < n; ++i) r.push_back(i);
+    } else {
+      for (int64_t i = 0; i < n; ++i) r.push_back(i);
+    }
+    return r;
+  }
+
+  // _vector_str: as many elements per line as fit in linewidth - indent.
+  std::string vector_str(const Formatter& f, size_t d, int64_t offset, int64_t indent) const {
+    double element_length = static_cast<double>(f.width() + 2);
+    auto per_line = std::max<int64_t>(
+        1, static_cast<int64_t>(std::floor(static_cast<double>(opts_.linewidth - indent) / element_length)));
+    std::vector<std::string> data;
+    for (int64_t i : rows(d)) data.push_back(i < 0 ? " ..." : f.format(e_, offset + i * strides_[d]));
+    std::string out = "[";
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (i > 0) out += i % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
+      out += data[i];
+    }
+    return out + "]";
+  }
+
+  const Elements& e_;
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  const PrintOptions& opts_;
+  bool summarize_ = false;
+};
+
+// _add_suffixes: ", suffix" on the last line while it fits in linewidth, else a new line.
+std::string add_suffixes(const std::string& body, const std::vector<std::string>& suffixes, int64_t indent,
+                         int64_t linewidth) {
+  std::string out = body;
+  size_t nl = body.rfind('\n');
+  auto last_line_len = static_cast<int64_t>(body.size()) - (nl == std::string::npos ? -1 : static_cast<int64_t>(nl)) + 1;
+  for (const std::string& s : suffixes) {
+    auto len = static_cast<int64_t>(s.size());
+    if (last_line_len + len + 2 > linewidth) {
+      out += ",\n" + std::string(indent, ' ') + s;
+      last_line_len = indent + len;
+    } else {
+      out += ", " + s;
+      last_line_len += len + 2;
+    }
+  }
+  return out + ")";
+}
+
+// Python's str(tuple): (0,) for one element, (2, 0) otherwise.
+std::string tuple_str(IntArrayRef sizes) {
+  std::string out = "(";
+  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+  return out + (sizes.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+void set_printoptions(std::optional<int> precision, std::optional<double> threshold, std::optional<int> edgeitems,
+                      std::optional<int> linewidth, std::optional<bool> sci_mode) {
+  EMBER_CHECK(!precision || *precision >= 0, "set_printoptions: precision must be >= 0, got {}", *precision);
+  EMBER_CHECK(!edgeitems || *edgeitems >= 1, "set_printoptions: edgeitems must be >= 1, got {}", *edgeitems);
+  if (precision) g_options.precision = *precision;
+  if (threshold) g_options.threshold = *threshold;
+  if (edgeitems) g_options.edgeitems = *edgeitems;
+  if (linewidth) g_options.linewidth = *linewidth;
+  g_options.sci_mode = sci_mode;
+}
+
+void set_printoptions(const PrintOptions& options) {
+  set_printoptions(options.precision, options.threshold, options.edgeitems, options.linewidth, options.sci_mode);
+}
+
+PrintOptions get_printoptions() { return g_options; }
+
+std::string to_string(const Tensor& t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
+}
+
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
-  auto v = t.to_vector<double>();
-  os << "tensor([";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  return os << "])";
+  const std::string prefix = "tensor(";
+  const auto indent = static_cast<int64_t>(prefix.size());
+  const PrintOptions& opts = g_options;
+  std::vector<std::string> suffixes;
+  if (!t.is_cpu()) suffixes.push_back("device='" + t.device().str() + "'");
+  std::string body;
+  std::string dtype_suffix = "dtype=torch." + std::string(dtype_name(t.dtype()));
+  if (t.numel() == 0) {
+    // No elements to infer the dtype from, so every non-default dtype is named.
+    if (t.dim() != 1) suffixes.push_back("size=" + tuple_str(t.sizes()));
+    if (t.dtype() != kFloat32) suffixes.push_back(dtype_suffix);
+    body = "[]";
+  } else {
+    if (t.dtype() == kFloat64) suffixes.push_back(dtype_suffix);
+    Elements e = read_elements(t);
+    Printer printer(e, t.sizes().vec(), opts);
+    std::vector<int64_t> shown;
+    printer.collect(0, 0, shown);
+    Formatter formatter(e, shown, opts);
+    body = printer.str(formatter, 0, 0, indent);
+  }
+  if (auto fn = t.grad_fn()) {
+    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  } else if (t.requires_grad()) {
+    suffixes.push_back("requires_grad=True");
+  }
+  return os << add_suffixes(prefix + body, suffixes, indent, opts.linewidth);
 }
+
 }  // namespace ember

@@ -1,0 +1,69 @@
+// Reading the PyTorch reference fixtures (tests/fixtures/*.json, written by scripts/gen_*_fixtures.py).
+//
+//   nlohmann::json cases = ember::test::load_fixture("print.json");
+//   Tensor x = ember::test::tensor_from_json(cases["matrix_1x3"]["inputs"][0]);
+//
+// A tensor is stored as {"shape": [...], "dtype": "float32", "values": [...] (row-major),
+// "requires_grad": bool}; nan and infinities are the strings "nan", "inf", "-inf".
+// Only a reader: the fixtures are never written from C++.
+#pragma once
+
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <ember/ember.h>
+
+namespace ember::test {
+
+inline nlohmann::json load_fixture(const std::string& file) {
+  std::string path = std::string(EMBER_FIXTURE_DIR) + "/" + file;
+  std::ifstream in(path);
+  EMBER_CHECK(in.good(), "load_fixture: cannot open {} (run the generator in scripts/)", path);
+  return nlohmann::json::parse(in);
+}
+
+inline ScalarType dtype_from_name(const std::string& name) {
+  if (name == "float32") return kFloat32;
+  if (name == "float64") return kFloat64;
+  if (name == "int64") return kInt64;
+  EMBER_CHECK(name == "bool", "dtype_from_name: unknown dtype '{}'", name);
+  return kBool;
+}
+
+inline double value_from_json(const nlohmann::json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    return s == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  }
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  return v.get<double>();
+}
+
+// Rebuilds a tensor exactly: float32 values were written as the doubles they widen to.
+inline Tensor tensor_from_json(const nlohmann::json& j) {
+  std::vector<int64_t> shape = j.at("shape").get<std::vector<int64_t>>();
+  ScalarType dt = dtype_from_name(j.at("dtype").get<std::string>());
+  Tensor t;
+  if (dt == kInt64) {
+    t = from_vector(j.at("values").get<std::vector<int64_t>>(), shape, dtype(kInt64));
+  } else {
+    std::vector<double> values;
+    for (const auto& v : j.at("values")) values.push_back(value_from_json(v));
+    t = from_vector(values, shape, dtype(dt));
+  }
+  if (j.value("requires_grad", false)) t.requires_grad_();
+  return t;
+}
+
+inline tensor_list tensors_from_json(const nlohmann::json& list) {
+  tensor_list out;
+  for (const auto& j : list) out.push_back(tensor_from_json(j));
+  return out;
+}
+
+}  // namespace ember::test
