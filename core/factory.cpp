@@ -86,7 +86,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
   std::vector<double> v(steps);
   // PyTorch fills the first half from the start and the second half from the end.
   const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
-  const int64_t half = steps / 2;
+  const int64_t half = steps == 1 ? 1 : steps / 2;  // a single step is the start, as in PyTorch
   for (int64_t i = 0; i < steps; ++i) v[i] = i < half ? s + step * i : e - step * (steps - i - 1);
   return finish(from_host(v, {steps}, options.dtype(), options.device()), options);
 }
