@@ -15,13 +15,16 @@ using autograd::SavedVariable;
 
 namespace {
 
-void check_index(const Tensor& index, int64_t bound, const char* op) {
+// `shape` and `dim` name the indexed tensor in the message (one_hot has none: empty shape).
+void check_index(const Tensor& index, int64_t bound, const char* op, IntArrayRef shape = {}, int64_t dim = 0) {
   EMBER_CHECK(index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op, dtype_name(index.dtype()));
   if (index.numel() == 0) return;
   NoGradGuard no_grad;
   const int64_t lo = index.min().item<int64_t>(), hi = index.max().item<int64_t>();
-  EMBER_CHECK(lo >= 0 && hi < bound, "{}: index {} is out of bounds for dimension with size {}", op,
-              lo < 0 ? lo : hi, bound);
+  if (lo >= 0 && hi < bound) return;
+  const int64_t bad = lo < 0 ? lo : hi;
+  if (shape.empty()) EMBER_FAIL("{}: index {} is out of bounds for size {}", op, bad, bound);
+  EMBER_FAIL("{}: index {} is out of bounds for dimension {} with size {} (input shape {})", op, bad, dim, bound, shape);
 }
 
 // softmax of x over `dim` (forward only), in x's floating dtype.
@@ -93,7 +96,7 @@ Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
   EMBER_CHECK(index.dim() <= 1, "index_select: index should have at most one dimension, got shape {}", index.sizes());
   Tensor src = dim() == 0 ? reshape({1}) : *this;
   int64_t d = wrap_dim(dim_, src.dim(), "index_select");
-  check_index(index, src.sizes()[d], "index_select");
+  check_index(index, src.sizes()[d], "index_select", src.sizes(), d);
   Tensor in = kernel::contiguous(src), idx = kernel::contiguous(index.reshape({-1}));
   std::vector<int64_t> sz = in.sizes().vec();
   sz[d] = idx.numel();
@@ -110,7 +113,7 @@ Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
 // d index_add = (g, g.index_select(dim, index))
 Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
   int64_t d = wrap_dim(dim_, dim(), "index_add");
-  check_index(index, sizes()[d], "index_add");
+  check_index(index, sizes()[d], "index_add", sizes(), d);
   std::vector<int64_t> want = sizes().vec();
   want[d] = index.numel();
   EMBER_CHECK(src.sizes() == IntArrayRef(want), "index_add: source has shape {} but {} was expected (self {} with {} "
@@ -132,7 +135,7 @@ Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
   for (int64_t k = 0; k < dim(); ++k)
     EMBER_CHECK(k == d || index.sizes()[k] <= sizes()[k], "gather: size does not match at dimension {}: expected index "
                 "{} to be smaller than self {} apart from dimension {}", k, index.sizes(), sizes(), d);
-  check_index(index, sizes()[d], "gather");
+  check_index(index, sizes()[d], "gather", sizes(), d);
   Tensor idx = kernel::contiguous(index);
   Tensor out = raw_empty(idx.sizes(), dtype(), device());
   backend_for(*this).gather(out, *this, d, idx);
@@ -149,7 +152,7 @@ Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src)
   EMBER_CHECK(index.dim() == dim() && src.sizes() == index.sizes(),
               "scatter_add: expected index {} and src {} of the same shape, with as many dims as self {}", index.sizes(),
               src.sizes(), sizes());
-  check_index(index, sizes()[d], "scatter_add");
+  check_index(index, sizes()[d], "scatter_add", sizes(), d);
   Tensor out = kernel::clone(*this);
   Tensor idx = kernel::contiguous(index);
   backend_for(out).scatter_add(out, d, idx, kernel::contiguous(kernel::cast(src, dtype())));
@@ -165,7 +168,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
   EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
               weight.sizes());
   EMBER_CHECK(indices.dtype() == kInt64, "embedding: expected indices of dtype int64, got {}", dtype_name(indices.dtype()));
-  check_index(indices, weight.size(0), "embedding");
+  check_index(indices, weight.size(0), "embedding", weight.sizes(), 0);
   Tensor flat = kernel::contiguous(indices.reshape({-1}));
   Tensor rows;
   {
