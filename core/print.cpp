@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "autograd/node.h"  // only for grad_fn()->name()
+#include "core/shape.h"
 
 namespace ember {
 namespace {
 
 PrintOptions g_options;
 
-// The elements of a tensor in row-major order: doubles for floating dtypes, text otherwise.
+// The elements that will be shown, in row-major order: doubles for floating dtypes, text otherwise.
 struct Elements {
   bool floating = false;
   std::vector<double> values;      // floating dtypes
@@ -53,15 +54,13 @@ std::string format_double(double v, int precision, char conversion) {
 // torch._tensor_str._Formatter: built from the shown elements, formats one element padded to width().
 class Formatter {
  public:
-  Formatter(const Elements& e, const std::vector<int64_t>& shown, const PrintOptions& opts)
-      : floating_(e.floating), precision_(opts.precision) {
+  Formatter(const Elements& e, const PrintOptions& opts) : floating_(e.floating), precision_(opts.precision) {
     if (!floating_) {
-      for (int64_t i : shown) max_width_ = std::max(max_width_, e.texts[i].size());
+      for (const std::string& s : e.texts) max_width_ = std::max(max_width_, s.size());
       return;
     }
     std::vector<double> finite;  // nonzero finite values
-    for (int64_t i : shown) {
-      double v = e.values[i];
+    for (double v : e.values) {
       if (std::isfinite(v) && v != 0) finite.push_back(v);
     }
     if (finite.empty()) return;  // PyTorch returns before applying sci_mode here
@@ -108,26 +107,39 @@ class Formatter {
   size_t max_width_ = 1;
 };
 
-// Walks a contiguous row-major layout, dropping middle rows of long dims when summarising.
+// Which dims are summarised: all long dims, once numel() exceeds the threshold.
+std::vector<bool> summarised_dims(const Tensor& t, const PrintOptions& opts) {
+  const bool summarize = static_cast<double>(t.numel()) > opts.threshold;
+  std::vector<bool> out;
+  for (int64_t n : t.sizes()) out.push_back(summarize && n > 2 * static_cast<int64_t>(opts.edgeitems));
+  return out;
+}
+
+// A view of just the shown elements (PyTorch's get_summarized_data, without copying the middle):
+// a summarised dim of size n and stride s becomes two dims (2, edge) with strides ((n - edge) * s, s).
+Tensor shown_view(const Tensor& t, const std::vector<bool>& summarised, int64_t edge) {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (summarised[d]) {
+      sizes.push_back(2);
+      strides.push_back((t.size(d) - edge) * t.stride(d));
+      sizes.push_back(edge);
+    } else {
+      sizes.push_back(t.size(d));
+    }
+    strides.push_back(t.stride(d));
+  }
+  return raw_view(t, sizes, strides, t.storage_offset());
+}
+
+// Lays out the shown elements (row-major, summarised dims holding 2 * edgeitems rows) with
+// brackets, wrapping and "..." where the middle rows were dropped.
 class Printer {
  public:
-  Printer(const Elements& e, std::vector<int64_t> sizes, const PrintOptions& opts)
-      : e_(e), sizes_(std::move(sizes)), strides_(sizes_.size(), 1), opts_(opts) {
+  Printer(const Elements& e, std::vector<int64_t> sizes, std::vector<bool> summarised, const PrintOptions& opts)
+      : e_(e), sizes_(std::move(sizes)), strides_(sizes_.size(), 1), summarised_(std::move(summarised)), opts_(opts) {
     for (int64_t d = static_cast<int64_t>(sizes_.size()) - 2; d >= 0; --d) strides_[d] = strides_[d + 1] * sizes_[d + 1];
-    int64_t numel = 1;
-    for (int64_t s : sizes_) numel *= s;
-    summarize_ = static_cast<double>(numel) > opts.threshold;
-  }
-
-  // The flat indices that will be shown, in order (get_summarized_data in PyTorch).
-  void collect(size_t d, int64_t offset, std::vector<int64_t>& out) const {
-    if (d == sizes_.size()) {
-      out.push_back(offset);
-      return;
-    }
-    for (int64_t i : rows(d)) {
-      if (i >= 0) collect(d + 1, offset + i * strides_[d], out);
-    }
   }
 
   std::string str(const Formatter& f, size_t d, int64_t offset, int64_t indent) const {
@@ -155,14 +167,9 @@ class Printer {
   // Row indices of dim d in display order; -1 marks the "..." between the two edges.
   std::vector<int64_t> rows(size_t d) const {
     std::vector<int64_t> r;
-    int64_t n = sizes_[d];
-    int64_t edge = opts_.edgeitems;
-    if (summarize_ && n > 2 * edge) {
-      for (int64_t i = 0; i < edge; ++i) r.push_back(i);
-      r.push_back(-1);
-      for (int64_t i = n - edge; i < n; ++i) r.push_back(i);
-    } else {
-      for (int64_t i = 0; i < n; ++i) r.push_back(i);
+    for (int64_t i = 0; i < sizes_[d]; ++i) {
+      if (summarised_[d] && i == sizes_[d] / 2) r.push_back(-1);
+      r.push_back(i);
     }
     return r;
   }
@@ -185,8 +192,8 @@ class Printer {
   const Elements& e_;
   std::vector<int64_t> sizes_;
   std::vector<int64_t> strides_;
+  std::vector<bool> summarised_;
   const PrintOptions& opts_;
-  bool summarize_ = false;
 };
 
 // _add_suffixes: ", suffix" on the last line while it fits in linewidth, else a new line.
@@ -256,11 +263,14 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     body = "[]";
   } else {
     if (t.dtype() == kFloat64) suffixes.push_back(dtype_suffix);
-    Elements e = read_elements(t);
-    Printer printer(e, t.sizes().vec(), opts);
-    std::vector<int64_t> shown;
-    printer.collect(0, 0, shown);
-    Formatter formatter(e, shown, opts);
+    std::vector<bool> summarised = summarised_dims(t, opts);
+    std::vector<int64_t> shown_sizes = t.sizes().vec();
+    for (size_t d = 0; d < shown_sizes.size(); ++d) {
+      if (summarised[d]) shown_sizes[d] = 2 * static_cast<int64_t>(opts.edgeitems);
+    }
+    Elements e = read_elements(shown_view(t, summarised, opts.edgeitems));
+    Formatter formatter(e, opts);
+    Printer printer(e, shown_sizes, summarised, opts);
     body = printer.str(formatter, 0, 0, indent);
   }
   if (auto fn = t.grad_fn()) {

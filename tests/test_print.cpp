@@ -29,6 +29,8 @@ const std::map<std::string, PrintCase>& print_ops() {
       {"grad_fn_suffix_wraps_f64", [](const tensor_list& in) { return in[0] + 1; }},  // a + 1
       {"transposed", [](const tensor_list& in) { return in[0].t(); }},                // a.t()
       {"sliced_step", [](const tensor_list& in) { return in[0].slice(0, 1).slice(1, 0, {}, 2); }},  // a[1:, ::2]
+      {"summarize_transposed", [](const tensor_list& in) { return in[0].t(); }},                  // a.t()
+      {"summarize_sliced_step", [](const tensor_list& in) { return in[0].slice(0, 1).slice(1, 0, {}, 2); }},  // a[1:, ::2]
   };
   return ops;
 }
