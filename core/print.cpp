@@ -2,8 +2,9 @@
 //
 // One _Formatter decides, from the elements that will be shown, between integer mode ("1."),
 // fixed ("0.4419") and scientific ("1.0000e-05") and the common width; the recursive printer
-// then lays out brackets, wrapping and "..." exactly as Python does. Values are copied to the
-// host once (to_vector), so every device prints the same way. Not a general formatting library.
+// then lays out brackets, wrapping and "..." exactly as Python does. Only the shown elements are
+// copied to the host (one strided view, one to_vector), so every device prints the same way and a
+// huge tensor prints instantly. Not a general formatting library.
 #include "core/print.h"
 
 #include <algorithm>
