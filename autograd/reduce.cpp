@@ -39,7 +39,7 @@ Tensor Tensor::sum(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> 
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "sum");
   Tensor y = kernel::reduce(ReduceOp::Sum, x, dims, keepdim);
   if (any_requires_grad({this})) {
-    record("SumBackward1", y, {*this}, [in = sizes().vec(), dims, keepdim, src = dtype()](const Tensor& g) -> tensor_list {
+    record(dims_in.empty() ? "SumBackward0" : "SumBackward1", y, {*this}, [in = sizes().vec(), dims, keepdim, src = dtype()](const Tensor& g) -> tensor_list {
       return {unsqueeze_reduced(g, in, dims, keepdim).expand(in).to(src)};
     });
   }
@@ -52,7 +52,20 @@ Tensor Tensor::mean(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType>
   EMBER_CHECK(ember::is_floating_point(dt), "mean: could not infer output dtype. Input dtype must be either a floating point "
               "or complex dtype. Got: {}", dtype_name(dt));
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "mean");
-  return sum(dims_in, keepdim, dt) / static_cast<double>(count_over(sizes(), dims));
+  const double n = static_cast<double>(count_over(sizes(), dims));
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = sum(dims_in, keepdim, dt).div_(n);
+  }
+  // d mean = g / n broadcast back
+  if (any_requires_grad({this})) {
+    record(dims_in.empty() ? "MeanBackward0" : "MeanBackward1", y, {*this},
+           [in = sizes().vec(), dims, keepdim, n, src = dtype()](const Tensor& g) -> tensor_list {
+             return {(unsqueeze_reduced(g, in, dims, keepdim) / n).expand(in).to(src)};
+           });
+  }
+  return y;
 }
 Tensor Tensor::mean(std::optional<ScalarType> dtype_) const { return mean(IntArrayRef{}, false, dtype_); }
 
