@@ -1,0 +1,38 @@
+// Settings of the character-level GPT trainer, with nanoGPT's names, and the three presets.
+//
+//   tiny  - the tutorials' bigram-plus-attention scale: block 8, n_embd 32, 4 heads (under a minute)
+//   baby  - nanoGPT's shakespeare_char CPU config: 4 layers, 4 heads, n_embd 128, block 64, batch 12
+//   video - the lecture's final model: 6 layers, 6 heads, n_embd 384, block 256, batch 64 (for a GPU)
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace charlm {
+
+struct Config {
+  // model
+  int64_t n_layer = 4, n_head = 4, n_embd = 128, block_size = 64;
+  double dropout = 0.0;
+  bool bias = true;
+  // data and optimisation
+  int64_t batch_size = 12;
+  double learning_rate = 1e-3, min_lr = 1e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.99, grad_clip = 1.0;
+  int64_t warmup_iters = 100, lr_decay_iters = 2000, max_iters = 2000;
+  int64_t eval_interval = 250, eval_iters = 200, log_interval = 10;
+  uint64_t seed = 1337;
+  std::string device = "cpu";
+  int threads = 0;  // 0: leave the library default
+};
+
+// Applies a preset by name; throws naming the valid presets otherwise.
+Config preset(const std::string& name);
+// Checks the values make sense (n_embd % n_head, positive sizes, ...), with messages naming the flag.
+void validate(const Config& c);
+
+nlohmann::json to_json(const Config& c);
+Config config_from_json(const nlohmann::json& j);
+
+}  // namespace charlm

@@ -1,0 +1,130 @@
+// Character data: UTF-8 decoding, vocabulary, dataset split and batches (see data.h).
+#include "data.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace charlm {
+
+using ember::Tensor;
+
+std::u32string utf8_to_u32(const std::string& s, const std::string& what) {
+  std::u32string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    EMBER_CHECK(len > 0 && i + len <= s.size(), "{}: invalid UTF-8 at byte {}", what, i);
+    char32_t cp = len == 1 ? c : c & (0x7F >> len);
+    for (int k = 1; k < len; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      EMBER_CHECK((cc >> 6) == 0x2, "{}: invalid UTF-8 at byte {}", what, i + k);
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    out.push_back(cp);
+    i += len;
+  }
+  return out;
+}
+
+std::string u32_to_utf8(const std::u32string& s) {
+  std::string out;
+  for (char32_t cp : s) {
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+  return out;
+}
+
+std::u32string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  EMBER_CHECK(f.good(), "data: cannot open '{}' (missing or unreadable). Pass --data PATH to a UTF-8 text file, e.g. "
+              "tiny Shakespeare (../shared/data/tinyshakespeare.txt in this workspace)", path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  EMBER_CHECK(!f.bad(), "data: error while reading '{}'", path);
+  std::string bytes = ss.str();
+  EMBER_CHECK(!bytes.empty(), "data: '{}' is empty; a character model needs text to learn from", path);
+  return utf8_to_u32(bytes, "data: '" + path + "'");
+}
+
+Vocab::Vocab(const std::u32string& text) {
+  std::set<char32_t> distinct(text.begin(), text.end());
+  *this = from_chars(std::u32string(distinct.begin(), distinct.end()));
+}
+
+Vocab Vocab::from_chars(std::u32string chars) {
+  Vocab v;
+  v.chars_ = std::move(chars);
+  char32_t top = 0;
+  for (char32_t c : v.chars_) top = std::max(top, c);
+  v.index_.assign(v.chars_.empty() ? 0 : top + 1, -1);
+  for (size_t i = 0; i < v.chars_.size(); ++i) v.index_[v.chars_[i]] = static_cast<int32_t>(i);
+  return v;
+}
+
+std::vector<int64_t> Vocab::encode(const std::u32string& s) const {
+  std::vector<int64_t> ids;
+  ids.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char32_t c = s[i];
+    const int32_t id = c < index_.size() ? index_[c] : -1;
+    EMBER_CHECK(id >= 0, "encode: character '{}' (U+{:04X}) at position {} is not in the vocabulary of {} characters",
+                u32_to_utf8(std::u32string(1, c)), static_cast<uint32_t>(c), i, chars_.size());
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::u32string Vocab::decode(const std::vector<int64_t>& ids) const {
+  std::u32string s;
+  for (int64_t id : ids) {
+    EMBER_CHECK(id >= 0 && id < size(), "decode: id {} is outside the vocabulary of {} characters", id, size());
+    s.push_back(chars_[id]);
+  }
+  return s;
+}
+
+Dataset make_dataset(const std::u32string& text, const Vocab& vocab, int64_t block_size) {
+  std::vector<int64_t> ids = vocab.encode(text);
+  const int64_t n = static_cast<int64_t>(ids.size()), n_train = n * 9 / 10;
+  Tensor all = ember::from_vector(ids, {n});
+  Dataset d{all.slice(0, 0, n_train), all.slice(0, n_train, n)};
+  EMBER_CHECK(d.val.numel() > block_size && d.train.numel() > block_size,
+              "data: the text has {} characters, so its 90/10 split gives {} train and {} val characters; each part "
+              "needs more than block_size ({}) + 1. Use a longer text or a smaller --block_size", n, d.train.numel(),
+              d.val.numel(), block_size);
+  return d;
+}
+
+std::pair<Tensor, Tensor> get_batch(const Tensor& data, int64_t batch_size, int64_t block_size, ember::Generator& gen) {
+  Tensor ix = ember::randint(0, data.numel() - block_size, {batch_size}, ember::TensorOptions(ember::kInt64), gen);
+  const int64_t* starts = ix.data_ptr<int64_t>();
+  const int64_t* src = data.data_ptr<int64_t>();
+  Tensor x = ember::empty({batch_size, block_size}, ember::kInt64);
+  Tensor y = ember::empty({batch_size, block_size}, ember::kInt64);
+  int64_t* xp = x.data_ptr<int64_t>();
+  int64_t* yp = y.data_ptr<int64_t>();
+  for (int64_t b = 0; b < batch_size; ++b) {
+    std::copy(src + starts[b], src + starts[b] + block_size, xp + b * block_size);
+    std::copy(src + starts[b] + 1, src + starts[b] + 1 + block_size, yp + b * block_size);
+  }
+  return {x, y};
+}
+
+}  // namespace charlm
