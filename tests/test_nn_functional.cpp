@@ -148,6 +148,75 @@ TEST(NnFunctional, EveryTableCaseHasAFixture) {
   for (const auto& [name, fn] : cases()) EXPECT_TRUE(fixture().contains(name)) << name;
 }
 
+// ---- gradient check: central differences in float64 ----
+
+// Inputs in float64 with irregular values (sin of a ramp), away from kinks.
+Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().mul(scale).reshape(sizes);
+}
+
+// Compares autograd's gradient of sum(f(inputs) * w) with central differences, element by element.
+void expect_gradcheck(const std::function<Tensor(const tensor_list&)>& f, tensor_list inputs) {
+  for (Tensor& t : inputs) t.requires_grad_();
+  Tensor out = f(inputs);
+  Tensor w = wave64(out.sizes(), 0.5);
+  tensor_list analytic = autograd::grad({(out * w).sum()}, inputs);
+  const double h = 1e-6;
+  auto loss_at = [&](size_t i, int64_t j, double delta) {
+    NoGradGuard no_grad;
+    tensor_list moved = inputs;
+    moved[i] = inputs[i].detach().clone();
+    moved[i].view({-1})[j].add_(delta);
+    return (f(moved) * w).sum().item<double>();
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<double> grad = analytic[i].contiguous().to_vector<double>();
+    for (int64_t j = 0; j < inputs[i].numel(); ++j) {
+      const double numeric = (loss_at(i, j, h) - loss_at(i, j, -h)) / (2 * h);
+      EXPECT_NEAR(grad[j], numeric, 1e-6 * (1 + std::abs(numeric))) << "input " << i << ", element " << j;
+    }
+  }
+}
+
+struct GradCase {
+  const char* name;
+  std::function<Tensor(const tensor_list&)> f;
+  tensor_list inputs;
+};
+
+TEST(NnFunctional, GradientsMatchFiniteDifferences) {
+  Tensor targets = tensor({2, -100, 0}, dtype(kInt64));
+  Tensor keep = tensor({{true, false, true, true}, {false, false, false, false}, {true, true, false, true}});
+  const std::vector<GradCase> table = {
+      {"linear_3d_noncontiguous", [](const tensor_list& x) { return F::linear(x[0].transpose(0, 1), x[1], x[2]); },
+       {wave64({3, 2, 4}), wave64({5, 4}, 1.0), wave64({5}, 2.0)}},
+      {"layer_norm_transposed",
+       [](const tensor_list& x) { return F::layer_norm(x[0].transpose(0, 1), {3}, x[1], x[2], 1e-5); },
+       {wave64({3, 4}, 0.0, 2.0), wave64({3}, 1.0), wave64({3}, 2.0)}},
+      {"gelu", [](const tensor_list& x) { return F::gelu(x[0]); }, {wave64({2, 5}, 0.0, 3.0)}},
+      {"gelu_tanh", [](const tensor_list& x) { return F::gelu(x[0], F::GELUFuncOptions().approximate("tanh")); },
+       {wave64({2, 5}, 0.0, 3.0)}},
+      {"log_softmax", [](const tensor_list& x) { return F::log_softmax(x[0], 0); }, {wave64({3, 4})}},
+      {"cross_entropy_smoothing_ignore",
+       [targets](const tensor_list& x) {
+         return F::cross_entropy(x[0], targets, F::CrossEntropyFuncOptions().label_smoothing(0.15));
+       },
+       {wave64({3, 4}, 0.0, 2.0)}},
+      {"mse_loss", [](const tensor_list& x) { return F::mse_loss(x[0], x[1]); }, {wave64({2, 3}), wave64({2, 3}, 1.0)}},
+      {"sdpa_bool_mask", [keep](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], keep); },
+       {wave64({3, 2}), wave64({4, 2}, 1.0), wave64({4, 3}, 2.0)}},
+      {"sdpa_causal_batched",
+       [](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true, 0.7); },
+       {wave64({2, 3, 2}), wave64({2, 3, 2}, 1.0), wave64({2, 3, 2}, 2.0)}},
+  };
+  for (const GradCase& c : table) {
+    SCOPED_TRACE(c.name);
+    expect_gradcheck(c.f, c.inputs);
+  }
+}
+
 // ---- rows that are fully masked ----
 
 TEST(NnFunctional, FullyMaskedRowGivesZerosAndNoNaNGradient) {
