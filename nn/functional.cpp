@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "autograd/grad_mode.h"
+#include "core/shape.h"
 
 namespace ember::nn::functional {
 
@@ -22,16 +23,22 @@ Tensor reduce(const Tensor& loss, Reduction reduction) {
   return loss;
 }
 
-// softmax over `dim` where a slice made only of -inf gives zeros instead of NaN. The -inf slices are
-// set to 0 before the softmax, so neither the forward nor the backward ever sees exp(-inf + inf).
+// softmax over `dim` with the slices flagged in `dead` (broadcastable to scores, keepdim-shaped) set to
+// zero instead of NaN. Those slices are filled with 0 before the softmax, so neither the forward nor the
+// backward ever computes exp(-inf + inf).
+Tensor softmax_with_dead_rows(const Tensor& scores, const Tensor& dead, int64_t dim) {
+  if (!dead.any().item<bool>()) return scores.softmax(dim);
+  return scores.masked_fill(dead, 0).softmax(dim).masked_fill(dead, 0);
+}
+
+// softmax where a slice made only of -inf gives zeros (torch's safe softmax for attention).
 Tensor safe_softmax(const Tensor& scores, int64_t dim) {
   Tensor dead;
   {
     NoGradGuard no_grad;
     dead = scores.eq(kNegInf).all(dim, /*keepdim=*/true);
   }
-  if (!dead.any().item<bool>()) return scores.softmax(dim);
-  return scores.masked_fill(dead, 0).softmax(dim).masked_fill(dead, 0);
+  return softmax_with_dead_rows(scores, dead, dim);
 }
 
 }  // namespace
@@ -125,7 +132,15 @@ Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
 Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
   EMBER_CHECK(mask.dtype() == kBool, "masked_softmax: expected a bool mask (true = masked out), got {}",
               dtype_name(mask.dtype()));
-  return safe_softmax(scores.masked_fill(mask, kNegInf), dim);
+  EMBER_CHECK(mask.dim() <= scores.dim(), "masked_softmax: mask {} has more dims than scores {}", mask.sizes(),
+              scores.sizes());
+  const int64_t d = wrap_dim(dim, scores.dim(), "masked_softmax");
+  // Fully masked slices are found on the mask, which is usually far smaller than the scores (a
+  // (T, T) causal mask, a (B, 1, 1, S) padding mask). Where the mask is broadcast along `dim`, every
+  // masked element is already a fully masked slice.
+  const int64_t mask_dim = d - (scores.dim() - mask.dim());
+  Tensor dead = (mask_dim < 0 || mask.size(mask_dim) == 1) ? mask : mask.all(mask_dim, /*keepdim=*/true);
+  return softmax_with_dead_rows(scores.masked_fill(mask, kNegInf), dead, d);
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
@@ -205,7 +220,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   if (is_causal) {
     TensorOptions index_options = TensorOptions(kInt64).device(query.device());
     Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));  // key j > query i
-    weights = masked_softmax(scores, future);
+    weights = scores.masked_fill(future, kNegInf).softmax(-1);  // key 0 is never masked: no empty row
   } else if (attn_mask.defined() && attn_mask.dtype() == kBool) {
     weights = masked_softmax(scores, attn_mask.logical_not());
   } else if (attn_mask.defined()) {

@@ -233,6 +233,20 @@ TEST(NnFunctional, FullyMaskedRowGivesZerosAndNoNaNGradient) {
   EXPECT_EQ(scores.grad()[1][1].item<double>(), 0.0);
 }
 
+TEST(NnFunctional, MaskedSoftmaxWithBroadcastMask) {
+  Tensor scores = tensor({{{1.0, 2.0}, {3.0, 4.0}, {0.5, 0.25}}, {{-1.0, 0.0}, {2.0, 2.5}, {1.0, -3.0}}});  // (2, 3, 2)
+  // A (3, 1) mask broadcast over the batch and the last dim: row 1 of each batch is fully masked.
+  Tensor row_mask = tensor({{false}, {true}, {false}});
+  Tensor p = F::masked_softmax(scores, row_mask);
+  EXPECT_TENSOR_CLOSE(p.select(1, 1), zeros({2, 2}));
+  EXPECT_TENSOR_CLOSE(p.select(1, 0), scores.select(1, 0).softmax(-1));
+  // Masking along dim 0 with a mask that lacks that dim: every masked element empties its slice.
+  Tensor col_mask = tensor({{false, true}, {false, false}, {false, true}});  // (3, 2)
+  Tensor q = F::masked_softmax(scores, col_mask, 0);
+  EXPECT_TENSOR_CLOSE(q.select(2, 1).select(1, 0), zeros({2}));
+  EXPECT_TENSOR_CLOSE(q.select(2, 0), scores.select(2, 0).softmax(0));
+}
+
 TEST(NnFunctional, MaskedSoftmaxGradientMatchesFiniteDifferences) {
   Tensor mask = tensor({{false, true, false, false}, {true, true, true, true}});
   Tensor w = tensor({{0.3, -1.2, 0.7, 2.0}, {1.0, 1.0, 1.0, 1.0}}, dtype(kFloat64));
