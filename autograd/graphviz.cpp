@@ -18,9 +18,14 @@ constexpr const char* kRootColor = "darkolivegreen1";
 constexpr const char* kLeafColor = "lightblue";
 constexpr const char* kNodeColor = "lightgray";
 
+// A DOT string literal's body: quotes and backslashes escaped, newlines as DOT's "\n".
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
