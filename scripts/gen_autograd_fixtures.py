@@ -2,8 +2,8 @@
 """Writes tests/fixtures/autograd/*.json: PyTorch's numbers for the autograd tour and behaviour tests.
 
 Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_autograd_fixtures.py
-  tour.json       the micrograd README expression and Karpathy's tanh neuron (examples/autograd_tour.cpp
-                  prints them; tests/test_examples_autograd.cpp compares)
+  tour.json       the micrograd README expression, Karpathy's tanh neuron and one attention head
+                  (examples/autograd_tour.cpp prints them; tests/test_examples_autograd.cpp compares)
   behaviour.json  hooks, retain_grad and gradient accumulation (tests/test_autograd_behaviour.cpp)
 Each case keeps the snippet that produced it, so the C++ test can be read beside it.
 """
@@ -52,6 +52,23 @@ def neuron():
             "x2_grad": x2.grad.item(), "w2_grad": w2.grad.item(), "b_grad": b.grad.item()}
 
 
+def attention():
+    # One causal self-attention head, T=3, C=4, HS=2, weights from sin ramps (no RNG).
+    def weights(rows, cols, phase):
+        w = ((torch.arange(rows * cols, dtype=f64) * 0.7 + phase).sin() * 0.5).view(rows, cols)
+        return w.requires_grad_()
+
+    x = weights(3, 4, 0.1)
+    wq, wk, wv = weights(4, 2, 0.2), weights(4, 2, 0.3), weights(4, 2, 0.4)
+    q, k, v = x @ wq, x @ wk, x @ wv
+    scores = q @ k.t() / 2**0.5
+    future = torch.ones(3, 3, dtype=torch.bool).triu(1)
+    out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+    out.sum().backward()
+    # str(): Ember prints in PyTorch's format, so the tour's text must match these exactly.
+    return {"out_str": str(out), "wq_grad_str": str(wq.grad)}
+
+
 def hooks():
     # Hook order and the values they see; retain_grad registered before and after a hook.
     out = {}
@@ -88,7 +105,7 @@ def accumulation():
 def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     with open(os.path.join(OUT_DIR, "tour.json"), "w") as f:
-        json.dump({"micrograd": micrograd(), "neuron": neuron()}, f, indent=1)
+        json.dump({"micrograd": micrograd(), "neuron": neuron(), "attention": attention()}, f, indent=1)
     with open(os.path.join(OUT_DIR, "behaviour.json"), "w") as f:
         json.dump({"hooks": hooks(), "accumulation": accumulation()}, f, indent=1)
 
