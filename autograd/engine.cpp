@@ -23,6 +23,7 @@ namespace {
 thread_local bool grad_mode_enabled = true;
 std::atomic<bool> anomaly_enabled{false};
 std::atomic<uint64_t> next_sequence_nr{0};
+std::atomic<int64_t> live_nodes{0};
 NodeHook node_hook;
 }  // namespace
 
@@ -30,7 +31,9 @@ void set_detect_anomaly(bool enabled) { anomaly_enabled = enabled; }
 bool is_anomaly_enabled() { return anomaly_enabled; }
 void set_node_hook(NodeHook hook) { node_hook = std::move(hook); }
 
-Node::Node(std::string name) : sequence_nr(next_sequence_nr++), name_(std::move(name)) {}
+Node::Node(std::string name) : sequence_nr(next_sequence_nr++), name_(std::move(name)) { live_nodes++; }
+Node::~Node() { live_nodes--; }
+int64_t Node::live_count() { return live_nodes; }
 
 tensor_list FunctionNode::apply(tensor_list&& grads) {
   EMBER_CHECK(backward_ != nullptr,
@@ -153,9 +156,27 @@ bool any_requires_grad(const tensor_list& inputs) {
   return false;
 }
 
+namespace {
+// "x [3] float64, [3] float64": the inputs of a forward op, for anomaly mode's error message.
+std::string describe_inputs(const tensor_list& inputs) {
+  std::string out;
+  for (const Tensor& t : inputs) {
+    if (!out.empty()) out += ", ";
+    if (!t.defined()) {
+      out += "(none)";
+      continue;
+    }
+    if (!t.name().empty()) out += t.name() + " ";
+    out += fmt::format("{} {}", shape_str(t.sizes()), dtype_name(t.dtype()));
+  }
+  return out;
+}
+}  // namespace
+
 std::shared_ptr<Node> record(const std::string& name, const tensor_list& outputs, const tensor_list& inputs,
                              FunctionNode::Backward backward) {
   auto node = std::make_shared<FunctionNode>(name, std::move(backward));
+  if (is_anomaly_enabled()) node->forward_inputs = describe_inputs(inputs);
   node->next_edges.reserve(inputs.size());
   for (const Tensor& in : inputs) node->next_edges.push_back(in.defined() ? gradient_edge(in) : Edge{});
   for (uint32_t i = 0; i < outputs.size(); ++i) {
@@ -217,12 +238,24 @@ void add_to_buffer(tensor_list& buf, size_t pos, const Tensor& g) {
   buf[pos] = buf[pos].defined() ? buf[pos] + g : g;
 }
 
-void check_anomaly(const Node& node, const tensor_list& outs) {
+// Anomaly mode: the first non-finite gradient names the node, and the forward op it stands for.
+void check_anomaly(const Node& node, const tensor_list& grads_in, const tensor_list& outs) {
+  NoGradGuard no_grad;
+  auto finite = [](const Tensor& t) {
+    return !t.defined() || !t.is_floating_point() || t.abs().le(std::numeric_limits<double>::max()).all().item<bool>();
+  };
   for (size_t i = 0; i < outs.size(); ++i) {
-    if (!outs[i].defined() || !outs[i].is_floating_point()) continue;
-    NoGradGuard no_grad;
-    const bool finite = outs[i].abs().le(std::numeric_limits<double>::max()).all().item<bool>();
-    EMBER_CHECK(finite, "Function '{}' returned nan values in its {}th output (detect_anomaly is on).", node.name(), i);
+    if (finite(outs[i])) continue;
+    const bool came_in = !std::all_of(grads_in.begin(), grads_in.end(), finite);
+    const bool has_nan = outs[i].ne(outs[i]).any().item<bool>();
+    EMBER_FAIL("Function '{}' returned {} values in its {}th output (the gradient for input {} of the forward op, "
+               "shape {}). Forward op inputs: {}. {}",
+               node.name(), has_nan ? "nan" : "inf", i, i, outs[i].sizes(),
+               node.forward_inputs.empty() ? "unknown (the op was recorded before detect_anomaly was on)"
+                                           : node.forward_inputs,
+               came_in ? "The gradient flowing into this node was already non-finite; look at the op after it."
+                       : "The gradient flowing into this node was finite, so this op's backward produced it (for "
+                         "example log or sqrt of 0, or a division by 0 in the forward).");
   }
 }
 
@@ -296,10 +329,10 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
     const bool any_grad = std::any_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
     tensor_list outs;
     if (run && any_grad) {
-      tensor_list grads_in = node_hook ? grads : tensor_list{};
+      tensor_list grads_in = node_hook || is_anomaly_enabled() ? grads : tensor_list{};
       trace::BackwardScope scope(node->name());
       outs = node->apply(std::move(grads));
-      if (is_anomaly_enabled()) check_anomaly(*node, outs);
+      if (is_anomaly_enabled()) check_anomaly(*node, grads_in, outs);
       if (node_hook) node_hook(*node, grads_in, outs);
     }
     if (!task.keep_graph) node->release_variables();

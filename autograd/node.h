@@ -34,7 +34,7 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 class Node : public std::enable_shared_from_this<Node> {
  public:
   explicit Node(std::string name);
-  virtual ~Node() = default;
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -53,8 +53,12 @@ class Node : public std::enable_shared_from_this<Node> {
   std::map<uint32_t, std::vector<std::pair<unsigned, TensorHook>>> pre_hooks;
   // Shapes of the forward's outputs, for to_dot and for checking gradients.
   std::vector<std::vector<int64_t>> output_sizes;
-  // Optional: the forward's inputs' names for to_dot (filled only where known).
-  std::string label;
+  // Anomaly mode only: the forward op's inputs ("x [3] float64, [3] float64"), named in its error.
+  std::string forward_inputs;
+
+  // Debug statistic: how many nodes exist right now in this process. A training loop whose
+  // count grows from step to step keeps graphs alive (a loss stored without .item()).
+  static int64_t live_count();
 
  private:
   std::string name_;

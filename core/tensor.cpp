@@ -5,6 +5,7 @@
 #include "core/tensor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <iostream>
 #include <numeric>
 
@@ -39,13 +40,21 @@ Device::Device(const std::string& spec) {
 
 std::string Device::str() const { return is_cpu() ? "cpu" : fmt::format("cuda:{}", index); }
 
+namespace {
+std::atomic<int64_t> bytes_in_use{0};
+}  // namespace
+
 Storage make_storage(size_t nbytes, Device device) {
   Backend& be = backend_for(device);
   void* data = nbytes ? be.allocate(nbytes, device) : nullptr;
-  return std::make_shared<StorageImpl>(data, nbytes, device, [&be, device](void* p) {
+  bytes_in_use += static_cast<int64_t>(nbytes);
+  return std::make_shared<StorageImpl>(data, nbytes, device, [&be, device, nbytes](void* p) {
+    bytes_in_use -= static_cast<int64_t>(nbytes);
     if (p) be.deallocate(p, device);
   });
 }
+
+int64_t storage_bytes_in_use() { return bytes_in_use; }
 
 // ---- TensorImpl ----
 
