@@ -148,7 +148,7 @@ TEST(NnFunctional, EveryTableCaseHasAFixture) {
   for (const auto& [name, fn] : cases()) EXPECT_TRUE(fixture().contains(name)) << name;
 }
 
-// ---- gradient check: central differences in float64 ----
+// ---- gradient check: central differences in float64 (autograd::gradcheck), first and second order ----
 
 // Inputs in float64 with irregular values (sin of a ramp), away from kinks.
 Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0) {
@@ -157,33 +157,11 @@ Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0) {
   return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().mul(scale).reshape(sizes);
 }
 
-// Compares autograd's gradient of sum(f(inputs) * w) with central differences, element by element.
-void expect_gradcheck(const std::function<Tensor(const tensor_list&)>& f, tensor_list inputs) {
-  for (Tensor& t : inputs) t.requires_grad_();
-  Tensor out = f(inputs);
-  Tensor w = wave64(out.sizes(), 0.5);
-  tensor_list analytic = autograd::grad({(out * w).sum()}, inputs);
-  const double h = 1e-6;
-  auto loss_at = [&](size_t i, int64_t j, double delta) {
-    NoGradGuard no_grad;
-    tensor_list moved = inputs;
-    moved[i] = inputs[i].detach().clone();
-    moved[i].view({-1})[j].add_(delta);
-    return (f(moved) * w).sum().item<double>();
-  };
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::vector<double> grad = analytic[i].contiguous().to_vector<double>();
-    for (int64_t j = 0; j < inputs[i].numel(); ++j) {
-      const double numeric = (loss_at(i, j, h) - loss_at(i, j, -h)) / (2 * h);
-      EXPECT_NEAR(grad[j], numeric, 1e-6 * (1 + std::abs(numeric))) << "input " << i << ", element " << j;
-    }
-  }
-}
-
 struct GradCase {
   const char* name;
   std::function<Tensor(const tensor_list&)> f;
   tensor_list inputs;
+  bool second_order = true;  // also gradgradcheck (double backward through the composition)
 };
 
 TEST(NnFunctional, GradientsMatchFiniteDifferences) {
@@ -212,8 +190,14 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
        {wave64({2, 3, 2}), wave64({2, 3, 2}, 1.0), wave64({2, 3, 2}, 2.0)}},
   };
   for (const GradCase& c : table) {
-    SCOPED_TRACE(c.name);
-    expect_gradcheck(c.f, c.inputs);
+    tensor_list inputs = c.inputs;
+    for (Tensor& t : inputs) t.requires_grad_();
+    try {
+      EXPECT_TRUE(autograd::gradcheck(c.f, inputs)) << c.name;
+      if (c.second_order) EXPECT_TRUE(autograd::gradgradcheck(c.f, inputs)) << c.name;
+    } catch (const Error& e) {
+      ADD_FAILURE() << c.name << ": " << e.what();
+    }
   }
 }
 
