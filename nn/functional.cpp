@@ -152,45 +152,34 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
               smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const int64_t C = input.size(class_dim);
-  Tensor logp = input.log_softmax(class_dim);
 
   if (target.is_floating_point()) {  // class probabilities
     EMBER_CHECK(target.sizes() == input.sizes(), "cross_entropy: probability target has shape {} but input has shape {}",
                 target.sizes(), input.sizes());
+    Tensor logp = input.log_softmax(class_dim);
     Tensor probs = smoothing > 0 ? target * (1 - smoothing) + smoothing / static_cast<double>(C) : target;
     return reduce(-(logp * probs).sum({class_dim}), options.reduction());
   }
 
-  // class indices: input's shape without the class dim
-  std::vector<int64_t> expected = input.sizes().vec();
-  expected.erase(expected.begin() + class_dim);
-  EMBER_CHECK(target.dtype() == kInt64, "cross_entropy: expected int64 class indices or float probabilities as target, "
-              "got {}", dtype_name(target.dtype()));
-  EMBER_CHECK(target.sizes() == IntArrayRef(expected), "cross_entropy: expected target of shape {} for input {}, got {}",
-              IntArrayRef(expected), input.sizes(), target.sizes());
+  // class indices: PyTorch's nll_loss on the log-probabilities, plus the smoothing term
   const int64_t ignore = options.ignore_index();
-  Tensor valid = target.ne(ignore);
-  {
-    NoGradGuard no_grad;
-    Tensor checked = target.masked_fill(valid.logical_not(), 0);
-    if (checked.numel() > 0) {
-      const int64_t lo = checked.min().item<int64_t>(), hi = checked.max().item<int64_t>();
-      EMBER_CHECK(lo >= 0 && hi < C, "cross_entropy: target {} is out of bounds for {} classes (input {}, target {})",
-                  lo < 0 ? lo : hi, C, input.sizes(), target.sizes());
-    }
-  }
-  Tensor invalid = valid.logical_not();
-  Tensor safe_target = target.masked_fill(invalid, 0).unsqueeze(class_dim);
-  Tensor nll = -logp.gather(class_dim, safe_target).squeeze(class_dim).masked_fill(invalid, 0);
-  // The mean divides by the number of targets that are not ignored (PyTorch's nll_loss).
-  auto reduce_valid = [&](const Tensor& loss) {
-    if (options.reduction() != Reduction::Mean) return reduce(loss, options.reduction());
-    return loss.sum() / valid.sum().to(loss.dtype());
-  };
-  Tensor loss = reduce_valid(nll);
+  ember::detail::check_nll_loss_target(input, target, ignore, "cross_entropy");
+  Tensor logp = input.log_softmax(class_dim);
+  Tensor loss = nll_loss(logp, target, options.reduction(), ignore);
   if (smoothing == 0) return loss;
+  // smooth_i = -sum_c logp[i, c] over targets not ignored, reduced like the nll term
+  Tensor invalid = target.eq(ignore);
   Tensor smooth = -logp.sum({class_dim}).masked_fill(invalid, 0);
-  return loss * (1 - smoothing) + reduce_valid(smooth) * (smoothing / static_cast<double>(C));
+  if (options.reduction() == Reduction::Mean) {
+    smooth = smooth.sum() / invalid.logical_not().sum().to(smooth.dtype());
+  } else {
+    smooth = reduce(smooth, options.reduction());
+  }
+  return loss * (1 - smoothing) + smooth * (smoothing / static_cast<double>(C));
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  return ember::nll_loss(input, target, options.reduction(), options.ignore_index());
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {

@@ -156,6 +156,12 @@ case("cross_entropy_probs_smoothing", {"x": logits, "t": wave(4, 5, phase=0.7).s
 case("cross_entropy_f64", {"x": wave(3, 4, dtype=f64, scale=3.0), "t": torch.tensor([3, 0, 1])},
      lambda x, t: F.cross_entropy(x, t))
 
+# nll_loss on log-probabilities
+case("nll_loss", {"x": logits.log_softmax(1), "t": tgt_ign}, lambda x, t: F.nll_loss(x, t))
+case("nll_loss_sum", {"x": logits.log_softmax(1), "t": tgt_ign}, lambda x, t: F.nll_loss(x, t, reduction="sum"))
+case("nll_loss_3d_none", {"x": wave(2, 3, 4).log_softmax(1), "t": torch.tensor([[0, 2, -100, 1], [2, 2, 0, 1]])},
+     lambda x, t: F.nll_loss(x, t, reduction="none"))
+
 # mse_loss
 case("mse_loss", {"x": x23, "y": wave(2, 3, phase=1.3)}, lambda x, y: F.mse_loss(x, y))
 case("mse_loss_sum", {"x": x23, "y": wave(2, 3, phase=1.3)}, lambda x, y: F.mse_loss(x, y, reduction="sum"))

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -77,6 +78,10 @@ const std::map<std::string, Case>& cases() {
          return F::cross_entropy(in.at("x"), in.at("t").detach(), F::CrossEntropyFuncOptions().label_smoothing(0.3));
        }},
       {"cross_entropy_f64", [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t")); }},
+      {"nll_loss", [](const Inputs& in) { return F::nll_loss(in.at("x"), in.at("t")); }},
+      {"nll_loss_sum",
+       [](const Inputs& in) { return F::nll_loss(in.at("x"), in.at("t"), F::NLLLossFuncOptions().reduction(kSum)); }},
+      {"nll_loss_3d_none", [](const Inputs& in) { return nll_loss(in.at("x"), in.at("t"), kNone); }},
       {"mse_loss", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y")); }},
       {"mse_loss_sum", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kSum); }},
       {"mse_loss_none", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kNone); }},
@@ -177,6 +182,11 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
       {"gelu_tanh", [](const tensor_list& x) { return F::gelu(x[0], F::GELUFuncOptions().approximate("tanh")); },
        {wave64({2, 5}, 0.0, 3.0)}},
       {"log_softmax", [](const tensor_list& x) { return F::log_softmax(x[0], 0); }, {wave64({3, 4})}},
+      {"cross_entropy_3d_ignore",
+       [](const tensor_list& x) {
+         return F::cross_entropy(x[0], tensor({{0, -100, 1}, {2, 2, 0}}, dtype(kInt64)));
+       },
+       {wave64({2, 3, 3}, 0.0, 2.0)}},
       {"cross_entropy_smoothing_ignore",
        [targets](const tensor_list& x) {
          return F::cross_entropy(x[0], targets, F::CrossEntropyFuncOptions().label_smoothing(0.15));
@@ -290,6 +300,21 @@ TEST(NnFunctional, BadInputNamesOpAndShapes) {
                      "scaled_dot_product_attention: query [2, 3, 4] and key [2, 5, 3] must have the same embedding size");
   EXPECT_THROWS_WITH(F::scaled_dot_product_attention(ones({3, 4}), ones({3, 4}), ones({3, 4}), ones({3, 3}), 0.0, true),
                      "scaled_dot_product_attention: attn_mask must not be given when is_causal is true");
+}
+
+TEST(NnFunctional, CrossEntropyPrintsLikePyTorch) {
+  Tensor logits = tensor({{0.5, 1.5, -0.5}, {1.0, 0.0, 2.0}}, requires_grad());
+  Tensor loss = F::cross_entropy(logits, tensor({1, 2}, dtype(kInt64)));
+  EXPECT_EQ(loss.grad_fn()->name(), "NllLossBackward0");  // F.cross_entropy(logits, [1, 2]) prints tensor(0.4076, grad_fn=<NllLossBackward0>)
+  std::ostringstream s;
+  s << loss;
+  EXPECT_EQ(s.str(), "tensor(0.4076, grad_fn=<NllLossBackward0>)");
+}
+
+TEST(NnFunctional, NllLossBadInput) {
+  EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0, 5}, dtype(kInt64))),
+                     "nll_loss: target 5 is out of bounds for 3 classes (input [2, 3], target [2])");
+  EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0.0, 1.0})), "nll_loss: expected int64 class indices as target, got float32");
 }
 
 TEST(NnFunctional, CrossEntropyAllIgnoredIsNaNAsInPyTorch) {
