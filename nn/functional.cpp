@@ -52,13 +52,15 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_features),
               "linear: bias must have shape [{}] to match weight {}, got {}", out_features, weight.sizes(),
               bias.defined() ? bias.sizes() : IntArrayRef{});
-  // (*, in) is folded to (N, in) so the product is one matrix multiply (and so is its backward).
+  // A vector is a row times W^T; (*, in) is folded to (N, in), so the product is one matrix multiply
+  // (and so is its backward), with the bias added in the product's buffer (addmm).
+  if (input.dim() == 1) return bias.defined() ? input.matmul(weight.t()) + bias : input.matmul(weight.t());
+  Tensor x2 = input.dim() == 2 ? input : input.reshape({-1, in_features});
+  Tensor y = bias.defined() ? addmm(bias, x2, weight.t()) : x2.mm(weight.t());
+  if (input.dim() == 2) return y;
   std::vector<int64_t> out_sizes = input.sizes().vec();
   out_sizes.back() = out_features;
-  Tensor x2 = input.dim() == 2 ? input : input.reshape({-1, in_features});
-  Tensor y = x2.mm(weight.t());
-  if (bias.defined()) y = y + bias;
-  return input.dim() == 2 ? y : y.view(out_sizes);
+  return y.view(out_sizes);
 }
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {

@@ -30,6 +30,7 @@ const std::map<std::string, Case>& cases() {
       {"linear_3d", [](const Inputs& in) { return F::linear(in.at("x"), in.at("w"), in.at("b")); }},
       {"linear_no_bias", [](const Inputs& in) { return F::linear(in.at("x"), in.at("w")); }},
       {"linear_1d_f64", [](const Inputs& in) { return F::linear(in.at("x"), in.at("w"), in.at("b")); }},
+      {"addmm_beta_alpha", [](const Inputs& in) { return addmm(in.at("b"), in.at("x"), in.at("w"), 0.5, 2.0); }},
       {"embedding", [](const Inputs& in) { return F::embedding(in.at("idx"), in.at("w")); }},
       {"embedding_padding",
        [](const Inputs& in) { return F::embedding(in.at("idx"), in.at("w"), F::EmbeddingFuncOptions().padding_idx(3)); }},
@@ -175,6 +176,14 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
   const std::vector<GradCase> table = {
       {"linear_3d_noncontiguous", [](const tensor_list& x) { return F::linear(x[0].transpose(0, 1), x[1], x[2]); },
        {wave64({3, 2, 4}), wave64({5, 4}, 1.0), wave64({5}, 2.0)}},
+      {"addmm_broadcast_bias", [](const tensor_list& x) { return addmm(x[0], x[1], x[2].t(), 0.5, -1.5); },
+       {wave64({3}), wave64({2, 4}, 1.0), wave64({3, 4}, 2.0)}},
+      {"linear_2d", [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
+       {wave64({2, 4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)}},
+      // First order only: gradgradcheck reads its outputs after restoring the perturbed input, so an
+      // output that aliases an input (here d bias = the grad_output itself) reads as constant.
+      {"linear_1d", [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
+       {wave64({4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)}, false},
       {"layer_norm_transposed",
        [](const tensor_list& x) { return F::layer_norm(x[0].transpose(0, 1), {3}, x[1], x[2], 1e-5); },
        {wave64({3, 4}, 0.0, 2.0), wave64({3}, 1.0), wave64({3}, 2.0)}},
@@ -309,6 +318,16 @@ TEST(NnFunctional, CrossEntropyPrintsLikePyTorch) {
   std::ostringstream s;
   s << loss;
   EXPECT_EQ(s.str(), "tensor(0.4076, grad_fn=<NllLossBackward0>)");
+}
+
+TEST(NnFunctional, LinearGradFnNamesAsPyTorch) {
+  Tensor w = ones({3, 4}, requires_grad()), b = ones({3}, requires_grad());
+  EXPECT_EQ(F::linear(ones({2, 4}), w, b).grad_fn()->name(), "AddmmBackward0");
+  EXPECT_EQ(F::linear(ones({2, 4}), w).grad_fn()->name(), "MmBackward0");
+  EXPECT_EQ(F::linear(ones({5, 2, 4}), w, b).grad_fn()->name(), "ViewBackward0");
+  EXPECT_EQ(F::linear(ones({4}), w, b).grad_fn()->name(), "AddBackward0");
+  EXPECT_THROWS_WITH(addmm(ones({2}), ones({2, 4}), ones({4, 3})),
+                     "addmm: self of shape [2] does not broadcast to the product's shape [2, 3]");
 }
 
 TEST(NnFunctional, NllLossBadInput) {
