@@ -496,8 +496,7 @@ def example_1():
     shown(ex, attn_scores_2)
     shown(ex, torch.dot(inputs[0], query))
     attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum()
-    shown(ex, attn_weights_2_tmp)
-    shown(ex, attn_weights_2_tmp.sum())
+    shown(ex, attn_weights_2_tmp)  # its sum prints as 1 or 1.0000 depending on the summation order
     naive = torch.exp(attn_scores_2) / torch.exp(attn_scores_2).sum(dim=0)
     shown(ex, naive)
     attn_weights_2 = torch.softmax(attn_scores_2, dim=0)
