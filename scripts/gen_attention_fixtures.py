@@ -317,6 +317,7 @@ def module_case(seed, ctor, make_module, inputs, call=None, train=False, weight_
     return {
         "seed": seed,
         "ctor": ctor,
+        "param_names": list(params.keys()),  # registration order (JSON objects lose it)
         "params": {k: encode(v) for k, v in params.items()},
         "buffers": {k: encode(v) for k, v in buffers.items()},
         "inputs": [encode(t) for t in inputs],
@@ -454,8 +455,11 @@ def gpt_cases():
         sample_plain = m.generate(idx[:1, :2], 4)
         return {
             "seed": seed, "config": cfg,
+            "param_names": list(params.keys()),
             "params": {k: encode(v) for k, v in params.items()},
             "num_parameters": sum(p.numel() for p in m.parameters()),
+            "num_parameters_non_embedding": sum(p.numel() for p in m.parameters())
+            - m.transformer.wpe.weight.numel(),
             "idx": encode(idx), "targets": encode(targets),
             "logits": encode(logits), "loss": loss.item(),
             "param_grads": {k: encode(v.grad) for k, v in params.items()},
