@@ -1,1 +1,49 @@
+// Checkpoints in the safetensors format, the layout Hugging Face's `safetensors` library reads:
+//
+//   [8 bytes: header length N, little-endian u64][N bytes: JSON header, padded with spaces][raw data]
+//   header = {"__metadata__": {"k": "v"}, "w": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}, ...}
+//
+//   ember::save_safetensors("w.safetensors", {{"w", w}, {"b", b}}, {{"step", "10"}});
+//   ember::SafetensorsFile f = ember::load_safetensors("w.safetensors");
+//   Tensor w2 = f.at("w");
+//
+// Data is little-endian and row-major; offsets are relative to the end of the header. Ember
+// handles F32, F64, I64 and BOOL. Writes are atomic (temporary file in the same directory, fsync,
+// rename), so an existing file is never left half-written. Reads check every field and name the
+// file and the tensor in the error. This is a tensor container, not pickle: no code, no objects.
 #pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ember {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+// The contents of a safetensors file: its tensors (CPU, contiguous, in the order of their data
+// in the file) and the string metadata of its "__metadata__" entry.
+struct SafetensorsFile {
+  std::string path;
+  NamedTensors tensors;
+  std::map<std::string, std::string> metadata;
+
+  bool contains(const std::string& name) const;
+  // The tensor called `name`; throws naming the file when there is none.
+  const Tensor& at(const std::string& name) const;
+  // The tensors whose names start with `prefix`, with the prefix removed ("model.w" -> "w").
+  NamedTensors with_prefix(const std::string& prefix) const;
+};
+
+// Writes `tensors` (any device and layout; names unique, not "__metadata__") in the given order.
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+SafetensorsFile load_safetensors(const std::string& path);
+
+// The safetensors dtype names: kFloat32 <-> "F32", kFloat64 <-> "F64", kInt64 <-> "I64", kBool <-> "BOOL".
+std::string safetensors_dtype(ScalarType dtype);
+
+}  // namespace ember

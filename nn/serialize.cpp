@@ -1,0 +1,355 @@
+// safetensors reading and writing (nn/serialize.h).
+//
+// Writing: the header is built with nlohmann::ordered_json (compact, "__metadata__" first, tensors
+// in the caller's order, as the reference writer lays them out) and padded with spaces to a
+// multiple of 8 bytes. Bytes go to "<path>.tmp.<pid>.<n>" next to the target, which is fsync'ed
+// and renamed over the target, so readers see the old file or the new one, never a mix.
+// Reading: every header field is checked before any data is read, and the tensors' byte ranges
+// must tile the data section exactly (no overlap, no gap, no trailing bytes), as the reference
+// reader requires.
+#include "nn/serialize.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace ember {
+
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian; Ember reads and writes it as host memory");
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // the reference reader's limit
+constexpr const char* kMetadataKey = "__metadata__";
+
+std::string errno_text() { return std::strerror(errno); }
+
+// ---- dtypes ----
+
+std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
+  if (name == "F32") return kFloat32;
+  if (name == "F64") return kFloat64;
+  if (name == "I64") return kInt64;
+  if (name == "BOOL") return kBool;
+  return std::nullopt;
+}
+
+bool is_known_unsupported_dtype(const std::string& name) {
+  static const std::set<std::string> names = {"F16", "BF16", "F8_E4M3", "F8_E5M2", "I8",  "U8", "I16",
+                                              "U16", "I32",  "U32",     "U64",     "C64"};
+  return names.count(name) > 0;
+}
+
+// ---- POSIX file helpers that throw ember::Error ----
+
+class File {
+ public:
+  File(int fd) : fd_(fd) {}  // NOLINT
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // Closes now, reporting the error a delayed write may surface only here.
+  bool close() {
+    int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+void write_all(int fd, const void* data, size_t n, const std::string& tmp) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    EMBER_CHECK(w > 0, "save_safetensors: writing {} failed: {}", tmp, errno_text());
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// Reads exactly n bytes at `offset`; false if the file ends first.
+bool read_all(int fd, void* data, size_t n, uint64_t offset) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t r = ::pread(fd, p, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+    offset += static_cast<uint64_t>(r);
+  }
+  return true;
+}
+
+// Creates a new file next to `path` that no one else has open; returns its name and descriptor.
+std::pair<std::string, int> create_temp_beside(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return {tmp, fd};
+    EMBER_CHECK(errno == EEXIST, "save_safetensors: cannot create a temporary file beside {}: {}", path,
+                errno_text());
+  }
+  EMBER_FAIL("save_safetensors: cannot create a temporary file beside {} (100 names taken)", path);
+}
+
+// The directory entry of a rename is durable only once the directory itself is synced.
+void sync_directory_of(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // the file is complete either way; only durability across a crash is at stake
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::string header_bytes(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
+  ordered_json header = ordered_json::object();
+  if (!metadata.empty()) {
+    ordered_json meta = ordered_json::object();
+    for (const auto& [k, v] : metadata) meta[k] = v;
+    header[kMetadataKey] = meta;
+  }
+  uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    ordered_json info = ordered_json::object();
+    info["dtype"] = safetensors_dtype(t.dtype());
+    info["shape"] = t.sizes().vec();
+    info["data_offsets"] = {offset, offset + t.nbytes()};
+    header[name] = info;
+    offset += t.nbytes();
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  return text;
+}
+
+}  // namespace
+
+std::string safetensors_dtype(ScalarType dtype) {
+  switch (dtype) {
+    case kFloat32: return "F32";
+    case kFloat64: return "F64";
+    case kInt64: return "I64";
+    case kBool: return "BOOL";
+  }
+  EMBER_FAIL("safetensors: unsupported dtype {}", dtype_name(dtype));
+}
+
+// ---- SafetensorsFile ----
+
+bool SafetensorsFile::contains(const std::string& name) const {
+  return std::any_of(tensors.begin(), tensors.end(), [&](const auto& nt) { return nt.first == name; });
+}
+
+const Tensor& SafetensorsFile::at(const std::string& name) const {
+  for (const auto& [n, t] : tensors)
+    if (n == name) return t;
+  EMBER_FAIL("safetensors: {} has no tensor '{}' ({} tensors in the file)", path, name, tensors.size());
+}
+
+NamedTensors SafetensorsFile::with_prefix(const std::string& prefix) const {
+  NamedTensors out;
+  for (const auto& [n, t] : tensors)
+    if (n.compare(0, prefix.size(), prefix) == 0) out.emplace_back(n.substr(prefix.size()), t);
+  return out;
+}
+
+// ---- writing ----
+
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  // Everything that can be checked is checked before the temporary file exists.
+  std::set<std::string> seen;
+  for (const auto& [name, t] : tensors) {
+    EMBER_CHECK(name != kMetadataKey, "save_safetensors: '{}' is reserved for the metadata and cannot name a tensor",
+                name);
+    EMBER_CHECK(seen.insert(name).second, "save_safetensors: the tensor name '{}' appears twice", name);
+    EMBER_CHECK(t.defined(), "save_safetensors: tensor '{}' is undefined", name);
+  }
+  const std::string header = header_bytes(tensors, metadata);
+  const uint64_t header_len = header.size();
+
+  auto [tmp, fd_raw] = create_temp_beside(path);
+  File fd(fd_raw);
+  try {
+    write_all(fd.get(), &header_len, sizeof(header_len), tmp);
+    write_all(fd.get(), header.data(), header.size(), tmp);
+    for (const auto& [name, t] : tensors) {
+      Tensor host = t.detach().to(Device(kCPU)).contiguous();
+      if (host.nbytes() > 0) write_all(fd.get(), host.raw_data_ptr(), host.nbytes(), tmp);
+    }
+    EMBER_CHECK(::fsync(fd.get()) == 0, "save_safetensors: flushing {} to disk failed: {}", tmp, errno_text());
+    EMBER_CHECK(fd.close(), "save_safetensors: closing {} failed: {}", tmp, errno_text());
+    EMBER_CHECK(::rename(tmp.c_str(), path.c_str()) == 0, "save_safetensors: renaming {} to {} failed: {}", tmp, path,
+                errno_text());
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  sync_directory_of(path);
+}
+
+// ---- reading ----
+
+namespace {
+
+struct Entry {
+  std::string name;
+  ScalarType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin, end;
+};
+
+uint64_t to_offset(const ordered_json& v, const std::string& where) {
+  EMBER_CHECK(v.is_number_unsigned(), "{}: data_offsets must hold non-negative integers, got {}", where, v.dump());
+  return v.get<uint64_t>();
+}
+
+Entry parse_entry(const std::string& name, const ordered_json& info, const std::string& where) {
+  EMBER_CHECK(info.is_object(), "{}: expected an object with dtype, shape and data_offsets, got {}", where,
+              info.dump());
+  for (const char* field : {"dtype", "shape", "data_offsets"})
+    EMBER_CHECK(info.contains(field), "{}: the field \"{}\" is missing", where, field);
+  const ordered_json& dt = info["dtype"];
+  EMBER_CHECK(dt.is_string(), "{}: dtype must be a string, got {}", where, dt.dump());
+  const std::string dts = dt.get<std::string>();
+  std::optional<ScalarType> dtype = dtype_from_safetensors(dts);
+  EMBER_CHECK(dtype || !is_known_unsupported_dtype(dts),
+              "{}: dtype {} is not supported by Ember (it reads F32, F64, I64 and BOOL)", where, dts);
+  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, I64 or BOOL)", where, dts);
+
+  const ordered_json& sh = info["shape"];
+  EMBER_CHECK(sh.is_array(), "{}: shape must be a list of sizes, got {}", where, sh.dump());
+  Entry e{name, *dtype, {}, 0, 0};
+  uint64_t numel = 1;
+  for (const auto& s : sh) {
+    EMBER_CHECK(s.is_number_unsigned(), "{}: shape {} must hold non-negative integers", where, sh.dump());
+    const uint64_t size = s.get<uint64_t>();
+    EMBER_CHECK(size <= static_cast<uint64_t>(INT64_MAX) && !__builtin_mul_overflow(numel, size, &numel),
+                "{}: shape {} has too many elements", where, sh.dump());
+    e.shape.push_back(static_cast<int64_t>(size));
+  }
+  const ordered_json& off = info["data_offsets"];
+  EMBER_CHECK(off.is_array() && off.size() == 2, "{}: data_offsets must be [begin, end], got {}", where, off.dump());
+  e.begin = to_offset(off[0], where);
+  e.end = to_offset(off[1], where);
+  EMBER_CHECK(e.begin <= e.end, "{}: data_offsets [{}, {}] end before they begin", where, e.begin, e.end);
+  uint64_t nbytes = 0;
+  EMBER_CHECK(!__builtin_mul_overflow(numel, element_size(e.dtype), &nbytes), "{}: shape {} has too many bytes",
+              where, sh.dump());
+  EMBER_CHECK(e.end - e.begin == nbytes, "{}: data_offsets [{}, {}] span {} bytes, but shape {} of {} needs {}", where,
+              e.begin, e.end, e.end - e.begin, e.shape, dts, nbytes);
+  return e;
+}
+
+}  // namespace
+
+SafetensorsFile load_safetensors(const std::string& path) {
+  const std::string op = "load_safetensors: " + path;
+  File fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  EMBER_CHECK(fd.get() >= 0, "{}: cannot open: {}", op, errno_text());
+  struct stat st {};
+  EMBER_CHECK(::fstat(fd.get(), &st) == 0, "{}: cannot stat: {}", op, errno_text());
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+
+  uint64_t header_len = 0;
+  EMBER_CHECK(file_size >= 8 && read_all(fd.get(), &header_len, 8, 0),
+              "{}: file is truncated: {} bytes, too short for the 8-byte header length", op, file_size);
+  EMBER_CHECK(header_len <= file_size - 8,
+              "{}: header length {} goes past the end of the file ({} bytes; truncated or not a safetensors file)", op,
+              header_len, file_size);
+  EMBER_CHECK(header_len <= kMaxHeaderBytes, "{}: header length {} is over the {}-byte limit", op, header_len,
+              kMaxHeaderBytes);
+  std::string text(header_len, '\0');
+  EMBER_CHECK(read_all(fd.get(), text.data(), header_len, 8), "{}: cannot read the header: {}", op, errno_text());
+
+  // Duplicate names would silently shadow each other in a JSON object, so the parser reports them.
+  std::string duplicate;
+  std::set<std::string> top_keys;
+  auto on_event = [&](int depth, ordered_json::parse_event_t event, ordered_json& parsed) {
+    if (event == ordered_json::parse_event_t::key && depth == 1 && !top_keys.insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  ordered_json header;
+  try {
+    header = ordered_json::parse(text, on_event);
+  } catch (const nlohmann::json::exception& e) {
+    EMBER_FAIL("{}: the header is not valid JSON ({})", op, e.what());
+  }
+  EMBER_CHECK(header.is_object(), "{}: the header must be a JSON object, got {}", op, header.type_name());
+  EMBER_CHECK(duplicate.empty(), "{}: the header names '{}' twice", op, duplicate);
+
+  SafetensorsFile file;
+  file.path = path;
+  std::vector<Entry> entries;
+  for (const auto& [name, info] : header.items()) {
+    if (name == kMetadataKey) {
+      EMBER_CHECK(info.is_object(), "{}: __metadata__ must map strings to strings, got {}", op, info.dump());
+      for (const auto& [k, v] : info.items()) {
+        EMBER_CHECK(v.is_string(), "{}: __metadata__ value of '{}' must be a string, got {}", op, k, v.dump());
+        file.metadata[k] = v.get<std::string>();
+      }
+      continue;
+    }
+    entries.push_back(parse_entry(name, info, fmt::format("{}: tensor '{}'", op, name)));
+  }
+
+  // The byte ranges must tile [0, data_size) in order: no overlap, no gap, nothing after the end.
+  const uint64_t data_start = 8 + header_len, data_size = file_size - data_start;
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+  uint64_t expected = 0;
+  const Entry* previous = nullptr;
+  for (const Entry& e : entries) {
+    EMBER_CHECK(e.end <= data_size,
+                "{}: tensor '{}': data_offsets [{}, {}] go past the end of the data ({} bytes; the file is truncated)",
+                op, e.name, e.begin, e.end, data_size);
+    EMBER_CHECK(e.begin >= expected, "{}: tensors '{}' and '{}' overlap (bytes [{}, {}) and [{}, {}))", op,
+                previous ? previous->name : "", e.name, previous ? previous->begin : 0, expected, e.begin, e.end);
+    EMBER_CHECK(e.begin == expected, "{}: tensor '{}': {} bytes before its data_offsets [{}, {}] belong to no tensor", op,
+                e.name, e.begin - expected, e.begin, e.end);
+    expected = e.end;
+    previous = &e;
+  }
+  EMBER_CHECK(expected == data_size, "{}: {} bytes after the last tensor's data belong to no tensor", op,
+              data_size - expected);
+
+  for (const Entry& e : entries) {
+    Tensor t = empty(e.shape, dtype(e.dtype));
+    const uint64_t nbytes = e.end - e.begin;
+    if (nbytes > 0)
+      EMBER_CHECK(read_all(fd.get(), t.raw_data_ptr(), nbytes, data_start + e.begin), "{}: tensor '{}': read failed: {}",
+                  op, e.name, errno_text());
+    if (e.dtype == kBool) {  // a C++ bool must hold 0 or 1
+      const auto* bytes = static_cast<const unsigned char*>(t.raw_data_ptr());
+      for (uint64_t i = 0; i < nbytes; ++i)
+        EMBER_CHECK(bytes[i] <= 1, "{}: tensor '{}': BOOL element {} holds the byte {}, not 0 or 1", op, e.name, i,
+                    bytes[i]);
+    }
+    file.tensors.emplace_back(e.name, t);
+  }
+  return file;
+}
+
+}  // namespace ember

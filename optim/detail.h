@@ -1,0 +1,68 @@
+// Internal helpers shared by the optimizers' .cpp files; not part of the public API (ember.h does
+// not include it). JSON access for the options' to_json/from_json, and the test that decides
+// whether an update can run as one fused loop over raw memory.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/tensor.h"
+#include "optim/optimizer.h"
+
+namespace ember::optim::detail {
+
+// Elements per thread below which a fused update runs on one thread.
+inline constexpr int64_t kFusedParallelGrain = 1 << 16;
+
+// True when every defined tensor is contiguous, in host memory and of `dtype`: the fused update
+// loops read and write them as plain arrays. Otherwise the optimizer composes tensor ops, which
+// run on any device and layout.
+inline bool fusable(ScalarType dtype, std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors)
+    if (t->defined() && (!t->is_cpu() || !t->is_contiguous() || t->dtype() != dtype)) return false;
+  return true;
+}
+
+// Calls f(begin, end) on chunks of [0, n): one per OpenMP thread for large n, else one call.
+// Elementwise updates give the same bits however they are split.
+template <typename F>
+void parallel_chunks(int64_t n, F&& f) {
+  if (n < kFusedParallelGrain || omp_get_max_threads() == 1) {
+    f(int64_t(0), n);
+    return;
+  }
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t chunk = (n + threads - 1) / threads;
+    const int64_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
+    if (begin < end) f(begin, end);
+  }
+}
+
+// A group's options as the optimizer's own options class; a group given another optimizer's
+// options (AdamOptions in an SGD) is an error, not a silent misread.
+template <typename Options>
+const Options& options_as(const OptimizerOptions& options, const char* op) {
+  const auto* o = dynamic_cast<const Options*>(&options);
+  EMBER_CHECK(o != nullptr, "{}: a parameter group has options of another optimizer (expected {}Options)", op, op);
+  return *o;
+}
+
+// The field `name` of a saved options object, with an error naming it when absent or mistyped.
+template <typename T>
+T field(const nlohmann::json& j, const char* name) {
+  EMBER_CHECK(j.contains(name), "the saved options have no '{}'", name);
+  try {
+    return j.at(name).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    EMBER_FAIL("the saved option '{}' has the wrong type: {}", name, j.at(name).dump());
+  }
+}
+
+}  // namespace ember::optim::detail
