@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "fixture_json.h"
 
@@ -58,3 +59,43 @@ void expect_tutorial_output(const std::string& name) {
 }  // namespace
 
 TEST(ExamplesAttention, Simplified) { expect_tutorial_output("attention_1_simplified"); }
+TEST(ExamplesAttention, Trainable) { expect_tutorial_output("attention_2_trainable"); }
+TEST(ExamplesAttention, Causal) { expect_tutorial_output("attention_3_causal"); }
+TEST(ExamplesAttention, MultiHead) { expect_tutorial_output("attention_4_multihead"); }
+TEST(ExamplesAttention, FromTokens) { expect_tutorial_output("attention_5_from_tokens"); }
+
+// Training on tiny Shakespeare: both models' validation loss must drop well below the uniform
+// guess ln(65) = 4.17 within the program's few hundred steps. Skipped when the data file is absent.
+TEST(ExamplesAttention, ShakespeareLearns) {
+  std::string data = std::string(EMBER_SOURCE_DIR) + "/../shared/data/tinyshakespeare.txt";
+  if (!std::filesystem::exists(data)) GTEST_SKIP() << "no tiny Shakespeare at " << data;
+  std::string path = example_path("attention_6_shakespeare");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " was not built";
+  RunResult r = run_program(path + " " + data);
+  ASSERT_EQ(r.status, 0) << r.output;
+  static const std::regex line(R"(step (\d+): train loss ([\d.]+), val loss ([\d.]+))");
+  std::vector<double> first_val, last_val;
+  for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), line); it != std::sregex_iterator(); ++it) {
+    double val = std::stod((*it)[3]);
+    if ((*it)[1] == "0") {
+      first_val.push_back(val);
+      last_val.push_back(val);
+    } else {
+      last_val.back() = val;
+    }
+  }
+  ASSERT_EQ(first_val.size(), 2u) << "expected two models' loss reports:\n" << r.output;
+  for (size_t m = 0; m < 2; ++m) {
+    EXPECT_NEAR(first_val[m], 4.17, 0.3) << "model " << m << " should start near ln(65)";
+    EXPECT_LT(last_val[m], 2.9) << "model " << m << " did not learn:\n" << r.output;
+  }
+  EXPECT_NE(r.output.find("sample:"), std::string::npos);
+}
+
+TEST(ExamplesAttention, ShakespeareSkipsWithoutData) {
+  std::string path = example_path("attention_6_shakespeare");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " was not built";
+  RunResult r = run_program(path + " /nonexistent/tinyshakespeare.txt");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("skipping, no data file at /nonexistent/tinyshakespeare.txt"), std::string::npos) << r.output;
+}
