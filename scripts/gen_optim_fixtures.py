@@ -152,11 +152,12 @@ DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.
 
 
 def safetensors_bytes(tensors, metadata):
-    """The file layout: u64 header length, compact JSON header (metadata first, tensors in the given
-    order), padded with spaces to a multiple of 8, then the raw little-endian data."""
+    """The file layout: u64 header length, compact JSON header (metadata first with its keys sorted,
+    then the tensors in the given order), padded with spaces to a multiple of 8, then the raw
+    little-endian data."""
     header, offset, data = {}, 0, b""
     if metadata:
-        header["__metadata__"] = metadata
+        header["__metadata__"] = dict(sorted(metadata.items()))
     for name, t in tensors:
         raw = t.contiguous().numpy().tobytes()
         header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
