@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace ember {
@@ -25,7 +26,8 @@ class Generator {
   uint64_t initial_seed() const;
   // Reseeds from a nondeterministic source and returns the new seed.
   uint64_t seed();
-  // The whole state (MT19937 words, position, cached normals) as a uint8 tensor... stored as int64.
+  // The whole state (seed, MT19937 words and position, cached normal) as a 1-d int64 tensor;
+  // set_state() restores it exactly, so a resumed run continues the same stream.
   Tensor get_state() const;
   void set_state(const Tensor& state);
 
@@ -34,6 +36,8 @@ class Generator {
   uint64_t random64();
   // The Box-Muller value cached by the scalar normal path (PyTorch's next_double_normal_sample).
   std::optional<double>& next_double_normal_sample();
+  // Held by the random functions for the whole of one fill, as PyTorch does.
+  std::mutex& mutex() const;
 
   struct Impl;
   const std::shared_ptr<Impl>& impl() const { return impl_; }

@@ -1,1 +1,20 @@
+// ember::nn: modules, containers, layers, initialisation and layer functions, as torch::nn.
+//
+//   #include <ember/ember.h>
+//   namespace nn = ember::nn;
+//   namespace F = ember::nn::functional;
+//   nn::Sequential mlp(nn::Linear(4, 16), nn::GELU(), nn::Dropout(0.1), nn::Linear(16, 3));
+//   ember::Tensor loss = F::cross_entropy(mlp(x), targets);
 #pragma once
+
+#include "nn/activation.h"
+#include "nn/container.h"
+#include "nn/dropout.h"
+#include "nn/embedding.h"
+#include "nn/functional.h"
+#include "nn/init.h"
+#include "nn/linear.h"
+#include "nn/module.h"
+#include "nn/normalization.h"
+#include "nn/options.h"
+#include "nn/pimpl.h"

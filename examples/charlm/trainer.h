@@ -1,0 +1,45 @@
+// The two jobs of ember-charlm: train a character GPT (with evals, checkpoints, resume and a
+// clean stop on Ctrl-C) and sample text from a checkpoint.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "config.h"
+
+namespace charlm {
+
+struct TrainArgs {
+  Config cfg;
+  std::string data_path;
+  std::string out_dir = "out-charlm";
+  bool resume = false;  // continue from out_dir/ckpt.safetensors
+  bool plot = false;    // draw out_dir/loss.png with gnuplot at the end
+  int64_t stop_at = -1;  // behave as if Ctrl-C came before this step (tests of resume)
+};
+
+struct TrainResult {
+  int64_t iters = 0;
+  double train_loss = 0, val_loss = 0, best_val = 0;
+  double median_tokens_per_s = 0, wall_s = 0;
+  bool interrupted = false;
+};
+
+TrainResult train(const TrainArgs& args);
+
+struct SampleArgs {
+  std::string checkpoint;  // a .safetensors file written by train
+  std::string prompt = "\n";
+  int64_t num_chars = 500;
+  double temperature = 0.8;
+  std::optional<int64_t> top_k = 200;
+  uint64_t seed = 1337;
+};
+
+// Streams the generated characters to stdout as they come; returns the whole text.
+std::string sample(const SampleArgs& args);
+
+// Draws the loss curves of out_dir/log.csv into out_dir/loss.png (needs gnuplot).
+void plot(const std::string& out_dir);
+
+}  // namespace charlm

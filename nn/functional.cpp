@@ -1,0 +1,220 @@
+// nn::functional: layer functions composed from autograd primitives (their gradients come from the
+// primitives). Shape checks happen here, once, with messages that name the function and the shapes.
+#include "nn/functional.h"
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/grad_mode.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+Tensor reduce(const Tensor& loss, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    case Reduction::Mean: return loss.mean();
+  }
+  return loss;
+}
+
+// softmax over `dim` where a slice made only of -inf gives zeros instead of NaN. The -inf slices are
+// set to 0 before the softmax, so neither the forward nor the backward ever sees exp(-inf + inf).
+Tensor safe_softmax(const Tensor& scores, int64_t dim) {
+  Tensor dead;
+  {
+    NoGradGuard no_grad;
+    dead = scores.eq(kNegInf).all(dim, /*keepdim=*/true);
+  }
+  if (!dead.any().item<bool>()) return scores.softmax(dim);
+  return scores.masked_fill(dead, 0).softmax(dim).masked_fill(dead, 0);
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got shape {}", weight.sizes());
+  EMBER_CHECK(input.dim() >= 1, "linear: input must have at least 1 dimension, got a 0-d tensor");
+  const int64_t in_features = weight.size(1), out_features = weight.size(0);
+  EMBER_CHECK(input.size(-1) == in_features, "linear: input has {} features but weight expects {} (input {}, weight {})",
+              input.size(-1), in_features, input.sizes(), weight.sizes());
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_features),
+              "linear: bias must have shape [{}] to match weight {}, got {}", out_features, weight.sizes(),
+              bias.defined() ? bias.sizes() : IntArrayRef{});
+  // (*, in) is folded to (N, in) so the product is one matrix multiply (and so is its backward).
+  std::vector<int64_t> out_sizes = input.sizes().vec();
+  out_sizes.back() = out_features;
+  Tensor x2 = input.dim() == 2 ? input : input.reshape({-1, in_features});
+  Tensor y = x2.mm(weight.t());
+  if (bias.defined()) y = y + bias;
+  return input.dim() == 2 ? y : y.view(out_sizes);
+}
+
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  std::optional<int64_t> padding_idx = options.padding_idx();
+  if (padding_idx) {
+    EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
+                weight.sizes());
+    const int64_t rows = weight.size(0);
+    EMBER_CHECK(*padding_idx >= -rows && *padding_idx < rows,
+                "embedding: padding_idx {} must be within num_embeddings ({})", *padding_idx, rows);
+    if (*padding_idx < 0) padding_idx = *padding_idx + rows;
+  }
+  return ember::embedding(weight, input, padding_idx);
+}
+
+Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
+  const double p = options.p();
+  EMBER_CHECK(p >= 0 && p <= 1, "dropout: probability has to be between 0 and 1, but got {}", p);
+  if (!options.training() || p == 0 || input.numel() == 0) return input;
+  if (p == 1) {
+    Tensor zero = zeros({}, input.options());
+    return options.inplace() ? input.mul_(zero) : input * zero;
+  }
+  // PyTorch's CPU dropout: one bernoulli draw per element (keep with probability 1 - p), scaled.
+  Tensor noise = empty_like(input);
+  noise.bernoulli_(1 - p);
+  noise.div_(1 - p);
+  return options.inplace() ? input.mul_(noise) : input * noise;
+}
+
+Tensor dropout(const Tensor& input, double p, bool training) {
+  return dropout(input, DropoutFuncOptions().p(p).training(training));
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
+  bool matches = input.dim() >= k;
+  for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];
+  EMBER_CHECK(matches, "layer_norm: input of shape {} does not end with normalized_shape {} (expected input of shape "
+              "[*, {}])", input.sizes(), normalized_shape, fmt::join(normalized_shape, ", "));
+  for (const Tensor* t : {&weight, &bias})
+    EMBER_CHECK(!t->defined() || t->sizes() == normalized_shape, "layer_norm: {} has shape {} but normalized_shape is {}",
+                t == &weight ? "weight" : "bias", t->defined() ? t->sizes() : IntArrayRef{}, normalized_shape);
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  // y = (x - mean) / sqrt(var + eps) * weight + bias, var biased (divides by the count).
+  Tensor centered = input - input.mean(dims, /*keepdim=*/true);
+  Tensor var = centered.square().mean(dims, /*keepdim=*/true);
+  Tensor y = centered * (var + eps).rsqrt();
+  if (weight.defined()) y = y * weight;
+  if (bias.defined()) y = y + bias;
+  return y;
+}
+
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  return layer_norm(input, options.normalized_shape(), options.weight(), options.bias(), options.eps());
+}
+
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options) { return input.gelu(options.approximate()); }
+Tensor relu(const Tensor& input) { return input.relu(); }
+
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
+  return input.softmax(options.dim(), options.dtype());
+}
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
+  return input.log_softmax(options.dim(), options.dtype());
+}
+
+Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
+  EMBER_CHECK(mask.dtype() == kBool, "masked_softmax: expected a bool mask (true = masked out), got {}",
+              dtype_name(mask.dtype()));
+  return safe_softmax(scores.masked_fill(mask, kNegInf), dim);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
+              "cross_entropy: input must be floating-point logits of shape (C), (N, C) or (N, C, d1, ...), got {} {}",
+              dtype_name(input.dtype()), input.sizes());
+  const double smoothing = options.label_smoothing();
+  EMBER_CHECK(smoothing >= 0 && smoothing <= 1, "cross_entropy: label_smoothing must be between 0.0 and 1.0, got {}",
+              smoothing);
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  const int64_t C = input.size(class_dim);
+  Tensor logp = input.log_softmax(class_dim);
+
+  if (target.is_floating_point()) {  // class probabilities
+    EMBER_CHECK(target.sizes() == input.sizes(), "cross_entropy: probability target has shape {} but input has shape {}",
+                target.sizes(), input.sizes());
+    Tensor probs = smoothing > 0 ? target * (1 - smoothing) + smoothing / static_cast<double>(C) : target;
+    return reduce(-(logp * probs).sum({class_dim}), options.reduction());
+  }
+
+  // class indices: input's shape without the class dim
+  std::vector<int64_t> expected = input.sizes().vec();
+  expected.erase(expected.begin() + class_dim);
+  EMBER_CHECK(target.dtype() == kInt64, "cross_entropy: expected int64 class indices or float probabilities as target, "
+              "got {}", dtype_name(target.dtype()));
+  EMBER_CHECK(target.sizes() == IntArrayRef(expected), "cross_entropy: expected target of shape {} for input {}, got {}",
+              IntArrayRef(expected), input.sizes(), target.sizes());
+  const int64_t ignore = options.ignore_index();
+  Tensor valid = target.ne(ignore);
+  {
+    NoGradGuard no_grad;
+    Tensor checked = target.masked_fill(valid.logical_not(), 0);
+    if (checked.numel() > 0) {
+      const int64_t lo = checked.min().item<int64_t>(), hi = checked.max().item<int64_t>();
+      EMBER_CHECK(lo >= 0 && hi < C, "cross_entropy: target {} is out of bounds for {} classes (input {}, target {})",
+                  lo < 0 ? lo : hi, C, input.sizes(), target.sizes());
+    }
+  }
+  Tensor invalid = valid.logical_not();
+  Tensor safe_target = target.masked_fill(invalid, 0).unsqueeze(class_dim);
+  Tensor nll = -logp.gather(class_dim, safe_target).squeeze(class_dim).masked_fill(invalid, 0);
+  // The mean divides by the number of targets that are not ignored (PyTorch's nll_loss).
+  auto reduce_valid = [&](const Tensor& loss) {
+    if (options.reduction() != Reduction::Mean) return reduce(loss, options.reduction());
+    return loss.sum() / valid.sum().to(loss.dtype());
+  };
+  Tensor loss = reduce_valid(nll);
+  if (smoothing == 0) return loss;
+  Tensor smooth = -logp.sum({class_dim}).masked_fill(invalid, 0);
+  return loss * (1 - smoothing) + reduce_valid(smooth) * (smoothing / static_cast<double>(C));
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  EMBER_CHECK(input.sizes() == target.sizes(), "mse_loss: input {} and target {} must have the same shape",
+              input.sizes(), target.sizes());
+  return reduce((input - target).square(), options.reduction());
+}
+
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale) {
+  const char* op = "scaled_dot_product_attention";
+  EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2,
+              "{}: query, key and value need at least 2 dims (..., L, E), got {}, {} and {}", op, query.sizes(),
+              key.sizes(), value.sizes());
+  EMBER_CHECK(query.size(-1) == key.size(-1), "{}: query {} and key {} must have the same embedding size (last dim)",
+              op, query.sizes(), key.sizes());
+  EMBER_CHECK(key.size(-2) == value.size(-2), "{}: key {} and value {} must have the same sequence length (dim -2)",
+              op, key.sizes(), value.sizes());
+  EMBER_CHECK(!(is_causal && attn_mask.defined()), "{}: attn_mask must not be given when is_causal is true", op);
+  EMBER_CHECK(dropout_p >= 0 && dropout_p <= 1, "{}: dropout_p has to be between 0 and 1, but got {}", op, dropout_p);
+  const int64_t L = query.size(-2), S = key.size(-2);
+  const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
+
+  Tensor scores = query.matmul(key.mT()) * factor;  // (..., L, S)
+  Tensor weights;
+  if (is_causal) {
+    TensorOptions index_options = TensorOptions(kInt64).device(query.device());
+    Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));  // key j > query i
+    weights = masked_softmax(scores, future);
+  } else if (attn_mask.defined() && attn_mask.dtype() == kBool) {
+    weights = masked_softmax(scores, attn_mask.logical_not());
+  } else if (attn_mask.defined()) {
+    weights = safe_softmax(scores + attn_mask, -1);
+  } else {
+    weights = scores.softmax(-1);
+  }
+  if (dropout_p > 0) weights = dropout(weights, dropout_p, /*training=*/true);
+  return weights.matmul(value);
+}
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,40 @@
+// nn::Linear: y = x W^T + b, as torch::nn::Linear, with PyTorch's default initialisation.
+//
+//   ember::manual_seed(0);
+//   ember::nn::Linear lin(3, 2);                                  // same weights as torch.nn.Linear(3, 2)
+//   ember::nn::Linear proj(ember::nn::LinearOptions(768, 768).bias(false));
+//   ember::Tensor y = lin(ember::ones({4, 3}));                   // (4, 2)
+//   std::cout << *lin;                                            // Linear(in_features=3, out_features=2, bias=true)
+#pragma once
+
+#include "nn/module.h"
+#include "nn/options.h"
+
+namespace ember::nn {
+
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+class LinearImpl : public Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
+  explicit LinearImpl(const LinearOptions& options);
+
+  // PyTorch's draws, in its order: weight ~ kaiming_uniform(a = sqrt(5)), i.e. U(-1/sqrt(in), 1/sqrt(in)),
+  // then bias ~ U(-1/sqrt(in), 1/sqrt(in)).
+  void reset_parameters();
+  // input (*, in_features) -> (*, out_features)
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  LinearOptions options;
+  Tensor weight;  // (out_features, in_features)
+  Tensor bias;    // (out_features), undefined when options.bias() is false
+};
+EMBER_MODULE(Linear);
+
+}  // namespace ember::nn
