@@ -12,6 +12,9 @@ tests/fixtures/optim/clip_grad.json    clip_grad_norm_ total norms and clipped g
 tests/fixtures/serialize/reference.safetensors
     a safetensors file written here byte by byte (struct + json, no safetensors package), holding
     one tensor of each dtype Ember supports; Ember must load it, and must write these same bytes.
+tests/fixtures/serialize/torch_mlp.safetensors, torch_mlp.json
+    the state_dict of torch.nn.Sequential(Linear(3, 4), ReLU(), Linear(4, 2), LayerNorm(2)) and its
+    output for one input: Ember loads the weights into the same nn::Sequential and must match.
 """
 import json
 import math
@@ -208,6 +211,20 @@ def write_safetensors_fixture():
         f.write(blob)
 
 
+def write_torch_model_fixture():
+    torch.manual_seed(11)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2), torch.nn.LayerNorm(2))
+    with torch.no_grad():  # LayerNorm's defaults (ones, zeros) would not show a mix-up
+        model[3].weight.uniform_(0.5, 1.5)
+        model[3].bias.uniform_(-0.5, 0.5)
+    state = [(k, v.detach()) for k, v in model.state_dict().items()]
+    with open(os.path.join(SERIAL, "torch_mlp.safetensors"), "wb") as f:
+        f.write(safetensors_bytes(state, {"framework": "torch 1.13"}))
+    x = torch.randn(5, 3)
+    with open(os.path.join(SERIAL, "torch_mlp.json"), "w") as f:
+        json.dump({"x": tensor(x), "y": tensor(model(x))}, f)
+
+
 def main():
     os.makedirs(OPTIM, exist_ok=True)
     torch.set_num_threads(1)
@@ -215,6 +232,7 @@ def main():
         with open(os.path.join(OPTIM, name + ".json"), "w") as f:
             json.dump(data, f)
     write_safetensors_fixture()
+    write_torch_model_fixture()
 
 
 if __name__ == "__main__":

@@ -235,5 +235,88 @@ TEST_F(Safetensors, OverwritesAnExistingFile) {
   EXPECT_EQ(entries(), std::vector<std::string>{"w.safetensors"});
 }
 
+// ---- module checkpoints ----
+
+// A small model with a buffer: Sequential(Linear, ReLU, Linear) plus a registered "scale" buffer.
+struct TinyImpl : nn::Module {
+  TinyImpl() : nn::Module("Tiny") {
+    mlp = register_module("mlp", nn::Sequential(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 2)));
+    scale = register_buffer("scale", full({2}, 2.0));
+  }
+  nn::Sequential mlp{nullptr};
+  Tensor scale;
+};
+EMBER_MODULE(Tiny);
+
+std::vector<std::vector<double>> values_of(const nn::Module& m) {
+  std::vector<std::vector<double>> out;
+  for (const auto& [name, t] : nn::state_dict(m)) out.push_back(t.to_vector<double>());
+  return out;
+}
+
+TEST_F(Safetensors, ModuleSaveLoadRoundTrip) {
+  Tiny a, b;
+  a->scale.fill_(3.0);
+  ASSERT_NE(values_of(*a), values_of(*b));
+  std::vector<std::string> names;
+  for (const auto& [name, t] : nn::state_dict(*a)) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"mlp.0.weight", "mlp.0.bias", "mlp.2.weight", "mlp.2.bias", "scale"}));
+
+  nn::save(a, path("tiny.safetensors"), {{"epoch", "7"}});
+  Tensor held = b->mlp->ptr<nn::LinearImpl>(0)->weight;  // a handle an optimizer would hold
+  nn::load(b, path("tiny.safetensors"));
+  EXPECT_EQ(values_of(*a), values_of(*b));
+  EXPECT_TRUE(equal(held, a->mlp->ptr<nn::LinearImpl>(0)->weight));  // loaded in place
+  EXPECT_TRUE(b->named_parameters()[0].second.requires_grad());
+  EXPECT_EQ(load_safetensors(path("tiny.safetensors")).metadata.at("epoch"), "7");
+}
+
+TEST_F(Safetensors, ModuleLoadErrorsNameTheTensorAndChangeNothing) {
+  Tiny a;
+  NamedTensors good = nn::state_dict(*a);
+  auto expect_rejected = [&](NamedTensors state, const std::string& needle, bool strict = true) {
+    Tiny b;
+    const auto before = values_of(*b);
+    save_safetensors(path("bad.safetensors"), state);
+    EXPECT_THROWS_WITH(nn::load(b, path("bad.safetensors"), strict), needle);
+    EXPECT_EQ(values_of(*b), before) << "the module changed although loading failed";
+  };
+  NamedTensors missing(good.begin(), good.end() - 2);
+  missing.push_back(good.back());
+  expect_rejected(missing, "Missing key(s) in state_dict: \"mlp.2.bias\".");
+  NamedTensors extra = good;
+  extra.emplace_back("mlp.9.weight", zeros({1}));
+  expect_rejected(extra, "Unexpected key(s) in state_dict: \"mlp.9.weight\".");
+  NamedTensors shape = good;
+  shape[2].second = zeros({4, 2});
+  expect_rejected(shape, "size mismatch for mlp.2.weight: copying a param with shape [4, 2] from checkpoint, the "
+                         "shape in current model is [2, 4]");
+  NamedTensors type = good;
+  type[4].second = full({2}, 2.0, dtype(kFloat64));
+  expect_rejected(type, "dtype mismatch for scale: the checkpoint holds float64, the current model float32");
+  expect_rejected(shape, "size mismatch for mlp.2.weight", /*strict=*/false);  // shapes are checked even so
+  expect_rejected(missing, "nn::load: " + path("bad.safetensors"));
+
+  // Not strict: missing and unexpected names are skipped, the rest loads.
+  Tiny c;
+  save_safetensors(path("partial.safetensors"), extra);
+  nn::load(c, path("partial.safetensors"), /*strict=*/false);
+  EXPECT_EQ(values_of(*c), values_of(*a));
+  NamedTensors twice = good;
+  twice.push_back(good[0]);
+  Tiny d;
+  EXPECT_THROWS_WITH(nn::load_state_dict(*d, twice), "Duplicate key(s) in state_dict: \"mlp.0.weight\".");
+}
+
+// A model saved from PyTorch (scripts/gen_optim_fixtures.py) loads into the same Ember model and
+// computes the same output.
+TEST_F(Safetensors, LoadsAPyTorchModel) {
+  const std::string dir = std::string(EMBER_FIXTURE_DIR) + "/serialize/";
+  nn::Sequential model(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 2), nn::LayerNorm(nn::LayerNormOptions({2})));
+  nn::load(model, dir + "torch_mlp.safetensors");
+  const nlohmann::json fx = test::load_fixture("serialize/torch_mlp.json");
+  EXPECT_TENSOR_CLOSE(model->forward(test::tensor_from_json(fx["x"])), test::tensor_from_json(fx["y"]), 1e-5, 1e-6);
+}
+
 }  // namespace
 }  // namespace ember
