@@ -52,8 +52,11 @@ void synchronize() {}
 void manual_seed(uint64_t) {}
 size_t memory_allocated(int) { return 0; }
 size_t max_memory_allocated(int) { return 0; }
+size_t memory_reserved(int) { return 0; }
 void reset_peak_memory_stats(int) {}
 void empty_cache() {}
+void set_allow_tf32(bool) {}
+bool allow_tf32() { return false; }
 }  // namespace cuda
 
 }  // namespace ember
