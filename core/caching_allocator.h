@@ -49,7 +49,8 @@ inline std::string format_bytes(size_t n) {
   if (n < 1024) return fmt::format("{} bytes", n);
   if (n < (size_t(1) << 20)) return fmt::format("{:.2f} KiB", n / 1024.0);
   if (n < (size_t(1) << 30)) return fmt::format("{:.2f} MiB", n / double(size_t(1) << 20));
-  return fmt::format("{:.2f} GiB", n / double(size_t(1) << 30));
+  if (n < (size_t(1) << 40)) return fmt::format("{:.2f} GiB", n / double(size_t(1) << 30));
+  return fmt::format("{:.2f} TiB", n / double(size_t(1) << 40));
 }
 
 struct AllocatorStats {

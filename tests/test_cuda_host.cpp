@@ -67,6 +67,7 @@ TEST(CudaAllocatorHost, FormatsByteCountsForMessages) {
   EXPECT_EQ(format_bytes(1536), "1.50 KiB");
   EXPECT_EQ(format_bytes(3 * kMiB), "3.00 MiB");
   EXPECT_EQ(format_bytes(size_t(5) << 30), "5.00 GiB");
+  EXPECT_EQ(format_bytes(size_t(16) << 40), "16.00 TiB");
 }
 
 // ---- reuse and statistics ----
