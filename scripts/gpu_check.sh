@@ -61,11 +61,12 @@ if step "configure (EMBER_CUDA=ON)" "$logs/configure.log" \
   step "CUDA tests (parity, device)" "$logs/cuda_tests.log" cuda_tests
   step "whole test suite" "$logs/all_tests.log" "$tests"
 
-  if command -v compute-sanitizer >/dev/null 2>&1; then
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  if [ -n "$sanitizer" ]; then
     step "compute-sanitizer memcheck" "$logs/memcheck.log" \
-      compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check full "$tests" --gtest_filter="$cuda_filter"
+      "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check full "$tests" --gtest_filter="$cuda_filter"
     step "compute-sanitizer racecheck" "$logs/racecheck.log" \
-      compute-sanitizer --tool racecheck --error-exitcode 1 "$tests" \
+      "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
       --gtest_filter='*CudaParity*/*softmax*:*CudaParity*/*sum*:*CudaParity*/*max*:*CudaParity*/*norm*'
   else
     skip "compute-sanitizer" "not installed (ships with the CUDA Toolkit: /usr/local/cuda/bin)"
@@ -89,10 +90,11 @@ fi
 echo
 echo "==== Ember GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "GPU: $gpu"
-echo "nvcc: $(nvcc --version 2>/dev/null | tail -n 1 || echo 'not on PATH')"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+echo "nvcc: $("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' || echo 'not found')"
 printf '%s\n' "${summary[@]}"
 if [ -f "$logs/cuda_tests.log" ]; then
-  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/cuda_tests.log" | sed 's/^/  cuda tests: /'
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$logs/cuda_tests.log" | sed 's/^/  cuda tests: /'
 fi
 if [ -f "$logs/charlm_tiny.log" ]; then
   echo "  charlm (last lines):"
