@@ -1,6 +1,6 @@
 // The CUDA backend of a build without CUDA: every kernel throws "built without CUDA support".
 //
-// Linked instead of cuda/*.cu when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
+// Linked instead of cuda/*.cu and cuda/*.cpp when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
 // for a CUDA tensor gets a clear error instead of a link failure or an #ifdef in its own code.
 #include "core/backend.h"
 #include "cuda/cuda.h"
