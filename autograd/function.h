@@ -15,7 +15,8 @@
 //   ember::Tensor y = MyExp::apply(x);   // y.grad_fn()->name() == "MyExpBackward"
 //
 // forward runs with grad mode off and may take any arguments: Tensors and tensor_lists become
-// the node's inputs, everything else (double, int, std::string, ...) passes through untouched.
+// the node's inputs (a tensor_list counts as one argument per element), everything else (double,
+// int, std::string, ...) passes through untouched.
 // It returns a Tensor or a variable_list; apply returns the same. backward gets one gradient per
 // forward output and returns one per forward argument (an undefined Tensor for arguments that
 // are not tensors or need no gradient). Its results are checked: wrong count, a gradient for a

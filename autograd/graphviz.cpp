@@ -44,12 +44,12 @@ std::string values_str(const Tensor& t, int64_t max) {
 // Label of a tensor box: its name (or `fallback`), shape, and optionally data and grad.
 std::string tensor_label(const Tensor& t, const std::string& fallback, const DotOptions& opt) {
   std::string label = t.name().empty() ? fallback : t.name();
-  label += "\n" + shape_str(t.sizes());
+  label += fmt::format("\n{}", shape_str(t.sizes()));
   if (opt.show_values) {
     const std::string data = values_str(t, opt.max_values_shown);
-    if (!data.empty()) label += "\ndata " + data;
+    if (!data.empty()) label += fmt::format("\ndata {}", data);
     const std::string grad = values_str(t.grad(), opt.max_values_shown);
-    if (!grad.empty()) label += "\ngrad " + grad;
+    if (!grad.empty()) label += fmt::format("\ngrad {}", grad);
   }
   return label;
 }
@@ -57,7 +57,7 @@ std::string tensor_label(const Tensor& t, const std::string& fallback, const Dot
 std::string node_label(const Node& n) {
   std::vector<std::string> shapes;
   for (const auto& s : n.output_sizes) shapes.push_back(shape_str(s));
-  return n.name() + "\n" + fmt::format("{}", fmt::join(shapes, ", "));
+  return fmt::format("{}\n{}", n.name(), fmt::join(shapes, ", "));
 }
 
 class DotWriter {
@@ -65,7 +65,7 @@ class DotWriter {
   explicit DotWriter(const DotOptions& opt) : opt_(opt) {}
 
   std::string box(const std::string& label, const char* color) {
-    const std::string id = "n" + std::to_string(count_++);
+    const std::string id = fmt::format("n{}", count_++);
     nodes_ << "  " << id << " [label=\"" << escape(label) << "\", fillcolor=" << color << "];\n";
     return id;
   }
@@ -100,9 +100,8 @@ class DotWriter {
            nodes_.str() + edges_.str() + "}\n";
   }
 
-  const DotOptions& opt_;
-
  private:
+  const DotOptions& opt_;
   std::ostringstream nodes_, edges_;
   int count_ = 0;
 };

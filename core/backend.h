@@ -109,7 +109,7 @@ decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
 }  // namespace ember
 
 namespace ember {
-// The CUDA backend: defined in cuda/backend.cu when built with CUDA, else by cuda/stub.cpp,
+// The CUDA backend: defined in cuda/runtime.cpp when built with CUDA, else by cuda/stub.cpp,
 // whose every kernel throws "built without CUDA support". The linker picks exactly one.
 Backend& cuda_backend();
 }  // namespace ember

@@ -125,6 +125,7 @@ class Tensor {
   // ---- conversion and copies (autograd/shape.cpp) ----
   Tensor to(ScalarType dtype, bool copy = false) const;
   Tensor to(Device device, bool copy = false) const;
+  Tensor to(DeviceType type, bool copy = false) const { return to(Device(type), copy); }  // x.to(kCUDA)
   Tensor to(Device device, ScalarType dtype, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool copy = false) const;
   Tensor cpu() const { return to(Device(kCPU)); }

@@ -1,6 +1,6 @@
 // The CUDA backend of a build without CUDA: every kernel throws "built without CUDA support".
 //
-// Linked instead of cuda/*.cu when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
+// Linked instead of cuda/*.cu and cuda/*.cpp when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
 // for a CUDA tensor gets a clear error instead of a link failure or an #ifdef in its own code.
 #include "core/backend.h"
 #include "cuda/cuda.h"
@@ -52,8 +52,11 @@ void synchronize() {}
 void manual_seed(uint64_t) {}
 size_t memory_allocated(int) { return 0; }
 size_t max_memory_allocated(int) { return 0; }
+size_t memory_reserved(int) { return 0; }
 void reset_peak_memory_stats(int) {}
 void empty_cache() {}
+void set_allow_tf32(bool) {}
+bool allow_tf32() { return false; }
 }  // namespace cuda
 
 }  // namespace ember

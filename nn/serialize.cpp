@@ -1,4 +1,4 @@
-// safetensors reading and writing (nn/serialize.h).
+// safetensors reading and writing, and module state dicts on top of them (nn/serialize.h).
 //
 // Writing: the header is built with nlohmann::ordered_json (compact, "__metadata__" first, tensors
 // in the caller's order, as the reference writer lays them out) and padded with spaces to a
@@ -22,6 +22,8 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+
+#include "autograd/grad_mode.h"
 
 namespace ember {
 
@@ -353,3 +355,75 @@ SafetensorsFile load_safetensors(const std::string& path) {
 }
 
 }  // namespace ember
+
+// ---- module state ----
+
+namespace ember::nn {
+
+ember::NamedTensors state_dict(const Module& module) {
+  ember::NamedTensors out = module.named_parameters();
+  for (auto& entry : module.named_buffers()) out.push_back(std::move(entry));
+  return out;
+}
+
+void load_state_dict(Module& module, const ember::NamedTensors& state, bool strict) {
+  ember::NamedTensors targets = state_dict(module);
+  std::map<std::string, const Tensor*> given;
+  std::vector<std::string> problems, duplicates, unexpected, missing;
+  for (const auto& [name, t] : state)
+    if (!given.emplace(name, &t).second) duplicates.push_back(name);
+  std::set<std::string> known;
+  for (const auto& [name, target] : targets) {
+    known.insert(name);
+    auto it = given.find(name);
+    if (it == given.end()) {
+      missing.push_back(name);
+      continue;
+    }
+    const Tensor& src = *it->second;
+    if (!src.defined())
+      problems.push_back(fmt::format("tensor '{}' in the checkpoint is undefined", name));
+    else if (src.sizes() != target.sizes())
+      problems.push_back(fmt::format("size mismatch for {}: copying a param with shape {} from checkpoint, the shape "
+                                     "in current model is {}", name, src.sizes(), target.sizes()));
+    else if (src.dtype() != target.dtype())
+      problems.push_back(fmt::format("dtype mismatch for {}: the checkpoint holds {}, the current model {}", name,
+                                     dtype_name(src.dtype()), dtype_name(target.dtype())));
+  }
+  for (const auto& [name, t] : state)
+    if (!known.count(name)) unexpected.push_back(name);
+  auto quoted = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "\"" : ", \"") + n + "\"";
+    return s;
+  };
+  if (!duplicates.empty()) problems.push_back("Duplicate key(s) in state_dict: " + quoted(duplicates) + ".");
+  if (strict && !missing.empty()) problems.push_back("Missing key(s) in state_dict: " + quoted(missing) + ".");
+  if (strict && !unexpected.empty()) problems.push_back("Unexpected key(s) in state_dict: " + quoted(unexpected) + ".");
+  if (!problems.empty()) {
+    std::string message = fmt::format("Error(s) in loading state_dict for {}:", module.name());
+    for (const auto& p : problems) message += "\n\t" + p;
+    EMBER_FAIL("{}", message);
+  }
+
+  NoGradGuard no_grad;
+  for (auto& [name, target] : targets) {
+    auto it = given.find(name);
+    if (it != given.end()) target.copy_(*it->second);
+  }
+}
+
+void save(const Module& module, const std::string& path, const std::map<std::string, std::string>& metadata) {
+  save_safetensors(path, state_dict(module), metadata);
+}
+
+void load(Module& module, const std::string& path, bool strict) {
+  SafetensorsFile file = load_safetensors(path);
+  try {
+    load_state_dict(module, file.tensors, strict);
+  } catch (const Error& e) {
+    EMBER_FAIL("nn::load: {}: {}", path, e.what());
+  }
+}
+
+}  // namespace ember::nn

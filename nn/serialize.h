@@ -7,6 +7,9 @@
 //   ember::SafetensorsFile f = ember::load_safetensors("w.safetensors");
 //   Tensor w2 = f.at("w");
 //
+//   ember::nn::save(model, "model.safetensors");       // parameters and buffers by dotted name
+//   ember::nn::load(model, "model.safetensors");       // checks every name, shape and dtype first
+//
 // Data is little-endian and row-major; offsets are relative to the end of the header. Ember
 // handles F32, F64, I64 and BOOL. Writes are atomic (temporary file in the same directory, fsync,
 // rename), so an existing file is never left half-written. Reads check every field and name the
@@ -19,6 +22,8 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "nn/module.h"
+#include "nn/pimpl.h"
 
 namespace ember {
 
@@ -47,3 +52,31 @@ SafetensorsFile load_safetensors(const std::string& path);
 std::string safetensors_dtype(ScalarType dtype);
 
 }  // namespace ember
+
+namespace ember::nn {
+
+// A module's parameters and then its buffers by dotted name, as named_parameters() and
+// named_buffers() list them (PyTorch's state_dict; a tied weight appears once, under its first name).
+ember::NamedTensors state_dict(const Module& module);
+// Copies `state` into the module's tensors in place (handles held elsewhere, such as an
+// optimizer's, see the new values). Everything is checked before anything is copied, and a
+// mismatch throws naming every offending tensor, leaving the module unchanged:
+//   - strict: a module tensor absent from `state` (missing key) or a name in `state` the module
+//     does not have (unexpected key);
+//   - always: a shape or dtype that differs from the module's tensor, or a name given twice.
+void load_state_dict(Module& module, const ember::NamedTensors& state, bool strict = true);
+
+// state_dict into a safetensors file / load_state_dict from one.
+void save(const Module& module, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+void load(Module& module, const std::string& path, bool strict = true);
+
+template <typename M>
+void save(const ModuleHolder<M>& module, const std::string& path, const std::map<std::string, std::string>& metadata = {}) {
+  save(static_cast<const Module&>(*module), path, metadata);
+}
+template <typename M>
+void load(ModuleHolder<M>& module, const std::string& path, bool strict = true) {
+  load(static_cast<Module&>(*module), path, strict);
+}
+
+}  // namespace ember::nn

@@ -81,24 +81,27 @@ struct AdamScalars {
   bool amsgrad, maximize, decoupled;
 };
 
-// One pass over n elements of p, g, m (exp_avg), v (exp_avg_sq) and vmax (amsgrad only).
-template <typename T>
-inline __attribute__((always_inline)) void adam_update(T* p, const T* g, T* m, T* v, T* vmax, int64_t n,
-                                                      const AdamScalars<T>& s) {
+// One pass over n elements of p, g, m (exp_avg), v (exp_avg_sq) and vmax (amsgrad only). The two
+// flags that change which arrays are written are template parameters, so the loop has no branches
+// and vectorises.
+template <bool kAmsgrad, bool kDecoupled, typename T>
+inline __attribute__((always_inline)) void adam_update(T* __restrict p, const T* __restrict g, T* __restrict m,
+                                                      T* __restrict v, T* __restrict vmax, int64_t n,
+                                                      const AdamScalars<T> s) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     T grad = s.maximize ? -g[i] : g[i];
     T param = p[i];
-    if (s.decoupled)
+    if constexpr (kDecoupled)
       param = param * s.decay;  // param.mul_(1 - lr * weight_decay)
-    else if (s.weight_decay != T(0))
-      grad = std::fma(s.weight_decay, param, grad);  // grad.add(param, alpha=weight_decay)
+    else
+      grad = s.weight_decay != T(0) ? std::fma(s.weight_decay, param, grad) : grad;  // grad.add(param, alpha=wd)
     const T mi = std::fma(s.one_minus_beta1, grad, m[i] * s.beta1);         // exp_avg.mul_(b1).add_(g, alpha=1-b1)
     const T vi = std::fma(s.one_minus_beta2 * grad, grad, v[i] * s.beta2);  // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
     m[i] = mi;
     v[i] = vi;
     T second = vi;
-    if (s.amsgrad) {
+    if constexpr (kAmsgrad) {
       const T mx = vmax[i];
       second = (mx != mx || mx > vi) ? mx : vi;  // torch.maximum: NaN wins
       vmax[i] = second;
@@ -108,16 +111,24 @@ inline __attribute__((always_inline)) void adam_update(T* p, const T* g, T* m, T
   }
 }
 
+template <typename T>
+inline __attribute__((always_inline)) void adam_update_any(T* p, const T* g, T* m, T* v, T* vmax, int64_t n,
+                                                          const AdamScalars<T>& s) {
+  if (s.amsgrad)
+    s.decoupled ? adam_update<true, true>(p, g, m, v, vmax, n, s) : adam_update<true, false>(p, g, m, v, vmax, n, s);
+  else
+    s.decoupled ? adam_update<false, true>(p, g, m, v, vmax, n, s) : adam_update<false, false>(p, g, m, v, vmax, n, s);
+}
+
 // Compiled for CPUs with FMA instructions and for the baseline; both give the same bits.
 __attribute__((target_clones("arch=x86-64-v3", "default")))
-void adam_update_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
-                     const AdamScalars<float>& s) {
-  adam_update(p, g, m, v, vmax, n, s);
+void adam_update_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n, AdamScalars<float> s) {
+  adam_update_any(p, g, m, v, vmax, n, s);
 }
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 void adam_update_f64(double* p, const double* g, double* m, double* v, double* vmax, int64_t n,
-                     const AdamScalars<double>& s) {
-  adam_update(p, g, m, v, vmax, n, s);
+                     AdamScalars<double> s) {
+  adam_update_any(p, g, m, v, vmax, n, s);
 }
 
 struct StepScalars {

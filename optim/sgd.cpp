@@ -73,7 +73,8 @@ struct SGDScalars {
 
 // One pass over n elements: p (updated), g (read), buf (updated, or written when first_step).
 template <typename T>
-inline __attribute__((always_inline)) void sgd_update(T* p, const T* g, T* buf, int64_t n, const SGDScalars<T>& s) {
+inline __attribute__((always_inline)) void sgd_update(T* __restrict p, const T* __restrict g, T* __restrict buf,
+                                                     int64_t n, const SGDScalars<T> s) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     T d = s.maximize ? -g[i] : g[i];
@@ -90,11 +91,11 @@ inline __attribute__((always_inline)) void sgd_update(T* p, const T* g, T* buf, 
 
 // Compiled for CPUs with FMA instructions and for the baseline; both give the same bits.
 __attribute__((target_clones("arch=x86-64-v3", "default")))
-void sgd_update_f32(float* p, const float* g, float* buf, int64_t n, const SGDScalars<float>& s) {
+void sgd_update_f32(float* p, const float* g, float* buf, int64_t n, SGDScalars<float> s) {
   sgd_update(p, g, buf, n, s);
 }
 __attribute__((target_clones("arch=x86-64-v3", "default")))
-void sgd_update_f64(double* p, const double* g, double* buf, int64_t n, const SGDScalars<double>& s) {
+void sgd_update_f64(double* p, const double* g, double* buf, int64_t n, SGDScalars<double> s) {
   sgd_update(p, g, buf, n, s);
 }
 

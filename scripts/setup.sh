@@ -2,7 +2,7 @@
 # Installs what Ember needs on a fresh Debian 12 machine (as root, or with sudo).
 # Idempotent: packages already present are skipped by apt.
 set -euo pipefail
-pkgs=(cmake g++ make libopenblas-dev libfmt-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev gnuplot-nox)
+pkgs=(cmake g++ make libopenblas-dev libfmt-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev gnuplot-nox graphviz)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

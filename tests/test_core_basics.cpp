@@ -53,3 +53,13 @@ TEST(Autograd, MulSumBackward) {
   EXPECT_TENSOR_CLOSE(x.grad(), tensor({4.0, 5.0, 6.0}));
   EXPECT_TENSOR_CLOSE(w.grad(), tensor({1.0, 2.0, 3.0}));
 }
+
+TEST(Reduce, FullReductionOfLargeTensorsUsesEveryThreadsPartialSum) {
+  // Large enough to be split across threads: each thread's partial must reach the result.
+  EXPECT_EQ(ember::ones({200'000}).sum().item<double>(), 200'000.0);
+  EXPECT_EQ(ember::ones({200'000}, ember::kFloat64).mean().item<double>(), 1.0);
+  ember::Tensor r = ember::arange(300'000, ember::kFloat64);
+  EXPECT_EQ(r.max().item<double>(), 299'999.0);
+  EXPECT_EQ(r.min().item<double>(), 0.0);
+  EXPECT_EQ(r.sum().item<double>(), 299'999.0 * 300'000.0 / 2);
+}

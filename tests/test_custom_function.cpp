@@ -74,6 +74,25 @@ struct TwoOutputs : autograd::Function<TwoOutputs> {
   }
 };
 
+// A tensor_list argument: one input (and one returned gradient) per element.
+struct WeightedSum : autograd::Function<WeightedSum> {
+  static Tensor forward(AutogradContext* ctx, variable_list xs, double c) {
+    ctx->saved_data["c"] = c;
+    ctx->saved_data["n"] = xs.size();
+    Tensor total = xs[0] * c;
+    for (size_t i = 1; i < xs.size(); ++i) total = total + xs[i] * c * static_cast<double>(i + 1);
+    return total;
+  }
+  // d/dx_i sum_j (j + 1) c x_j = (i + 1) c
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    const double c = ctx->saved_data["c"].toDouble();
+    variable_list grads;
+    for (int64_t i = 0; i < ctx->saved_data["n"].toInt(); ++i) grads.push_back(g[0] * c * static_cast<double>(i + 1));
+    grads.push_back(Tensor());  // for c
+    return grads;
+  }
+};
+
 // Backwards that return the wrong thing.
 struct TooFewGrads : autograd::Function<TooFewGrads> {
   static Tensor forward(AutogradContext*, Tensor x, Tensor y) { return x * y; }
@@ -155,6 +174,14 @@ TEST(CustomFunction, BroadcastGradientIsSummedBack) {
   Tensor x = f64({1.0, 2.0, 3.0});
   BroadcastGrad::apply(x).backward();
   EXPECT_TENSOR_CLOSE(x.grad(), tensor({2.0, 2.0, 2.0}, kFloat64));
+}
+
+TEST(CustomFunction, TensorListArgument) {
+  Tensor a = f64({1.0, 2.0}), b = f64({3.0, 4.0});
+  WeightedSum::apply(variable_list{a, b}, 0.5).sum().backward();
+  EXPECT_TENSOR_CLOSE(a.grad(), tensor({0.5, 0.5}, kFloat64));
+  EXPECT_TENSOR_CLOSE(b.grad(), tensor({1.0, 1.0}, kFloat64));
+  EXPECT_TRUE(autograd::gradcheck([](const tensor_list& in) { return WeightedSum::apply(in, 1.5); }, {a, b}));
 }
 
 TEST(CustomFunction, ErrorsNameTheFunction) {

@@ -57,7 +57,35 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   Tensor oview = raw_view(out, in.sizes().vec(), ostrides, out.storage_offset());
   // Threads may split the walk only when each output is folded by one run: the reduced dims are the
   // innermost ones of a contiguous input. Otherwise outputs repeat across runs and the walk is serial.
-  bool inner_only = in.is_contiguous() && !dims.empty();
+  if (out.numel() == 1 && in.is_contiguous() && in.numel() >= kParallelGrain && omp_get_max_threads() > 1) {
+    // Everything folds into one output: each thread folds its own chunk, then the partials combine.
+    const T* x = in.data_ptr<T>();
+    const int64_t n = in.numel();
+    std::vector<A> partial(omp_get_max_threads(), R::init());
+#pragma omp parallel
+    {
+      const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+      const int64_t chunk = (n + nt - 1) / nt, b = std::min(n, id * chunk), e = std::min(n, b + chunk);
+      A acc = R::init();
+      if constexpr (std::is_same_v<R, SumR<T>>) {
+#pragma omp simd reduction(+ : acc)
+        for (int64_t i = b; i < e; ++i) acc += x[i];
+      } else {
+        for (int64_t i = b; i < e; ++i) acc = R::fold(acc, x[i]);
+      }
+      partial[id] = acc;
+    }
+    A acc = R::init();
+    for (A p : partial) {
+      if constexpr (std::is_same_v<R, SumR<T>>) acc += p;
+      else if constexpr (std::is_same_v<R, ProdR<T>>) acc *= p;
+      else acc = R::fold(acc, p);
+    }
+    o[0] = static_cast<O>(acc);
+    return;
+  }
+  // One output fed by one long run must not be split across threads (they would race on it).
+  bool inner_only = in.is_contiguous() && !dims.empty() && out.numel() > 1;
   for (size_t i = 0; i < dims.size(); ++i)
     inner_only = inner_only && dims[dims.size() - 1 - i] == in.dim() - 1 - static_cast<int64_t>(i);
   for_each_run<2>(

@@ -113,7 +113,7 @@ Dataset make_dataset(const std::u32string& text, const Vocab& vocab, int64_t blo
 }
 
 std::pair<Tensor, Tensor> get_batch(const Tensor& data, int64_t batch_size, int64_t block_size, ember::Generator& gen) {
-  Tensor ix = ember::randint(0, data.numel() - block_size, {batch_size}, ember::TensorOptions(ember::kInt64), gen);
+  Tensor ix = ember::randint(0, data.numel() - block_size, {batch_size}, gen);
   const int64_t* starts = ix.data_ptr<int64_t>();
   const int64_t* src = data.data_ptr<int64_t>();
   Tensor x = ember::empty({batch_size, block_size}, ember::kInt64);

@@ -70,12 +70,12 @@ ember::nn::GPTConfig gpt_config(const Config& c, int64_t vocab_size) {
 // nanoGPT's optimizer: weight decay on every parameter of 2 or more dimensions (matmuls,
 // embeddings), none on biases and LayerNorm weights.
 ember::optim::AdamW make_optimizer(ember::nn::GPT& model, const Config& c) {
-  std::vector<Tensor> decay, no_decay;
-  for (const auto& [name, p] : model->named_parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
+  ember::nn::WeightDecayGroups split = model->weight_decay_groups();
   auto options = ember::optim::AdamWOptions(c.learning_rate).betas({c.beta1, c.beta2}).weight_decay(c.weight_decay);
   std::vector<ember::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(decay, std::make_unique<ember::optim::AdamWOptions>(options));
-  groups.emplace_back(no_decay, std::make_unique<ember::optim::AdamWOptions>(options.weight_decay(0.0)));
+  groups.emplace_back(split.decay, std::make_unique<ember::optim::AdamWOptions>(options));
+  auto no_decay = options;
+  groups.emplace_back(split.no_decay, std::make_unique<ember::optim::AdamWOptions>(no_decay.weight_decay(0.0)));
   return ember::optim::AdamW(std::move(groups), options);
 }
 
@@ -93,7 +93,7 @@ Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
       auto [x, y] = get_batch(d, c.batch_size, c.block_size, ember::default_generator());
-      sum += model->forward(x.to(dev), y.to(dev)).second.item<double>();
+      sum += std::get<1>(model->forward(x.to(dev), y.to(dev))).item<double>();
     }
     (split == 0 ? out.train : out.val) = sum / static_cast<double>(c.eval_iters);
   }
@@ -199,7 +199,7 @@ TrainResult train(const TrainArgs& args) {
     if (it >= cfg.max_iters) break;
 
     auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
-    Tensor loss = model->forward(x.to(dev), y.to(dev)).second;
+    Tensor loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
     opt.zero_grad(true);
     loss.backward();
     if (cfg.grad_clip > 0) ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
@@ -244,7 +244,7 @@ std::string sample(const SampleArgs& args) {
     const int64_t len = static_cast<int64_t>(ids.size()), start = std::max<int64_t>(0, len - block);
     std::vector<int64_t> ctx(ids.begin() + start, ids.end());
     Tensor idx = ember::from_vector(ctx, {1, len - start});
-    Tensor logits = model->forward(idx).first.select(1, -1) / args.temperature;
+    Tensor logits = std::get<0>(model->forward(idx)).select(1, -1) / args.temperature;
     if (args.top_k && *args.top_k < logits.size(-1)) {
       std::vector<float> v(logits.data_ptr<float>(), logits.data_ptr<float>() + logits.numel());
       std::nth_element(v.begin(), v.begin() + (*args.top_k - 1), v.end(), std::greater<float>());

@@ -1,0 +1,168 @@
+// The CUDA backend's kernels at the Tensor level: from Tensors to pointers, sizes and OffsetCalcs.
+//
+// Each method checks what only the CUDA side can reject (a dtype with no CUDA kernel, too many
+// dims), picks the device's stream and calls one launcher of cuda/kernels.h. The Backend contract
+// (core/backend.h) says which operands are contiguous; everything else may be any strided view.
+#include <algorithm>
+
+#include "core/shape.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/kernels.h"
+
+namespace ember::cuda {
+
+namespace {
+
+// An OffsetCalc over `sizes` for operands with these strides, with a clear error past kMaxDims.
+template <int N>
+OffsetCalc<N> offset_calc(const char* op, IntArrayRef sizes, const std::array<IntArrayRef, N>& strides) {
+  std::array<std::vector<int64_t>, N> st;
+  for (int k = 0; k < N; ++k) st[k] = strides[k].vec();
+  const MergedDims<N> m = merge_dims<N>(sizes.vec(), st);
+  EMBER_CHECK(m.sizes.size() <= static_cast<size_t>(kMaxDims),
+              "{}: CUDA kernels take at most {} dims after merging contiguous ones, got shape {}; make the tensor "
+              "contiguous first",
+              op, kMaxDims, sizes);
+  return make_offset_calc<N>(m);
+}
+
+std::vector<int64_t> with_zero_at(IntArrayRef strides, int64_t dim) {
+  std::vector<int64_t> s = strides.vec();
+  s[dim] = 0;
+  return s;
+}
+
+void check_atomic_dtype(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.dtype() != kBool, "{}: not implemented for bool tensors on CUDA (no atomic add)", op);
+}
+
+}  // namespace
+
+// ---- layout and elementwise (kernels in elementwise.cu) ----
+
+void CudaBackend::copy(const Tensor& dst, const Tensor& src) {
+  cudaStream_t s = prepare(dst.device());
+  if (dst.numel() == 0) return;
+  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.raw_data_ptr(), src.raw_data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+  launch_copy(s, dst.dtype(), src.dtype(), dst.numel(), offset_calc<2>("copy", dst.sizes(), {dst.strides(), src.strides()}),
+              dst.raw_data_ptr(), src.raw_data_ptr());
+}
+
+void CudaBackend::fill(const Tensor& dst, const Scalar& value) {
+  cudaStream_t s = prepare(dst.device());
+  const int64_t ivalue = dst.dtype() == kBool ? int64_t{value.to<bool>()} : value.to<int64_t>();
+  launch_fill(s, dst.dtype(), dst.numel(), offset_calc<1>("fill", dst.sizes(), {dst.strides()}), dst.raw_data_ptr(),
+              value.to<double>(), ivalue);
+}
+
+void CudaBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  cudaStream_t s = prepare(out.device());
+  EMBER_CHECK(in.dtype() != kInt64 || unary_on_integers(op),
+              "{}: not implemented on CUDA for int64 tensors; convert to a floating dtype first", op_name(op));
+  launch_unary(s, op, in.dtype(), out.numel(), offset_calc<2>(op_name(op), out.sizes(), {out.strides(), in.strides()}),
+               out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  cudaStream_t s = prepare(out.device());
+  launch_binary(s, op, a.dtype(), out.numel(),
+                offset_calc<3>(op_name(op), out.sizes(), {out.strides(), a.strides(), b.strides()}), out.raw_data_ptr(),
+                a.raw_data_ptr(), b.raw_data_ptr());
+}
+
+void CudaBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  cudaStream_t s = prepare(out.device());
+  launch_where(s, out.dtype(), out.numel(),
+               offset_calc<4>("where", out.sizes(), {out.strides(), cond.strides(), a.strides(), b.strides()}),
+               out.raw_data_ptr(), static_cast<const bool*>(cond.raw_data_ptr()), a.raw_data_ptr(), b.raw_data_ptr());
+}
+
+// ---- reductions (reduce.cu) ----
+
+void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) {
+  cudaStream_t s = prepare(out.device());
+  // Split in's dims into kept ones (one output each) and reduced ones (folded into it).
+  std::vector<int64_t> kept_sizes, kept_out, kept_in, red_sizes, red_in;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (reduced) {
+      red_sizes.push_back(in.sizes()[d]);
+      red_in.push_back(in.strides()[d]);
+    } else {
+      kept_sizes.push_back(in.sizes()[d]);
+      kept_out.push_back(out.strides()[d]);
+      kept_in.push_back(in.strides()[d]);
+    }
+  }
+  const OffsetCalc<2> outer = offset_calc<2>(op_name(op), kept_sizes, {kept_out, kept_in});
+  const OffsetCalc<1> inner = offset_calc<1>(op_name(op), red_sizes, {red_in});
+  launch_reduce(s, op, in.dtype(), out.numel(), numel_of(red_sizes), outer, inner, out.raw_data_ptr(),
+                in.raw_data_ptr());
+}
+
+void CudaBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
+  cudaStream_t s = prepare(values.device());
+  const OffsetCalc<3> calc =
+      offset_calc<3>(is_max ? "max" : "min", values.sizes(), {values.strides(), indices.strides(), in.strides()});
+  launch_arg_reduce(s, is_max, in.dtype(), values.numel(), calc, in.sizes()[dim], in.strides()[dim],
+                    values.raw_data_ptr(), static_cast<int64_t*>(indices.raw_data_ptr()), in.raw_data_ptr());
+}
+
+// ---- nn (nn.cu); rows are contiguous ----
+
+void CudaBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
+  cudaStream_t s = prepare(out.device());
+  dispatch_floating(in.dtype(), log ? "log_softmax" : "softmax", []<typename T>() {});
+  const int64_t C = in.dim() ? in.sizes().back() : 1, rows = C ? in.numel() / C : 0;
+  launch_softmax(s, in.dtype(), rows, C, out.raw_data_ptr(), in.raw_data_ptr(), log);
+}
+
+void CudaBackend::softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) {
+  cudaStream_t s = prepare(din.device());
+  dispatch_floating(out.dtype(), "softmax_backward", []<typename T>() {});
+  const int64_t C = out.dim() ? out.sizes().back() : 1, rows = C ? out.numel() / C : 0;
+  launch_softmax_backward(s, out.dtype(), rows, C, din.raw_data_ptr(), dout.raw_data_ptr(), out.raw_data_ptr(), log);
+}
+
+void CudaBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) {
+  cudaStream_t s = prepare(out.device());
+  const int64_t R = in.sizes()[in.dim() - 2], C = in.sizes()[in.dim() - 1];
+  const int64_t mats = R * C != 0 ? in.numel() / (R * C) : 0;
+  launch_triangle(s, in.dtype(), mats, R, C, k, lower, out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+// ---- indexing (index.cu); index is int64, contiguous and in range ----
+
+void CudaBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  cudaStream_t s = prepare(out.device());
+  launch_index_select(s, in.dtype(), blocks_around(in.sizes().vec(), dim), index.numel(),
+                      static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+void CudaBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  cudaStream_t s = prepare(out.device());
+  check_atomic_dtype(out, "index_add");
+  launch_index_add(s, out.dtype(), blocks_around(out.sizes().vec(), dim), index.numel(),
+                   static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(), src.raw_data_ptr());
+}
+
+void CudaBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  cudaStream_t s = prepare(out.device());
+  const std::vector<int64_t> st = with_zero_at(in.strides(), dim);
+  launch_gather(s, in.dtype(), index.numel(), offset_calc<1>("gather", index.sizes(), {st}), in.strides()[dim],
+                static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+void CudaBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  cudaStream_t s = prepare(out.device());
+  check_atomic_dtype(out, "scatter_add");
+  const std::vector<int64_t> st = with_zero_at(out.strides(), dim);
+  launch_scatter_add(s, out.dtype(), index.numel(), offset_calc<1>("scatter_add", index.sizes(), {st}),
+                     out.strides()[dim], static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(),
+                     src.raw_data_ptr());
+}
+
+}  // namespace ember::cuda

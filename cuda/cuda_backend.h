@@ -1,0 +1,75 @@
+// The CUDA backend: Backend's kernels on device memory, with cuBLAS for matmul.
+//
+// One class: runtime.cpp holds devices, streams, memory and host copies; backend.cpp turns
+// Tensors into pointers and OffsetCalcs and calls the kernel launchers of cuda/kernels.h, defined
+// in elementwise.cu, reduce.cu, nn.cu and index.cu (named as core/cpu/'s files); matmul.cpp calls
+// cuBLAS. Every kernel runs on the device's one stream, so kernels run in order and a copy to the
+// host waits for the kernels before it. Every CUDA and cuBLAS call is checked with
+// EMBER_CUDA_CHECK / EMBER_CUBLAS_CHECK, which throw ember::Error naming the call.
+// Only cuda/ includes this header; everyone else reaches the backend through backend_for().
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "core/backend.h"
+
+// Throws ember::Error naming the failed call and CUDA's description of the error.
+#define EMBER_CUDA_CHECK(call)                                                                     \
+  do {                                                                                             \
+    cudaError_t ember_err_ = (call);                                                               \
+    if (ember_err_ != cudaSuccess) [[unlikely]] {                                                  \
+      EMBER_FAIL("CUDA error: {} failed: {} ({})", #call, cudaGetErrorString(ember_err_),          \
+                 cudaGetErrorName(ember_err_));                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define EMBER_CUBLAS_CHECK(call)                                                                   \
+  do {                                                                                             \
+    cublasStatus_t ember_st_ = (call);                                                             \
+    if (ember_st_ != CUBLAS_STATUS_SUCCESS) [[unlikely]] {                                         \
+      EMBER_FAIL("cuBLAS error: {} failed: {} ({})", #call, cublasGetStatusString(ember_st_),      \
+                 cublasGetStatusName(ember_st_));                                                  \
+    }                                                                                              \
+  } while (0)
+
+namespace ember::cuda {
+
+// Makes `device` current for this thread (throws a clear error when it does not exist) and
+// returns its stream; every kernel of the backend is launched on it.
+cudaStream_t prepare(Device device);
+// The stream of `device` (created at first use).
+cudaStream_t stream(Device device);
+// The cuBLAS handle of `device`, bound to its stream, TF32 as set by set_allow_tf32().
+cublasHandle_t cublas_handle(Device device);
+
+class CudaBackend final : public Backend {
+ public:
+  const char* name() const override { return "cuda"; }
+  void* allocate(size_t nbytes, Device device) override;
+  void deallocate(void* ptr, Device device) override;
+  void copy_to_host(void* dst, const void* src, size_t nbytes, Device device) override;
+  void copy_from_host(void* dst, const void* src, size_t nbytes, Device device) override;
+
+  void copy(const Tensor& dst, const Tensor& src) override;
+  void fill(const Tensor& dst, const Scalar& value) override;
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
+
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
+  void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) override;
+
+  void matmul(const Tensor& out, const Tensor& a, const Tensor& b) override;
+
+  void softmax(const Tensor& out, const Tensor& in, bool log) override;
+  void softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) override;
+  void triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) override;
+
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+};
+
+}  // namespace ember::cuda

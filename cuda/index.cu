@@ -1,0 +1,104 @@
+// CUDA indexing kernels: index_select / index_add (embedding forward and backward) and
+// gather / scatter_add (cross-entropy's pick of the target logit and its gradient).
+//
+// One thread per element moved. The adding kernels use atomicAdd, so repeated indices add up
+// correctly; the order of those float additions is not fixed, so results may differ from the CPU
+// in the last bits and between runs (PyTorch's CUDA index_add behaves the same way). bool has no
+// atomic add and is rejected by cuda/backend.cpp before it gets here.
+#include "cuda/kernels.h"
+
+namespace ember::cuda {
+
+namespace {
+
+template <typename T>
+__device__ void atomic_add(T* p, T v) {
+  if constexpr (std::is_same_v<T, int64_t>) {
+    // Two's-complement addition is the same bits signed or unsigned.
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  } else if constexpr (!std::is_same_v<T, bool>) {
+    atomicAdd(p, v);
+  }
+}
+
+#define EMBER_GRID_STRIDE_LOOP(i, n)                                                                   \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);              \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+template <typename T>
+__global__ void index_select_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* in) {
+  EMBER_GRID_STRIDE_LOOP(e, b.outer * n_index * b.inner) {
+    const int64_t j = e % b.inner, i = (e / b.inner) % n_index, o = e / (b.inner * n_index);
+    out[e] = in[(o * b.len + idx[i]) * b.inner + j];
+  }
+}
+
+template <typename T>
+__global__ void index_add_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* src) {
+  EMBER_GRID_STRIDE_LOOP(e, b.outer * n_index * b.inner) {
+    const int64_t j = e % b.inner, i = (e / b.inner) % n_index, o = e / (b.inner * n_index);
+    atomic_add(&out[(o * b.len + idx[i]) * b.inner + j], src[e]);
+  }
+}
+
+template <typename T>
+__global__ void gather_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
+                              const T* in) {
+  EMBER_GRID_STRIDE_LOOP(i, n) { out[i] = in[calc.offsets(i)[0] + idx[i] * dim_stride]; }
+}
+
+template <typename T>
+__global__ void scatter_add_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
+                                   const T* src) {
+  EMBER_GRID_STRIDE_LOOP(i, n) { atomic_add(&out[calc.offsets(i)[0] + idx[i] * dim_stride], src[i]); }
+}
+
+#undef EMBER_GRID_STRIDE_LOOP
+
+}  // namespace
+
+void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int64_t n_index, const int64_t* idx,
+                         void* out, const void* in) {
+  dispatch_type(type, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(in_blocks.outer * n_index * in_blocks.inner);
+    if (ls.grid == 0) return;
+    index_select_kernel<T><<<ls.grid, ls.block, 0, s>>>(in_blocks, n_index, idx, static_cast<T*>(out),
+                                                         static_cast<const T*>(in));
+    check_launch("index_select");
+  });
+}
+
+void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index, const int64_t* idx,
+                      void* out, const void* src) {
+  dispatch_type(type, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(out_blocks.outer * n_index * out_blocks.inner);
+    if (ls.grid == 0) return;
+    index_add_kernel<T><<<ls.grid, ls.block, 0, s>>>(out_blocks, n_index, idx, static_cast<T*>(out),
+                                                      static_cast<const T*>(src));
+    check_launch("index_add");
+  });
+}
+
+void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
+                   const int64_t* idx, void* out, const void* in) {
+  dispatch_type(type, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(n);
+    if (ls.grid == 0) return;
+    gather_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, calc, dim_stride, idx, static_cast<T*>(out),
+                                                   static_cast<const T*>(in));
+    check_launch("gather");
+  });
+}
+
+void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
+                        const int64_t* idx, void* out, const void* src) {
+  dispatch_type(type, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(n);
+    if (ls.grid == 0) return;
+    scatter_add_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, calc, dim_stride, idx, static_cast<T*>(out),
+                                                        static_cast<const T*>(src));
+    check_launch("scatter_add");
+  });
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,84 @@
+// The device side of the CUDA backend: kernel launchers on plain pointers, sizes and OffsetCalcs.
+//
+//   launch_unary(stream, UnaryOp::Exp, kFloat32, n, calc, out_ptr, in_ptr);
+//
+// The .cu files define these; cuda/backend.cpp calls them after it has turned Tensors into
+// pointers and OffsetCalcs and checked everything a user could get wrong. This header and the .cu
+// files stay free of Tensor and fmt, so nvcc compiles only kernels (quickly) and never parses
+// the rest of Ember. Every launcher checks its launch; `name` is how errors name the op.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/functors.h"
+#include "cuda/launch.h"
+
+namespace ember::cuda {
+
+// Throws ember::Error if the last kernel launch failed (defined in cuda/runtime.cpp).
+void check_launch(const char* name);
+
+// ---- elementwise.cu: operands share out's shape; OffsetCalc gives each one's element offset ----
+void launch_copy(cudaStream_t s, ScalarType dst_type, ScalarType src_type, int64_t n, const OffsetCalc<2>& calc,
+                 void* dst, const void* src);
+// value is given as double and int64 so that every dtype gets it exactly.
+void launch_fill(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, void* dst, double fvalue,
+                 int64_t ivalue);
+void launch_unary(cudaStream_t s, UnaryOp op, ScalarType type, int64_t n, const OffsetCalc<2>& calc, void* out,
+                  const void* in);
+void launch_binary(cudaStream_t s, BinaryOp op, ScalarType type, int64_t n, const OffsetCalc<3>& calc, void* out,
+                   const void* a, const void* b);
+void launch_where(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<4>& calc, void* out, const bool* cond,
+                  const void* a, const void* b);
+// Unary ops built for int64 too; the others need floating-point math (exp, log, tanh, ...).
+constexpr bool unary_on_integers(UnaryOp op) {
+  return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sign || op == UnaryOp::Square ||
+         op == UnaryOp::Relu;
+}
+
+// ---- reduce.cu ----
+// out[o] = fold of in over n_red elements: `outer` maps o to (out offset, in base offset), `inner`
+// maps r in [0, n_red) to an in offset from that base. All/Any read any dtype and write bool.
+void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, int64_t n_out, int64_t n_red,
+                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, const void* in);
+// For each of n positions (values, indices, in start): the first max/min of `len` elements `step` apart.
+void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc,
+                       int64_t len, int64_t step, void* values, int64_t* indices, const void* in);
+
+// ---- nn.cu: contiguous rows ----
+void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log);
+void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* din, const void* dout,
+                             const void* out, bool log);
+// mats matrices of (R, C), contiguous.
+void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, int64_t C, int64_t k, bool lower,
+                     void* out, const void* in);
+
+// ---- index.cu; indices are in range (the op checked) ----
+// out (outer, n_index, inner) = in (outer, in_len, inner) rows picked by idx; both contiguous.
+void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int64_t n_index, const int64_t* idx,
+                         void* out, const void* in);
+// out (outer, out_len, inner) rows idx[i] += src (outer, n_index, inner); atomics, so repeated indices add up.
+void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index, const int64_t* idx,
+                      void* out, const void* src);
+// For each of n index positions: `calc` gives the offset into the strided tensor with `dim` held at 0.
+// gather: out[i] = in[off + idx[i] * dim_stride]; scatter_add: out[off + idx[i] * dim_stride] += src[i].
+void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
+                   const int64_t* idx, void* out, const void* in);
+void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
+                        const int64_t* idx, void* out, const void* src);
+
+// Calls f.template operator()<T>() with T the C++ type of `type` (fmt-free twin of backend.h's dispatch).
+template <typename F>
+void dispatch_type(ScalarType type, F&& f) {
+  switch (type) {
+    case kFloat32: return f.template operator()<float>();
+    case kFloat64: return f.template operator()<double>();
+    case kInt64: return f.template operator()<int64_t>();
+    case kBool: return f.template operator()<bool>();
+  }
+}
+
+}  // namespace ember::cuda

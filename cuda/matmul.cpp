@@ -1,0 +1,83 @@
+// CUDA matmul through cuBLAS: one strided-batched gemm per call, transposed views passed as flags.
+//
+// cuBLAS is column-major, Ember row-major. A row-major (M, N) matrix is the column-major (N, M)
+// matrix with the same bytes, so out = a @ b is computed as out^T = b^T @ a^T with a and b swapped
+// and nothing copied. An operand whose last dim has stride 1 is read as is (CUBLAS_OP_N); one whose
+// second-to-last dim has stride 1 is a transposed matrix (CUBLAS_OP_T); only a strided slice with
+// neither is first made contiguous. Batch strides may be 0 (a broadcast batch). float32 runs in
+// full precision unless ember::cuda::set_allow_tf32(true), as in PyTorch.
+#include <climits>
+#include <optional>
+
+#include "core/shape.h"
+#include "cuda/cuda_backend.h"
+
+namespace ember::cuda {
+
+namespace {
+
+struct GemmOperand {
+  cublasOperation_t op;
+  int64_t ld;
+};
+
+// How cuBLAS can read a row-major (rows, cols) matrix with these strides, if it can.
+std::optional<GemmOperand> gemm_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  if (col_stride == 1 || cols == 1) {
+    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : row_stride;
+    if (ld >= std::max<int64_t>(cols, 1)) return GemmOperand{CUBLAS_OP_N, ld};
+  }
+  if (row_stride == 1 || rows == 1) {
+    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : col_stride;
+    if (ld >= std::max<int64_t>(rows, 1)) return GemmOperand{CUBLAS_OP_T, ld};
+  }
+  return std::nullopt;
+}
+
+std::optional<GemmOperand> layout_of(const Tensor& t) {
+  return gemm_layout(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]);
+}
+
+}  // namespace
+
+void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
+  const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a_in.sizes()[2];
+  prepare(out.device());
+  if (out.numel() == 0) return;
+  if (K == 0) return fill(out, 0);
+  EMBER_CHECK(is_floating_point(out.dtype()),
+              "matmul: \"addmm_cuda\" not implemented for '{}' tensors on CUDA; convert to float32 or float64",
+              dtype_name(out.dtype()));
+  for (int64_t v : {batch, M, N, K})
+    EMBER_CHECK(v <= INT_MAX, "matmul: size {} is too large for cuBLAS (shapes {} and {})", v, a_in.sizes(),
+                b_in.sizes());
+  Tensor a = a_in, b = b_in;
+  if (!layout_of(a)) {
+    a = raw_empty(a_in.sizes(), a_in.dtype(), a_in.device());
+    copy(a, a_in);
+  }
+  if (!layout_of(b)) {
+    b = raw_empty(b_in.sizes(), b_in.dtype(), b_in.device());
+    copy(b, b_in);
+  }
+  const GemmOperand la = *layout_of(a), lb = *layout_of(b);
+  cublasHandle_t h = cublas_handle(out.device());
+  const int m = static_cast<int>(N), n = static_cast<int>(M), k = static_cast<int>(K), count = static_cast<int>(batch);
+  const long long sa = batch == 1 ? 0 : a.strides()[0], sb = batch == 1 ? 0 : b.strides()[0], sc = M * N;
+  // Column-major: out^T (N, M) = b^T (N, K) @ a^T (K, M).
+  if (out.dtype() == kFloat32) {
+    const float one = 1, zero = 0;
+    EMBER_CUBLAS_CHECK(cublasSgemmStridedBatched(h, lb.op, la.op, m, n, k, &one, b.data_ptr<float>(),
+                                                 static_cast<int>(lb.ld), sb, a.data_ptr<float>(),
+                                                 static_cast<int>(la.ld), sa, &zero, out.data_ptr<float>(), m, sc,
+                                                 count));
+  } else {
+    const double one = 1, zero = 0;
+    EMBER_CUBLAS_CHECK(cublasDgemmStridedBatched(h, lb.op, la.op, m, n, k, &one, b.data_ptr<double>(),
+                                                 static_cast<int>(lb.ld), sb, a.data_ptr<double>(),
+                                                 static_cast<int>(la.ld), sa, &zero, out.data_ptr<double>(), m, sc,
+                                                 count));
+  }
+}
+
+}  // namespace ember::cuda

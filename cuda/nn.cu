@@ -1,0 +1,103 @@
+// CUDA kernels for nn ops: softmax / log-softmax over the last dim and their backward, tril/triu.
+//
+// Softmax gives one block to one contiguous row of C values: a block-wide max, a block-wide sum of
+// exp(x - max), then one more pass to write, so large logits never overflow and a row of -inf
+// gives zeros, as on the CPU (core/cpu/nn.cpp). Sums accumulate in the row's type.
+#include "cuda/block_reduce.cuh"
+#include "cuda/kernels.h"
+
+namespace ember::cuda {
+
+namespace {
+
+template <typename T>
+__global__ void softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, bool log) {
+  T* scratch = shared_scratch<T>();
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* x = in + r * C;
+    T* y = out + r * C;
+    T mx = -INFINITY;
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) mx = x[c] > mx ? x[c] : mx;
+    mx = block_reduce(mx, [](T a, T b) { return a > b ? a : b; }, scratch);
+    if (mx == T(-INFINITY)) mx = 0;  // a fully masked row: exp(-inf - 0) = 0
+    T sum = 0;
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) sum += exp(x[c] - mx);
+    sum = block_reduce(sum, [](T a, T b) { return a + b; }, scratch);
+    if (log) {
+      const T shift = mx + ::log(sum);
+      for (int64_t c = threadIdx.x; c < C; c += blockDim.x) y[c] = x[c] - shift;
+    } else {
+      const T inv = T(1) / sum;
+      for (int64_t c = threadIdx.x; c < C; c += blockDim.x) y[c] = exp(x[c] - mx) * inv;
+    }
+  }
+}
+
+// softmax:     din = y * (dout - sum(dout * y))
+// log_softmax: din = dout - exp(y) * sum(dout)
+template <typename T>
+__global__ void softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
+  T* scratch = shared_scratch<T>();
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* g = dout + r * C;
+    const T* y = out + r * C;
+    T* dx = din + r * C;
+    T dot = 0;
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) dot += log ? g[c] : g[c] * y[c];
+    dot = block_reduce(dot, [](T a, T b) { return a + b; }, scratch);
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) dx[c] = log ? g[c] - exp(y[c]) * dot : y[c] * (g[c] - dot);
+  }
+}
+
+template <typename T>
+__global__ void triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < n; at += stride) {
+    const int64_t j = at % C, i = (at / C) % R;
+    const bool keep = lower ? j - i <= k : j - i >= k;
+    out[at] = keep ? in[at] : T(0);
+  }
+}
+
+// Softmax exists for floating types only; the caller checked.
+template <typename F>
+void dispatch_floating_type(ScalarType type, F&& f) {
+  if (type == kFloat32) f.template operator()<float>();
+  if (type == kFloat64) f.template operator()<double>();
+}
+
+}  // namespace
+
+void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log) {
+  dispatch_floating_type(type, [&]<typename T>() {
+    if (rows == 0 || cols == 0) return;
+    const int block = block_for_row(cols);
+    softmax_kernel<T><<<std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s>>>(
+        rows, cols, static_cast<T*>(out), static_cast<const T*>(in), log);
+    check_launch(log ? "log_softmax" : "softmax");
+  });
+}
+
+void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* din, const void* dout,
+                             const void* out, bool log) {
+  dispatch_floating_type(type, [&]<typename T>() {
+    if (rows == 0 || cols == 0) return;
+    const int block = block_for_row(cols);
+    softmax_backward_kernel<T><<<std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s>>>(
+        rows, cols, static_cast<T*>(din), static_cast<const T*>(dout), static_cast<const T*>(out), log);
+    check_launch(log ? "log_softmax_backward" : "softmax_backward");
+  });
+}
+
+void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, int64_t C, int64_t k, bool lower,
+                     void* out, const void* in) {
+  dispatch_type(type, [&]<typename T>() {
+    const int64_t n = mats * R * C;
+    const LaunchShape ls = launch_1d(n);
+    if (ls.grid == 0) return;
+    triangle_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
+    check_launch(lower ? "tril" : "triu");
+  });
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,101 @@
+// Checkpoints of the character GPT in one safetensors file (see checkpoint.h):
+//
+//   tensors   model.<parameter or buffer name>   the weights
+//             optim.state.<i>.<name>             AdamW's moments (Optimizer::save_state)
+//             rng.default                        the default generator's state (batches, dropout)
+//   metadata  format, config (JSON), vocab (UTF-8), train_state (JSON), optim.* (param groups, steps)
+//
+// Loading checks everything (format, vocabulary, every tensor's presence, shape and dtype) before
+// anything is copied, so a bad file leaves the model, optimizer and generator as they were.
+#include "checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+namespace charlm {
+
+namespace {
+
+constexpr const char* kFormat = "ember-charlm/1";
+
+const ember::Tensor* find_tensor(const ember::SafetensorsFile& f, const std::string& name) {
+  return f.contains(name) ? &f.at(name) : nullptr;
+}
+
+const std::string& meta(const ember::SafetensorsFile& f, const std::string& key, const std::string& path) {
+  auto it = f.metadata.find(key);
+  EMBER_CHECK(it != f.metadata.end(), "checkpoint {}: missing metadata '{}' (not a checkpoint of ember-charlm?)", path,
+              key);
+  return it->second;
+}
+
+// Every named parameter and buffer of the model, as saved.
+std::vector<std::pair<std::string, ember::Tensor>> model_tensors(ember::nn::GPT& model) {
+  std::vector<std::pair<std::string, ember::Tensor>> out;
+  for (const auto& [name, t] : model->named_parameters()) out.emplace_back(name, t);
+  for (const auto& [name, t] : model->named_buffers()) out.emplace_back(name, t);
+  return out;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vocab, const TrainState& st,
+                     ember::nn::GPT& model, ember::optim::Optimizer& opt, const ember::Generator& gen) {
+  std::vector<std::pair<std::string, ember::Tensor>> tensors;
+  std::map<std::string, std::string> metadata;
+  for (const auto& [name, t] : model_tensors(model)) tensors.emplace_back("model." + name, t.detach());
+  opt.save_state(tensors, metadata, "optim.");
+  tensors.emplace_back("rng.default", gen.get_state());
+  metadata["format"] = kFormat;
+  metadata["config"] = to_json(cfg).dump();
+  metadata["vocab"] = u32_to_utf8(vocab.chars());
+  metadata["train_state"] = nlohmann::json{{"iter", st.iter},
+                                           {"evaluated", st.evaluated},
+                                           {"best_val", st.best_val},
+                                           {"last_train", st.last_train},
+                                           {"last_val", st.last_val}}
+                                .dump();
+  ember::save_safetensors(path, tensors, metadata);  // atomic: temporary file, fsync, rename
+}
+
+Loaded read_checkpoint_header(const std::string& path) {
+  ember::SafetensorsFile f = ember::load_safetensors(path);
+  EMBER_CHECK(meta(f, "format", path) == kFormat, "checkpoint {}: format '{}', expected '{}'", path,
+              meta(f, "format", path), kFormat);
+  Loaded out;
+  try {
+    out.cfg = config_from_json(nlohmann::json::parse(meta(f, "config", path)));
+    auto s = nlohmann::json::parse(meta(f, "train_state", path));
+    out.state.iter = s.at("iter");
+    out.state.evaluated = s.at("evaluated");
+    out.state.best_val = s.at("best_val");
+    out.state.last_train = s.at("last_train");
+    out.state.last_val = s.at("last_val");
+  } catch (const nlohmann::json::exception& e) {
+    EMBER_FAIL("checkpoint {}: corrupt metadata ({})", path, e.what());
+  }
+  out.vocab = Vocab::from_chars(utf8_to_u32(meta(f, "vocab", path), "checkpoint vocabulary"));
+  validate(out.cfg);
+  return out;
+}
+
+void load_checkpoint(const std::string& path, ember::nn::GPT& model, ember::optim::Optimizer* opt,
+                     ember::Generator* gen) {
+  ember::SafetensorsFile f = ember::load_safetensors(path);
+  // Check every tensor before copying any.
+  auto targets = model_tensors(model);
+  for (const auto& [name, t] : targets) {
+    const ember::Tensor* src = find_tensor(f, "model." + name);
+    EMBER_CHECK(src != nullptr, "checkpoint {}: no tensor for model parameter '{}' (another model config?)", path, name);
+    EMBER_CHECK(src->sizes() == t.sizes() && src->scalar_type() == t.scalar_type(),
+                "checkpoint {}: '{}' is {} {} in the file but {} {} in the model (another model config?)", path, name,
+                ember::dtype_name(src->scalar_type()), src->sizes(), ember::dtype_name(t.scalar_type()), t.sizes());
+  }
+  const ember::Tensor* rng = find_tensor(f, "rng.default");
+  if (gen) EMBER_CHECK(rng != nullptr, "checkpoint {}: no generator state 'rng.default'", path);
+  if (opt) opt->load_state(f, "optim.");  // checks before it changes anything
+  ember::NoGradGuard no_grad;
+  for (auto& [name, t] : targets) t.copy_(*find_tensor(f, "model." + name));
+  if (gen) gen->set_state(*rng);
+}
+
+}  // namespace charlm

@@ -1,0 +1,125 @@
+// A GPT in the style of Karpathy's nanoGPT: the same module names (transformer.wte, transformer.h.0.attn.c_attn,
+// lm_head, ...), the same initialisation and the same forward, plus the lecture's single attention Head.
+//
+//   ember::nn::GPTConfig cfg;
+//   cfg.vocab_size = 65; cfg.block_size = 64; cfg.n_layer = 4; cfg.n_head = 4; cfg.n_embd = 128;
+//   ember::nn::GPT model(cfg);
+//   auto [logits, loss] = model->forward(idx, targets);      // idx, targets: (B, T) int64
+//   loss.backward();
+//   ember::Tensor out = model->generate(prompt, 100, /*temperature=*/0.8, /*top_k=*/40);
+//
+// Training loops, data loading and optimizers are not here (see examples/charlm and optim/).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <tuple>
+
+#include "core/generator.h"
+#include "core/tensor.h"
+#include "nn/nn.h"
+
+namespace ember::nn {
+
+struct GPTConfig {
+  int64_t vocab_size = 50304;  // GPT-2's 50257 rounded up to a multiple of 64
+  int64_t block_size = 1024;   // the longest context
+  int64_t n_layer = 12;
+  int64_t n_head = 12;
+  int64_t n_embd = 768;
+  double dropout = 0.0;
+  bool bias = true;          // biases in the Linear layers and LayerNorms
+  bool weight_tying = true;  // lm_head.weight is transformer.wte.weight
+};
+
+// The lecture's single causal self-attention head (key, query, value without bias; mask buffer "tril").
+class HeadImpl : public Module {
+ public:
+  HeadImpl(int64_t n_embd, int64_t head_size, int64_t block_size, double dropout = 0.0);
+  // x: (B, T, n_embd) with T <= block_size -> (B, T, head_size).
+  Tensor forward(const Tensor& x);
+
+  Linear key{nullptr}, query{nullptr}, value{nullptr};
+  Tensor tril;  // buffer (block_size, block_size): 1 where a query may see a key
+  Dropout dropout{nullptr};
+};
+EMBER_MODULE(Head);
+
+// Causal self-attention with one fused projection c_attn (n_embd -> 3 n_embd) and the output c_proj.
+class CausalSelfAttentionImpl : public Module {
+ public:
+  explicit CausalSelfAttentionImpl(const GPTConfig& config);
+  // x: (B, T, n_embd) -> (B, T, n_embd).
+  Tensor forward(const Tensor& x);
+
+  int64_t n_head, n_embd;
+  double dropout_p;
+  Linear c_attn{nullptr}, c_proj{nullptr};
+  Dropout attn_dropout{nullptr}, resid_dropout{nullptr};
+};
+EMBER_MODULE(CausalSelfAttention);
+
+// The position-wise MLP: Linear n_embd -> 4 n_embd, GELU, Linear back, dropout (nanoGPT's MLP).
+class FeedForwardImpl : public Module {
+ public:
+  explicit FeedForwardImpl(const GPTConfig& config);
+  // x: (B, T, n_embd) -> (B, T, n_embd).
+  Tensor forward(const Tensor& x);
+
+  Linear c_fc{nullptr}, c_proj{nullptr};
+  GELU gelu{nullptr};
+  Dropout dropout{nullptr};
+};
+EMBER_MODULE(FeedForward);
+
+// A pre-LayerNorm transformer block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)).
+class BlockImpl : public Module {
+ public:
+  explicit BlockImpl(const GPTConfig& config);
+  // x: (B, T, n_embd) -> (B, T, n_embd).
+  Tensor forward(const Tensor& x);
+
+  LayerNorm ln_1{nullptr}, ln_2{nullptr};
+  CausalSelfAttention attn{nullptr};
+  FeedForward mlp{nullptr};
+};
+EMBER_MODULE(Block);
+
+// Parameters split for AdamW as nanoGPT does: weight decay for matrices (dim >= 2), none for the rest.
+struct WeightDecayGroups {
+  tensor_list decay;     // Linear and Embedding weights
+  tensor_list no_decay;  // biases and LayerNorm parameters
+};
+
+class GPTImpl : public Module {
+ public:
+  explicit GPTImpl(const GPTConfig& config);
+  // idx (B, T) int64 with T <= block_size -> logits (B, T, vocab_size) for every position, and, when
+  // targets (B, T) int64 are given, the mean cross-entropy (targets equal to -1 are ignored).
+  std::tuple<Tensor, Tensor> forward(const Tensor& idx, const Tensor& targets = {});
+  // Appends max_new_tokens sampled tokens to idx (B, T): the context is cropped to the last block_size
+  // tokens, the last logits divided by temperature, optionally kept to the top_k, then
+  // multinomial(softmax(logits), 1). Runs without autograd. Returns (B, T + max_new_tokens).
+  Tensor generate(Tensor idx, int64_t max_new_tokens, double temperature = 1.0,
+                  std::optional<int64_t> top_k = std::nullopt, std::optional<Generator> generator = std::nullopt);
+
+  // Number of distinct parameter elements (a tied weight counts once); nanoGPT's non_embedding
+  // count leaves out the position embeddings.
+  int64_t num_parameters(bool non_embedding = false) const;
+  WeightDecayGroups weight_decay_groups() const;
+  const GPTConfig& config() const { return config_; }
+
+  ModuleDict transformer{nullptr};  // holds wte, wpe, drop, h, ln_f, as nanoGPT's ModuleDict
+  Embedding wte{nullptr}, wpe{nullptr};
+  Dropout drop{nullptr};
+  ModuleList h{nullptr};  // of Block
+  LayerNorm ln_f{nullptr};
+  Linear lm_head{nullptr};
+
+ private:
+  Tensor trunk(const Tensor& idx);  // (B, T) -> (B, T, n_embd), after ln_f
+  GPTConfig config_;
+};
+EMBER_MODULE(GPT);
+
+}  // namespace ember::nn

@@ -1,0 +1,215 @@
+// PyTorch's MultiheadAttention and transformer encoder/decoder layers (nn/transformer.h), following
+// torch 1.13's F.multi_head_attention_forward step by step: project with slices of in_proj_weight,
+// scale the queries by 1/sqrt(HS), add the (additive) mask to q @ k^T, softmax, dropout, @ v,
+// out_proj. Sizes: L query tokens, S key tokens, N batch, E embedding, NH heads, HS = E / NH.
+#include "nn/transformer.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ember::nn {
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// x @ w^T + b for a slice of the fused projection.
+Tensor project(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  Tensor y = x.matmul(weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+// (L, N, E) -> (N, NH, L, HS), a view.
+Tensor split_heads(const Tensor& x, int64_t NH) {
+  int64_t L = x.size(0), N = x.size(1), HS = x.size(2) / NH;
+  return x.view({L, N, NH, HS}).permute({1, 2, 0, 3});
+}
+
+// A bool mask (true = not allowed) as PyTorch turns it into an additive one: 0 / -inf.
+Tensor additive_mask(const Tensor& mask, ScalarType dtype) {
+  if (mask.dtype() != kBool) return mask;
+  return ember::zeros(mask.sizes(), ember::dtype(dtype)).masked_fill(mask, kNegInf);
+}
+
+Tensor activate(const std::string& activation, const Tensor& x) { return activation == "gelu" ? x.gelu() : x.relu(); }
+
+void check_layer_input(const char* op, const char* name, const Tensor& x, int64_t d_model) {
+  EMBER_CHECK(x.dim() == 3, "{}: {} must be 3-d ((N, L, E) with batch_first, else (L, N, E)), got {}", op, name,
+              x.sizes());
+  EMBER_CHECK(x.size(2) == d_model, "{}: {} has {} features but d_model is {} ({} {})", op, name, x.size(2),
+              d_model, name, x.sizes());
+}
+
+// Runs PyTorch's attention on batch-first or sequence-first inputs; returns the layout it was given.
+Tensor run_attention(MultiheadAttention& mha, const Tensor& q, const Tensor& kv, const Tensor& mask,
+                     const Tensor& key_padding_mask, bool batch_first) {
+  if (!batch_first) return std::get<0>(mha->forward(q, kv, kv, key_padding_mask, false, mask));
+  Tensor kv_t = kv.transpose(0, 1);
+  Tensor out = std::get<0>(mha->forward(q.transpose(0, 1), kv_t, kv_t, key_padding_mask, false, mask));
+  return out.transpose(0, 1);
+}
+
+void check_options(const char* op, const TransformerEncoderLayerOptions& o) {
+  EMBER_CHECK(o.activation_ == "relu" || o.activation_ == "gelu",
+              "{}: activation must be \"relu\" or \"gelu\", got \"{}\"", op, o.activation_);
+  EMBER_CHECK(o.dim_feedforward_ > 0, "{}: dim_feedforward must be positive, got {}", op, o.dim_feedforward_);
+}
+
+}  // namespace
+
+Tensor generate_square_subsequent_mask(int64_t T) {
+  return ember::triu(ember::full({T, T}, kNegInf), 1);
+}
+
+// ---- MultiheadAttention ----
+
+MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
+  int64_t E = options.embed_dim_, NH = options.num_heads_;
+  EMBER_CHECK(E > 0 && NH > 0 && E % NH == 0,
+              "MultiheadAttention: embed_dim must be divisible by num_heads (embed_dim = {}, num_heads = {})", E, NH);
+  // PyTorch's order: parameters first, then out_proj (whose Linear init draws), then the in_proj init.
+  in_proj_weight = register_parameter("in_proj_weight", ember::empty({3 * E, E}));
+  if (options.bias_) in_proj_bias = register_parameter("in_proj_bias", ember::empty({3 * E}));
+  out_proj = register_module("out_proj", Linear(LinearOptions(E, E).bias(options.bias_)));
+  init::xavier_uniform_(in_proj_weight);
+  if (options.bias_) {
+    init::zeros_(in_proj_bias);
+    init::zeros_(out_proj->bias);
+  }
+}
+
+std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key,
+                                                           const Tensor& value, const Tensor& key_padding_mask,
+                                                           bool need_weights, const Tensor& attn_mask) {
+  const char* op = "MultiheadAttention";
+  int64_t E = options.embed_dim_, NH = options.num_heads_, HS = E / NH;
+  for (const Tensor* t : {&query, &key, &value}) {
+    EMBER_CHECK(t->dim() == 3 && t->size(2) == E,
+                "{}: query, key and value must be (L, N, {}) (sequence first), got {}", op, E, t->sizes());
+  }
+  int64_t L = query.size(0), N = query.size(1), S = key.size(0);
+  EMBER_CHECK(key.size(1) == N && value.size(1) == N && value.size(0) == S,
+              "{}: batch or length mismatch: query {}, key {}, value {}", op, query.sizes(), key.sizes(),
+              value.sizes());
+
+  // Slices of the fused projection: rows [0, E) for q, [E, 2E) for k, [2E, 3E) for v.
+  auto weight = [&](int64_t i) { return in_proj_weight.narrow(0, i * E, E); };
+  auto bias = [&](int64_t i) { return in_proj_bias.defined() ? in_proj_bias.narrow(0, i * E, E) : Tensor(); };
+  Tensor q = split_heads(project(query, weight(0), bias(0)), NH);  // (N, NH, L, HS)
+  Tensor k = split_heads(project(key, weight(1), bias(1)), NH);    // (N, NH, S, HS)
+  Tensor v = split_heads(project(value, weight(2), bias(2)), NH);  // (N, NH, S, HS)
+
+  q = q / std::sqrt(static_cast<double>(HS));
+  Tensor scores = q.matmul(k.transpose(-2, -1));  // (N, NH, L, S)
+  if (attn_mask.defined()) {
+    bool ok = (attn_mask.dim() == 2 && attn_mask.size(0) == L && attn_mask.size(1) == S) ||
+              (attn_mask.dim() == 3 && attn_mask.size(0) == N * NH && attn_mask.size(1) == L && attn_mask.size(2) == S);
+    EMBER_CHECK(ok, "{}: attn_mask must be [{}, {}] or [{}, {}, {}], got {}", op, L, S, N * NH, L, S,
+                attn_mask.sizes());
+    Tensor m = additive_mask(attn_mask, scores.dtype());
+    scores = scores + (m.dim() == 2 ? m : m.view({N, NH, L, S}));
+  }
+  if (key_padding_mask.defined()) {
+    EMBER_CHECK(key_padding_mask.dim() == 2 && key_padding_mask.size(0) == N && key_padding_mask.size(1) == S,
+                "{}: key_padding_mask must be [{}, {}] (batch, key tokens), got {}", op, N, S,
+                key_padding_mask.sizes());
+    scores = scores + additive_mask(key_padding_mask, scores.dtype()).view({N, 1, 1, S});
+  }
+  Tensor attn = ember::softmax(scores, -1);
+  if (options.dropout_ > 0) attn = functional::dropout(attn, options.dropout_, is_training());
+
+  Tensor out = attn.matmul(v).permute({2, 0, 1, 3}).reshape({L, N, E});  // heads side by side
+  out = out_proj(out);
+  return {out, need_weights ? attn.mean({1}) : Tensor()};
+}
+
+// ---- TransformerEncoderLayer ----
+
+TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& options_)
+    : options(options_) {
+  check_options("TransformerEncoderLayer", options);
+  const auto& o = options;
+  self_attn = register_module("self_attn",
+                              MultiheadAttention(MultiheadAttentionOptions(o.d_model_, o.nhead_).dropout(o.dropout_)));
+  linear1 = register_module("linear1", Linear(o.d_model_, o.dim_feedforward_));
+  dropout = register_module("dropout", Dropout(o.dropout_));
+  linear2 = register_module("linear2", Linear(o.dim_feedforward_, o.d_model_));
+  norm1 = register_module("norm1", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
+  norm2 = register_module("norm2", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
+  dropout1 = register_module("dropout1", Dropout(o.dropout_));
+  dropout2 = register_module("dropout2", Dropout(o.dropout_));
+}
+
+Tensor TransformerEncoderLayerImpl::self_attention_block(const Tensor& x, const Tensor& mask,
+                                                         const Tensor& key_padding_mask) {
+  return dropout1(run_attention(self_attn, x, x, mask, key_padding_mask, options.batch_first_));
+}
+
+Tensor TransformerEncoderLayerImpl::feed_forward_block(const Tensor& x) {
+  return dropout2(linear2(dropout(activate(options.activation_, linear1(x)))));
+}
+
+Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
+                                            const Tensor& src_key_padding_mask) {
+  check_layer_input("TransformerEncoderLayer", "src", src, options.d_model_);
+  Tensor x = src;
+  if (options.norm_first_) {
+    x = x + self_attention_block(norm1(x), src_mask, src_key_padding_mask);
+    x = x + feed_forward_block(norm2(x));
+  } else {
+    x = norm1(x + self_attention_block(x, src_mask, src_key_padding_mask));
+    x = norm2(x + feed_forward_block(x));
+  }
+  return x;
+}
+
+// ---- TransformerDecoderLayer ----
+
+TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& options_)
+    : options(options_) {
+  check_options("TransformerDecoderLayer", options);
+  const auto& o = options;
+  auto attention_options = MultiheadAttentionOptions(o.d_model_, o.nhead_).dropout(o.dropout_);
+  self_attn = register_module("self_attn", MultiheadAttention(attention_options));
+  multihead_attn = register_module("multihead_attn", MultiheadAttention(attention_options));
+  linear1 = register_module("linear1", Linear(o.d_model_, o.dim_feedforward_));
+  dropout = register_module("dropout", Dropout(o.dropout_));
+  linear2 = register_module("linear2", Linear(o.dim_feedforward_, o.d_model_));
+  norm1 = register_module("norm1", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
+  norm2 = register_module("norm2", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
+  norm3 = register_module("norm3", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
+  dropout1 = register_module("dropout1", Dropout(o.dropout_));
+  dropout2 = register_module("dropout2", Dropout(o.dropout_));
+  dropout3 = register_module("dropout3", Dropout(o.dropout_));
+}
+
+Tensor TransformerDecoderLayerImpl::feed_forward_block(const Tensor& x) {
+  return dropout3(linear2(dropout(activate(options.activation_, linear1(x)))));
+}
+
+Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
+                                            const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
+                                            const Tensor& memory_key_padding_mask) {
+  const char* op = "TransformerDecoderLayer";
+  check_layer_input(op, "tgt", tgt, options.d_model_);
+  check_layer_input(op, "memory", memory, options.d_model_);
+  bool bf = options.batch_first_;
+  auto self_block = [&](const Tensor& x) {
+    return dropout1(run_attention(self_attn, x, x, tgt_mask, tgt_key_padding_mask, bf));
+  };
+  auto cross_block = [&](const Tensor& x) {
+    return dropout2(run_attention(multihead_attn, x, memory, memory_mask, memory_key_padding_mask, bf));
+  };
+  Tensor x = tgt;
+  if (options.norm_first_) {
+    x = x + self_block(norm1(x));
+    x = x + cross_block(norm2(x));
+    x = x + feed_forward_block(norm3(x));
+  } else {
+    x = norm1(x + self_block(x));
+    x = norm2(x + cross_block(x));
+    x = norm3(x + feed_forward_block(x));
+  }
+  return x;
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# One command for a machine with an NVIDIA GPU: everything about the CUDA backend that needs one.
+#
+#   bash scripts/gpu_check.sh            # build dir build-gpu; BUILD_DIR=... JOBS=... to change
+#
+# Configures with -DEMBER_CUDA=ON, builds, runs the CUDA tests (and fails if they skip: on a GPU
+# machine a skip means the GPU was not seen), the whole suite, the CUDA tests again under
+# compute-sanitizer (memcheck, and racecheck on the shared-memory kernels) when it is installed,
+# trains `ember-charlm train --preset tiny --device cuda` when that program was built, and runs
+# bench_cuda when benchmarks were built. Logs go to $BUILD_DIR/gpu_check/; a summary prints last
+# (paste it into docs/GPU.md with the date). Exits non-zero when any step failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-gpu}
+jobs=${JOBS:-$(nproc)}
+logs=$build/gpu_check
+mkdir -p "$logs"
+summary=()
+failed=0
+
+# step NAME LOGFILE COMMAND...: runs the command with its output in the log, records PASS/FAIL and time.
+step() {
+  local name=$1 log=$2
+  shift 2
+  local start=$SECONDS status=PASS
+  echo "== $name"
+  if ! "$@" >"$log" 2>&1; then
+    status=FAIL
+    failed=1
+    tail -n 20 "$log"
+  fi
+  summary+=("$(printf '%-4s  %-34s %5ss  %s' "$status" "$name" $((SECONDS - start)) "$log")")
+  [ "$status" = PASS ]
+}
+skip() { summary+=("$(printf '%-4s  %-34s %5s   %s' SKIP "$1" - "$2")"); }
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1)
+[ -n "$gpu" ] || gpu="(nvidia-smi found no GPU)"
+
+bench_flag=OFF
+if compgen -G "/usr/lib/*/cmake/benchmark" >/dev/null || compgen -G "/usr/local/lib*/cmake/benchmark" >/dev/null; then
+  bench_flag=ON
+fi
+
+tests=$build/tests/ember_tests
+cuda_filter='*Cuda*'
+
+if step "configure (EMBER_CUDA=ON)" "$logs/configure.log" \
+    cmake -S . -B "$build" -DEMBER_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DEMBER_BUILD_BENCH=$bench_flag &&
+   step "build (-j$jobs)" "$logs/build.log" cmake --build "$build" -j "$jobs"; then
+  # The CUDA tests must run, not skip.
+  cuda_tests() {
+    "$tests" --gtest_filter="$cuda_filter" 2>&1 | tee "$logs/cuda_tests.out"
+    local status=${PIPESTATUS[0]}
+    if grep -q "no CUDA device" "$logs/cuda_tests.out"; then
+      echo "CUDA tests skipped: the GPU was not seen (check nvidia-smi and the driver)"
+      return 1
+    fi
+    return "$status"
+  }
+  step "CUDA tests (parity, device)" "$logs/cuda_tests.log" cuda_tests
+  step "whole test suite" "$logs/all_tests.log" "$tests"
+
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  if [ -n "$sanitizer" ]; then
+    step "compute-sanitizer memcheck" "$logs/memcheck.log" \
+      "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check full "$tests" --gtest_filter="$cuda_filter"
+    step "compute-sanitizer racecheck" "$logs/racecheck.log" \
+      "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
+      --gtest_filter='*CudaParity*/*softmax*:*CudaParity*/*sum*:*CudaParity*/*max*:*CudaParity*/*norm*'
+  else
+    skip "compute-sanitizer" "not installed (ships with the CUDA Toolkit: /usr/local/cuda/bin)"
+  fi
+
+  charlm=$build/examples/charlm/ember-charlm
+  if [ -x "$charlm" ]; then
+    step "charlm tiny preset on CUDA" "$logs/charlm_tiny.log" \
+      "$charlm" train --preset tiny --device cuda --out_dir "$logs/charlm-tiny"
+  else
+    skip "charlm tiny preset on CUDA" "ember-charlm was not built"
+  fi
+
+  if [ -x "$build/bench/bench_cuda" ]; then
+    step "bench_cuda" "$logs/bench_cuda.log" "$build/bench/bench_cuda"
+  else
+    skip "bench_cuda" "not built (needs Google Benchmark and bench/bench_cuda.cpp)"
+  fi
+fi
+
+echo
+echo "==== Ember GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "GPU: $gpu"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+echo "nvcc: $("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' || echo 'not found')"
+printf '%s\n' "${summary[@]}"
+if [ -f "$logs/cuda_tests.log" ]; then
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$logs/cuda_tests.log" | sed 's/^/  cuda tests: /'
+fi
+if [ -f "$logs/charlm_tiny.log" ]; then
+  echo "  charlm (last lines):"
+  tail -n 3 "$logs/charlm_tiny.log" | sed 's/^/    /'
+fi
+[ "$failed" = 0 ] && echo "RESULT: all steps passed" || echo "RESULT: some steps FAILED (see the logs above)"
+exit "$failed"
