@@ -1,1 +1,34 @@
+// Loss primitives with their own backward: nll_loss, as torch::nll_loss.
+//
+//   ember::Tensor logp = logits.log_softmax(1);                 // (N, C)
+//   ember::Tensor loss = ember::nll_loss(logp, targets);         // mean of -logp[i, targets[i]]
+//   std::cout << loss;                                           // tensor(1.2345, grad_fn=<NllLossBackward0>)
+//
+// Also the loss reduction enum (ember::kMean, kSum, kNone, as torch::kMean). Losses composed of
+// several ops (cross_entropy, mse_loss) live in nn/functional.h.
 #pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace ember {
+
+// How a loss reduces its per-element values: none (keep them), their mean, or their sum.
+enum class Reduction { None, Mean, Sum };
+inline constexpr Reduction kNone = Reduction::None;
+inline constexpr Reduction kMean = Reduction::Mean;
+inline constexpr Reduction kSum = Reduction::Sum;
+
+// Negative log-likelihood of class indices: loss_i = -input[i, target_i].
+//   input (N, C), (C) or (N, C, d1, ...) log-probabilities; target int64 of input's shape without
+//   the class dim, each in [0, C) or equal to ignore_index (no loss, no gradient, not counted).
+//   kMean divides by the number of targets not ignored (NaN when there are none, as in PyTorch).
+Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, int64_t ignore_index = -100);
+
+namespace detail {
+// nll_loss's checks of input and target, with errors that name `op` (cross_entropy's are its own).
+void check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op);
+}  // namespace detail
+
+}  // namespace ember

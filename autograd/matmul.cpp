@@ -102,6 +102,42 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return matmul(a, b);
 }
 
+// addmm(self, m1, m2) = beta self + alpha (m1 @ m2), self broadcast to (n, p); the sum is made in the
+// product's buffer. d = (beta g summed back to self's shape, alpha g @ m2^T, alpha m1^T @ g)
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm: expected 2-D matrices, got shapes {} and {}", mat1.sizes(),
+              mat2.sizes());
+  EMBER_CHECK(mat1.size(1) == mat2.size(0), "addmm: shapes {} and {} cannot be multiplied ({} != {})", mat1.sizes(),
+              mat2.sizes(), mat1.size(1), mat2.size(0));
+  EMBER_CHECK(self.dtype() == mat1.dtype(), "addmm: self has dtype {} but the matrices have {}",
+              dtype_name(self.dtype()), dtype_name(mat1.dtype()));
+  const std::vector<int64_t> out_sizes{mat1.size(0), mat2.size(1)};
+  bool broadcasts = self.dim() <= 2;
+  for (int64_t i = 1; broadcasts && i <= self.dim(); ++i)
+    broadcasts = self.size(-i) == 1 || self.size(-i) == out_sizes[2 - i];
+  EMBER_CHECK(broadcasts, "addmm: self of shape {} does not broadcast to the product's shape {}", self.sizes(),
+              IntArrayRef(out_sizes));
+  const double a = alpha.toDouble(), b = beta.toDouble();
+  Tensor out = batched_matmul(mat1, mat2, "addmm");
+  if (a != 1.0) kernel::binary_(BinaryOp::Mul, out, kernel::scalar(alpha, out.dtype(), out.device()));
+  if (b != 0.0)
+    kernel::binary_(BinaryOp::Add, out,
+                    b == 1.0 ? self : kernel::binary(BinaryOp::Mul, self, kernel::scalar(beta, self.dtype(), self.device())));
+  if (any_requires_grad({&self, &mat1, &mat2})) {
+    const bool need_m1 = mat1.requires_grad(), need_m2 = mat2.requires_grad();
+    record("AddmmBackward0", out, {self, mat1, mat2},
+           [s1 = SavedVariable(need_m2 ? mat1 : Tensor(), false), s2 = SavedVariable(need_m1 ? mat2 : Tensor(), false),
+            self_sizes = self.sizes().vec(), need_m1, need_m2, a, b](const Tensor& g) -> tensor_list {
+             Tensor dself = autograd::sum_to(b == 1.0 ? g : g * b, self_sizes);
+             Tensor ga = a == 1.0 ? g : g * a;
+             Tensor dm1 = need_m1 ? ga.mm(s2.unpack("AddmmBackward0").t()) : Tensor();
+             Tensor dm2 = need_m2 ? s1.unpack("AddmmBackward0").t().mm(ga) : Tensor();
+             return {dself, dm1, dm2};
+           });
+  }
+  return out;
+}
+
 Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
 Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
 Tensor Tensor::bmm(const Tensor& other) const { return ember::bmm(*this, other); }

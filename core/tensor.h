@@ -339,6 +339,8 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
+// beta * self + alpha * (mat1 @ mat2), self broadcast to the product's shape (nn::Linear's bias + x W^T).
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1);
 Tensor cat(const tensor_list& tensors, int64_t dim = 0);
 Tensor stack(const tensor_list& tensors, int64_t dim = 0);
 Tensor softmax(const Tensor& x, int64_t dim);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "autograd/grad_mode.h"
+#include "core/shape.h"
 
 namespace ember::nn::functional {
 
@@ -22,16 +23,22 @@ Tensor reduce(const Tensor& loss, Reduction reduction) {
   return loss;
 }
 
-// softmax over `dim` where a slice made only of -inf gives zeros instead of NaN. The -inf slices are
-// set to 0 before the softmax, so neither the forward nor the backward ever sees exp(-inf + inf).
+// softmax over `dim` with the slices flagged in `dead` (broadcastable to scores, keepdim-shaped) set to
+// zero instead of NaN. Those slices are filled with 0 before the softmax, so neither the forward nor the
+// backward ever computes exp(-inf + inf).
+Tensor softmax_with_dead_rows(const Tensor& scores, const Tensor& dead, int64_t dim) {
+  if (!dead.any().item<bool>()) return scores.softmax(dim);
+  return scores.masked_fill(dead, 0).softmax(dim).masked_fill(dead, 0);
+}
+
+// softmax where a slice made only of -inf gives zeros (torch's safe softmax for attention).
 Tensor safe_softmax(const Tensor& scores, int64_t dim) {
   Tensor dead;
   {
     NoGradGuard no_grad;
     dead = scores.eq(kNegInf).all(dim, /*keepdim=*/true);
   }
-  if (!dead.any().item<bool>()) return scores.softmax(dim);
-  return scores.masked_fill(dead, 0).softmax(dim).masked_fill(dead, 0);
+  return softmax_with_dead_rows(scores, dead, dim);
 }
 
 }  // namespace
@@ -45,13 +52,15 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_features),
               "linear: bias must have shape [{}] to match weight {}, got {}", out_features, weight.sizes(),
               bias.defined() ? bias.sizes() : IntArrayRef{});
-  // (*, in) is folded to (N, in) so the product is one matrix multiply (and so is its backward).
+  // A vector is a row times W^T; (*, in) is folded to (N, in), so the product is one matrix multiply
+  // (and so is its backward), with the bias added in the product's buffer (addmm).
+  if (input.dim() == 1) return bias.defined() ? input.matmul(weight.t()) + bias : input.matmul(weight.t());
+  Tensor x2 = input.dim() == 2 ? input : input.reshape({-1, in_features});
+  Tensor y = bias.defined() ? addmm(bias, x2, weight.t()) : x2.mm(weight.t());
+  if (input.dim() == 2) return y;
   std::vector<int64_t> out_sizes = input.sizes().vec();
   out_sizes.back() = out_features;
-  Tensor x2 = input.dim() == 2 ? input : input.reshape({-1, in_features});
-  Tensor y = x2.mm(weight.t());
-  if (bias.defined()) y = y + bias;
-  return input.dim() == 2 ? y : y.view(out_sizes);
+  return y.view(out_sizes);
 }
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
@@ -125,7 +134,15 @@ Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
 Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
   EMBER_CHECK(mask.dtype() == kBool, "masked_softmax: expected a bool mask (true = masked out), got {}",
               dtype_name(mask.dtype()));
-  return safe_softmax(scores.masked_fill(mask, kNegInf), dim);
+  EMBER_CHECK(mask.dim() <= scores.dim(), "masked_softmax: mask {} has more dims than scores {}", mask.sizes(),
+              scores.sizes());
+  const int64_t d = wrap_dim(dim, scores.dim(), "masked_softmax");
+  // Fully masked slices are found on the mask, which is usually far smaller than the scores (a
+  // (T, T) causal mask, a (B, 1, 1, S) padding mask). Where the mask is broadcast along `dim`, every
+  // masked element is already a fully masked slice.
+  const int64_t mask_dim = d - (scores.dim() - mask.dim());
+  Tensor dead = (mask_dim < 0 || mask.size(mask_dim) == 1) ? mask : mask.all(mask_dim, /*keepdim=*/true);
+  return softmax_with_dead_rows(scores.masked_fill(mask, kNegInf), dead, d);
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
@@ -137,45 +154,34 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
               smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const int64_t C = input.size(class_dim);
-  Tensor logp = input.log_softmax(class_dim);
 
   if (target.is_floating_point()) {  // class probabilities
     EMBER_CHECK(target.sizes() == input.sizes(), "cross_entropy: probability target has shape {} but input has shape {}",
                 target.sizes(), input.sizes());
+    Tensor logp = input.log_softmax(class_dim);
     Tensor probs = smoothing > 0 ? target * (1 - smoothing) + smoothing / static_cast<double>(C) : target;
     return reduce(-(logp * probs).sum({class_dim}), options.reduction());
   }
 
-  // class indices: input's shape without the class dim
-  std::vector<int64_t> expected = input.sizes().vec();
-  expected.erase(expected.begin() + class_dim);
-  EMBER_CHECK(target.dtype() == kInt64, "cross_entropy: expected int64 class indices or float probabilities as target, "
-              "got {}", dtype_name(target.dtype()));
-  EMBER_CHECK(target.sizes() == IntArrayRef(expected), "cross_entropy: expected target of shape {} for input {}, got {}",
-              IntArrayRef(expected), input.sizes(), target.sizes());
+  // class indices: PyTorch's nll_loss on the log-probabilities, plus the smoothing term
   const int64_t ignore = options.ignore_index();
-  Tensor valid = target.ne(ignore);
-  {
-    NoGradGuard no_grad;
-    Tensor checked = target.masked_fill(valid.logical_not(), 0);
-    if (checked.numel() > 0) {
-      const int64_t lo = checked.min().item<int64_t>(), hi = checked.max().item<int64_t>();
-      EMBER_CHECK(lo >= 0 && hi < C, "cross_entropy: target {} is out of bounds for {} classes (input {}, target {})",
-                  lo < 0 ? lo : hi, C, input.sizes(), target.sizes());
-    }
-  }
-  Tensor invalid = valid.logical_not();
-  Tensor safe_target = target.masked_fill(invalid, 0).unsqueeze(class_dim);
-  Tensor nll = -logp.gather(class_dim, safe_target).squeeze(class_dim).masked_fill(invalid, 0);
-  // The mean divides by the number of targets that are not ignored (PyTorch's nll_loss).
-  auto reduce_valid = [&](const Tensor& loss) {
-    if (options.reduction() != Reduction::Mean) return reduce(loss, options.reduction());
-    return loss.sum() / valid.sum().to(loss.dtype());
-  };
-  Tensor loss = reduce_valid(nll);
+  ember::detail::check_nll_loss_target(input, target, ignore, "cross_entropy");
+  Tensor logp = input.log_softmax(class_dim);
+  Tensor loss = nll_loss(logp, target, options.reduction(), ignore);
   if (smoothing == 0) return loss;
+  // smooth_i = -sum_c logp[i, c] over targets not ignored, reduced like the nll term
+  Tensor invalid = target.eq(ignore);
   Tensor smooth = -logp.sum({class_dim}).masked_fill(invalid, 0);
-  return loss * (1 - smoothing) + reduce_valid(smooth) * (smoothing / static_cast<double>(C));
+  if (options.reduction() == Reduction::Mean) {
+    smooth = smooth.sum() / invalid.logical_not().sum().to(smooth.dtype());
+  } else {
+    smooth = reduce(smooth, options.reduction());
+  }
+  return loss * (1 - smoothing) + smooth * (smoothing / static_cast<double>(C));
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  return ember::nll_loss(input, target, options.reduction(), options.ignore_index());
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
@@ -205,7 +211,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   if (is_causal) {
     TensorOptions index_options = TensorOptions(kInt64).device(query.device());
     Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));  // key j > query i
-    weights = masked_softmax(scores, future);
+    weights = scores.masked_fill(future, kNegInf).softmax(-1);  // key 0 is never masked: no empty row
   } else if (attn_mask.defined() && attn_mask.dtype() == kBool) {
     weights = masked_softmax(scores, attn_mask.logical_not());
   } else if (attn_mask.defined()) {

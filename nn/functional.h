@@ -84,6 +84,13 @@ struct CrossEntropyFuncOptions {
 //   or float class probabilities shaped like input.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
 
+struct NLLLossFuncOptions {
+  EMBER_ARG(Reduction, reduction) = kMean;
+  EMBER_ARG(int64_t, ignore_index) = -100;
+};
+// -input[i, target_i] for log-probabilities (ember::nll_loss, autograd/loss.h).
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
+
 struct MSELossFuncOptions {
   MSELossFuncOptions(Reduction reduction = kMean) : reduction_(reduction) {}
   EMBER_ARG(Reduction, reduction);

@@ -6,10 +6,12 @@
 //   };
 //   auto o = MyOptions().width(32).bias(false);   // o.width() == 32
 //
-// Also the loss reduction (ember::kMean, kSum, kNone), as torch::kMean.
+// The loss reduction (ember::kMean, kSum, kNone) comes from autograd/loss.h.
 #pragma once
 
 #include <utility>
+
+#include "autograd/loss.h"
 
 // Declares a private field `name_` of type T with a setter `name(value)` returning *this and a getter `name()`.
 #define EMBER_ARG(T, name)                                       \
@@ -27,13 +29,3 @@
                                                                  \
  private:                                                        \
   T name##_
-
-namespace ember {
-
-// How a loss reduces its per-element values: none (keep them), their mean, or their sum.
-enum class Reduction { None, Mean, Sum };
-inline constexpr Reduction kNone = Reduction::None;
-inline constexpr Reduction kMean = Reduction::Mean;
-inline constexpr Reduction kSum = Reduction::Sum;
-
-}  // namespace ember

@@ -58,15 +58,18 @@ class ModuleHolder {
     return impl_.get();
   }
 
-  // Calls the module's forward with the arguments: lin(x) == lin->forward(x).
+  // Calls the module's forward with the arguments: lin(x) == lin->forward(x). Like a shared_ptr, a
+  // const holder still reaches a mutable module.
   template <typename... Args>
-  decltype(auto) operator()(Args&&... args) {
-    return get()->forward(std::forward<Args>(args)...);
+  decltype(auto) operator()(Args&&... args) const {
+    check_not_empty();
+    return impl_->forward(std::forward<Args>(args)...);
   }
   // Indexing for containers: seq[0], list[i], dict["key"].
   template <typename Arg>
-  decltype(auto) operator[](Arg&& arg) {
-    return (*get())[std::forward<Arg>(arg)];
+  decltype(auto) operator[](Arg&& arg) const {
+    check_not_empty();
+    return (*impl_)[std::forward<Arg>(arg)];
   }
 
  protected:

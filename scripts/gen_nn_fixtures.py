@@ -89,6 +89,10 @@ case("linear_no_bias", {"x": wave(3, 4), "w": wave(2, 4, phase=1.0)}, lambda x, 
 case("linear_1d_f64", {"x": wave(4, dtype=f64), "w": wave(3, 4, dtype=f64, phase=1.0), "b": wave(3, dtype=f64)},
      lambda x, w, b: F.linear(x, w, b))
 
+# addmm, the primitive under a 2-D linear with bias
+case("addmm_beta_alpha", {"b": wave(1, 3, phase=0.5), "x": wave(4, 2), "w": wave(2, 3, phase=1.5)},
+     lambda b, x, w: torch.addmm(b, x, w, beta=0.5, alpha=2.0))
+
 # embedding, with repeated indices and a padding row
 idx = torch.tensor([[1, 3, 0], [3, 3, 4]])
 case("embedding", {"idx": idx, "w": wave(5, 3)}, lambda idx, w: F.embedding(idx, w))
@@ -155,6 +159,12 @@ case("cross_entropy_probs_smoothing", {"x": logits, "t": wave(4, 5, phase=0.7).s
      lambda x, t: F.cross_entropy(x, t.detach(), label_smoothing=0.3))
 case("cross_entropy_f64", {"x": wave(3, 4, dtype=f64, scale=3.0), "t": torch.tensor([3, 0, 1])},
      lambda x, t: F.cross_entropy(x, t))
+
+# nll_loss on log-probabilities
+case("nll_loss", {"x": logits.log_softmax(1), "t": tgt_ign}, lambda x, t: F.nll_loss(x, t))
+case("nll_loss_sum", {"x": logits.log_softmax(1), "t": tgt_ign}, lambda x, t: F.nll_loss(x, t, reduction="sum"))
+case("nll_loss_3d_none", {"x": wave(2, 3, 4).log_softmax(1), "t": torch.tensor([[0, 2, -100, 1], [2, 2, 0, 1]])},
+     lambda x, t: F.nll_loss(x, t, reduction="none"))
 
 # mse_loss
 case("mse_loss", {"x": x23, "y": wave(2, 3, phase=1.3)}, lambda x, y: F.mse_loss(x, y))

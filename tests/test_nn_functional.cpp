@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -29,6 +30,7 @@ const std::map<std::string, Case>& cases() {
       {"linear_3d", [](const Inputs& in) { return F::linear(in.at("x"), in.at("w"), in.at("b")); }},
       {"linear_no_bias", [](const Inputs& in) { return F::linear(in.at("x"), in.at("w")); }},
       {"linear_1d_f64", [](const Inputs& in) { return F::linear(in.at("x"), in.at("w"), in.at("b")); }},
+      {"addmm_beta_alpha", [](const Inputs& in) { return addmm(in.at("b"), in.at("x"), in.at("w"), 0.5, 2.0); }},
       {"embedding", [](const Inputs& in) { return F::embedding(in.at("idx"), in.at("w")); }},
       {"embedding_padding",
        [](const Inputs& in) { return F::embedding(in.at("idx"), in.at("w"), F::EmbeddingFuncOptions().padding_idx(3)); }},
@@ -77,6 +79,10 @@ const std::map<std::string, Case>& cases() {
          return F::cross_entropy(in.at("x"), in.at("t").detach(), F::CrossEntropyFuncOptions().label_smoothing(0.3));
        }},
       {"cross_entropy_f64", [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t")); }},
+      {"nll_loss", [](const Inputs& in) { return F::nll_loss(in.at("x"), in.at("t")); }},
+      {"nll_loss_sum",
+       [](const Inputs& in) { return F::nll_loss(in.at("x"), in.at("t"), F::NLLLossFuncOptions().reduction(kSum)); }},
+      {"nll_loss_3d_none", [](const Inputs& in) { return nll_loss(in.at("x"), in.at("t"), kNone); }},
       {"mse_loss", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y")); }},
       {"mse_loss_sum", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kSum); }},
       {"mse_loss_none", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kNone); }},
@@ -148,6 +154,72 @@ TEST(NnFunctional, EveryTableCaseHasAFixture) {
   for (const auto& [name, fn] : cases()) EXPECT_TRUE(fixture().contains(name)) << name;
 }
 
+// ---- gradient check: central differences in float64 (autograd::gradcheck), first and second order ----
+
+// Inputs in float64 with irregular values (sin of a ramp), away from kinks.
+Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().mul(scale).reshape(sizes);
+}
+
+struct GradCase {
+  const char* name;
+  std::function<Tensor(const tensor_list&)> f;
+  tensor_list inputs;
+  bool second_order = true;  // also gradgradcheck (double backward through the composition)
+};
+
+TEST(NnFunctional, GradientsMatchFiniteDifferences) {
+  Tensor targets = tensor({2, -100, 0}, dtype(kInt64));
+  Tensor keep = tensor({{true, false, true, true}, {false, false, false, false}, {true, true, false, true}});
+  const std::vector<GradCase> table = {
+      {"linear_3d_noncontiguous", [](const tensor_list& x) { return F::linear(x[0].transpose(0, 1), x[1], x[2]); },
+       {wave64({3, 2, 4}), wave64({5, 4}, 1.0), wave64({5}, 2.0)}},
+      {"addmm_broadcast_bias", [](const tensor_list& x) { return addmm(x[0], x[1], x[2].t(), 0.5, -1.5); },
+       {wave64({3}), wave64({2, 4}, 1.0), wave64({3, 4}, 2.0)}},
+      {"linear_2d", [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
+       {wave64({2, 4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)}},
+      // First order only: gradgradcheck reads its outputs after restoring the perturbed input, so an
+      // output that aliases an input (here d bias = the grad_output itself) reads as constant.
+      {"linear_1d", [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
+       {wave64({4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)}, false},
+      {"layer_norm_transposed",
+       [](const tensor_list& x) { return F::layer_norm(x[0].transpose(0, 1), {3}, x[1], x[2], 1e-5); },
+       {wave64({3, 4}, 0.0, 2.0), wave64({3}, 1.0), wave64({3}, 2.0)}},
+      {"gelu", [](const tensor_list& x) { return F::gelu(x[0]); }, {wave64({2, 5}, 0.0, 3.0)}},
+      {"gelu_tanh", [](const tensor_list& x) { return F::gelu(x[0], F::GELUFuncOptions().approximate("tanh")); },
+       {wave64({2, 5}, 0.0, 3.0)}},
+      {"log_softmax", [](const tensor_list& x) { return F::log_softmax(x[0], 0); }, {wave64({3, 4})}},
+      {"cross_entropy_3d_ignore",
+       [](const tensor_list& x) {
+         return F::cross_entropy(x[0], tensor({{0, -100, 1}, {2, 2, 0}}, dtype(kInt64)));
+       },
+       {wave64({2, 3, 3}, 0.0, 2.0)}},
+      {"cross_entropy_smoothing_ignore",
+       [targets](const tensor_list& x) {
+         return F::cross_entropy(x[0], targets, F::CrossEntropyFuncOptions().label_smoothing(0.15));
+       },
+       {wave64({3, 4}, 0.0, 2.0)}},
+      {"mse_loss", [](const tensor_list& x) { return F::mse_loss(x[0], x[1]); }, {wave64({2, 3}), wave64({2, 3}, 1.0)}},
+      {"sdpa_bool_mask", [keep](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], keep); },
+       {wave64({3, 2}), wave64({4, 2}, 1.0), wave64({4, 3}, 2.0)}},
+      {"sdpa_causal_batched",
+       [](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true, 0.7); },
+       {wave64({2, 3, 2}), wave64({2, 3, 2}, 1.0), wave64({2, 3, 2}, 2.0)}},
+  };
+  for (const GradCase& c : table) {
+    tensor_list inputs = c.inputs;
+    for (Tensor& t : inputs) t.requires_grad_();
+    try {
+      EXPECT_TRUE(autograd::gradcheck(c.f, inputs)) << c.name;
+      if (c.second_order) EXPECT_TRUE(autograd::gradgradcheck(c.f, inputs)) << c.name;
+    } catch (const Error& e) {
+      ADD_FAILURE() << c.name << ": " << e.what();
+    }
+  }
+}
+
 // ---- rows that are fully masked ----
 
 TEST(NnFunctional, FullyMaskedRowGivesZerosAndNoNaNGradient) {
@@ -162,6 +234,20 @@ TEST(NnFunctional, FullyMaskedRowGivesZerosAndNoNaNGradient) {
   EXPECT_TRUE(scores.grad().eq(scores.grad()).all().item<bool>()) << scores.grad();  // no NaN
   EXPECT_TENSOR_CLOSE(scores.grad()[0], zeros({3}, dtype(kFloat64)));
   EXPECT_EQ(scores.grad()[1][1].item<double>(), 0.0);
+}
+
+TEST(NnFunctional, MaskedSoftmaxWithBroadcastMask) {
+  Tensor scores = tensor({{{1.0, 2.0}, {3.0, 4.0}, {0.5, 0.25}}, {{-1.0, 0.0}, {2.0, 2.5}, {1.0, -3.0}}});  // (2, 3, 2)
+  // A (3, 1) mask broadcast over the batch and the last dim: row 1 of each batch is fully masked.
+  Tensor row_mask = tensor({{false}, {true}, {false}});
+  Tensor p = F::masked_softmax(scores, row_mask);
+  EXPECT_TENSOR_CLOSE(p.select(1, 1), zeros({2, 2}));
+  EXPECT_TENSOR_CLOSE(p.select(1, 0), scores.select(1, 0).softmax(-1));
+  // Masking along dim 0 with a mask that lacks that dim: every masked element empties its slice.
+  Tensor col_mask = tensor({{false, true}, {false, false}, {false, true}});  // (3, 2)
+  Tensor q = F::masked_softmax(scores, col_mask, 0);
+  EXPECT_TENSOR_CLOSE(q.select(2, 1).select(1, 0), zeros({2}));
+  EXPECT_TENSOR_CLOSE(q.select(2, 0), scores.select(2, 0).softmax(0));
 }
 
 TEST(NnFunctional, MaskedSoftmaxGradientMatchesFiniteDifferences) {
@@ -223,6 +309,31 @@ TEST(NnFunctional, BadInputNamesOpAndShapes) {
                      "scaled_dot_product_attention: query [2, 3, 4] and key [2, 5, 3] must have the same embedding size");
   EXPECT_THROWS_WITH(F::scaled_dot_product_attention(ones({3, 4}), ones({3, 4}), ones({3, 4}), ones({3, 3}), 0.0, true),
                      "scaled_dot_product_attention: attn_mask must not be given when is_causal is true");
+}
+
+TEST(NnFunctional, CrossEntropyPrintsLikePyTorch) {
+  Tensor logits = tensor({{0.5, 1.5, -0.5}, {1.0, 0.0, 2.0}}, requires_grad());
+  Tensor loss = F::cross_entropy(logits, tensor({1, 2}, dtype(kInt64)));
+  EXPECT_EQ(loss.grad_fn()->name(), "NllLossBackward0");  // F.cross_entropy(logits, [1, 2]) prints tensor(0.4076, grad_fn=<NllLossBackward0>)
+  std::ostringstream s;
+  s << loss;
+  EXPECT_EQ(s.str(), "tensor(0.4076, grad_fn=<NllLossBackward0>)");
+}
+
+TEST(NnFunctional, LinearGradFnNamesAsPyTorch) {
+  Tensor w = ones({3, 4}, requires_grad()), b = ones({3}, requires_grad());
+  EXPECT_EQ(F::linear(ones({2, 4}), w, b).grad_fn()->name(), "AddmmBackward0");
+  EXPECT_EQ(F::linear(ones({2, 4}), w).grad_fn()->name(), "MmBackward0");
+  EXPECT_EQ(F::linear(ones({5, 2, 4}), w, b).grad_fn()->name(), "ViewBackward0");
+  EXPECT_EQ(F::linear(ones({4}), w, b).grad_fn()->name(), "AddBackward0");
+  EXPECT_THROWS_WITH(addmm(ones({2}), ones({2, 4}), ones({4, 3})),
+                     "addmm: self of shape [2] does not broadcast to the product's shape [2, 3]");
+}
+
+TEST(NnFunctional, NllLossBadInput) {
+  EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0, 5}, dtype(kInt64))),
+                     "nll_loss: target 5 is out of bounds for 3 classes (input [2, 3], target [2])");
+  EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0.0, 1.0})), "nll_loss: expected int64 class indices as target, got float32");
 }
 
 TEST(NnFunctional, CrossEntropyAllIgnoredIsNaNAsInPyTorch) {

@@ -90,27 +90,27 @@ TEST(NnModules, EmbeddingPaddingRowIsZeroAndGetsNoGradient) {
 std::shared_ptr<nn::Module> build_forward_case(const std::string& name, std::function<Tensor(const Tensor&)>& run) {
   if (name == "linear") {
     nn::Linear m(4, 3);
-    run = [m](const Tensor& x) mutable { return m(x); };
+    run = [m](const Tensor& x) { return m(x); };
     return m.ptr();
   }
   if (name == "embedding_padding") {
     nn::Embedding m(nn::EmbeddingOptions(6, 3).padding_idx(2));
-    run = [m](const Tensor& x) mutable { return m(x); };
+    run = [m](const Tensor& x) { return m(x); };
     return m.ptr();
   }
   if (name == "layernorm") {
     nn::LayerNorm m(nn::LayerNormOptions({4}));
-    run = [m](const Tensor& x) mutable { return m(x); };
+    run = [m](const Tensor& x) { return m(x); };
     return m.ptr();
   }
   if (name == "mlp_sequential") {
     nn::Sequential m(nn::Linear(3, 5), nn::GELU(), nn::Linear(5, 2), nn::Softmax(-1));
-    run = [m](const Tensor& x) mutable { return m(x); };
+    run = [m](const Tensor& x) { return m(x); };
     return m.ptr();
   }
   if (name == "mlp_tanh_relu") {
     nn::Sequential m(nn::Linear(3, 5), nn::GELU(nn::GELUOptions().approximate("tanh")), nn::ReLU(), nn::Linear(5, 2));
-    run = [m](const Tensor& x) mutable { return m(x); };
+    run = [m](const Tensor& x) { return m(x); };
     return m.ptr();
   }
   return nullptr;
