@@ -28,11 +28,11 @@ void Progress::step(int64_t it, double loss, double lr) {
   for (size_t i = step_seconds_.size() - n; i < step_seconds_.size(); ++i) recent += step_seconds_[i];
   recent /= static_cast<double>(n);
   const double tok_s = recent > 0 ? tokens_per_step_ / recent : 0;
-  const int64_t done = it + 1;
+  const int64_t done = it + 1;  // steps finished in the whole run, this one included
   const double remaining = recent * static_cast<double>(max_iters_ - done);
   if (interactive_) {
     constexpr int kWidth = 24;
-    const int filled = static_cast<int>(kWidth * done / std::max<int64_t>(max_iters_, 1));
+    const int filled = static_cast<int>(kWidth * std::min(done, max_iters_) / std::max<int64_t>(max_iters_, 1));
     std::string bar(filled, '=');
     if (filled < kWidth) bar += '>' + std::string(kWidth - filled - 1, ' ');
     std::fprintf(stdout, "\r\033[Kstep %lld/%lld [%s] loss %.4f lr %.2e %.1fk tok/s ETA %s", static_cast<long long>(done),

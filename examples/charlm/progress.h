@@ -14,6 +14,7 @@ namespace charlm {
 
 class Progress {
  public:
+  // step() takes the run's step number (a resumed run continues its numbering); the ETA counts what is left.
   Progress(int64_t max_iters, int64_t tokens_per_step, bool interactive, int64_t log_every = 10);
   // Records one finished step (its time is measured from the previous call).
   void step(int64_t it, double loss, double lr);

@@ -161,13 +161,12 @@ TrainResult train(const TrainArgs& args) {
               static_cast<long long>(data.train.numel()), static_cast<long long>(data.val.numel()),
               static_cast<double>(model->num_parameters()) / 1e6, args.resume ? "resuming at step " : "from scratch",
               args.resume ? std::to_string(st.iter).c_str() : "");
-  Progress progress(cfg.max_iters - st.iter, cfg.batch_size * cfg.block_size, interactive, cfg.eval_interval / 5 + 1);
+  Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size, interactive, cfg.eval_interval / 5 + 1);
 
   auto previous = std::signal(SIGINT, on_sigint);
   g_stop = false;
   TrainResult result;
   double lr = 0;
-  const int64_t first = st.iter;
   for (int64_t it = st.iter;; ++it) {
     if (it == args.stop_at) g_stop = true;  // a scripted Ctrl-C, for the resume test
     lr = ember::optim::nanogpt_lr(it, cfg.learning_rate, cfg.min_lr, cfg.warmup_iters, cfg.lr_decay_iters);
@@ -204,7 +203,7 @@ TrainResult train(const TrainArgs& args) {
     loss.backward();
     if (cfg.grad_clip > 0) ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
     opt.step();
-    progress.step(it - first, loss.item<double>(), lr);
+    progress.step(it, loss.item<double>(), lr);
   }
   std::signal(SIGINT, previous);
   progress.finish();
