@@ -17,7 +17,7 @@ if [ ! -f "$data" ]; then
   exit 1
 fi
 bash scripts/setup.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEMBER_BUILD_TESTS=OFF >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" --target ember-charlm
 ./build/examples/charlm/ember-charlm train --preset "$preset" --data "$data" --out_dir "$out" --plot
 ./build/examples/charlm/ember-charlm sample --out_dir "$out" --prompt $'ROMEO:\n' --num_chars 500
