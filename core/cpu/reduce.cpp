@@ -26,7 +26,10 @@ template <typename T> struct SumR {
 template <typename T> struct ProdR {
   using A = acc_t<T>;
   static A init() { return A(1); }
-  static A fold(A acc, T x) { return acc * x; }
+  static A fold(A acc, T x) {
+    if constexpr (std::is_same_v<A, bool>) return acc && x;
+    else return acc * x;
+  }
 };
 template <typename T> struct MaxR {
   using A = T;
@@ -78,7 +81,7 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
     A acc = R::init();
     for (A p : partial) {
       if constexpr (std::is_same_v<R, SumR<T>>) acc += p;
-      else if constexpr (std::is_same_v<R, ProdR<T>>) acc *= p;
+      else if constexpr (std::is_same_v<R, ProdR<T>>) acc = R::fold(acc, p);
       else acc = R::fold(acc, p);
     }
     o[0] = static_cast<O>(acc);
