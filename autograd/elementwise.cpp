@@ -142,7 +142,9 @@ Tensor Tensor::gelu(const std::string& approximate) const {
   if (any_requires_grad({&x})) {
     record("GeluBackward0", y, {x}, [sx = SavedVariable(x, false), use_tanh](const Tensor& g) -> tensor_list {
       Tensor x = sx.unpack("GeluBackward0");
-      if (use_tanh) {
+      if (!GradMode::is_enabled())  // no graph of the backward wanted: the one-pass kernel
+        return {kernel::binary(use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, x)};
+      if (use_tanh) {  // create_graph: the same formula from differentiable ops
         Tensor t = ((x + x.pow(3) * kGeluTanhCubic) * kGeluTanhScale).tanh();
         Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
         return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};

@@ -61,7 +61,9 @@ inline constexpr double kSqrtHalf = 0.7071067811865476;  // 1 / sqrt(2), for the
   X(Ge, ge, a >= b, bool)                                    \
   X(LogicalAnd, logical_and, bool(a) && bool(b), bool)       \
   X(LogicalOr, logical_or, bool(a) || bool(b), bool)         \
-  X(LogicalXor, logical_xor, bool(a) != bool(b), bool)
+  X(LogicalXor, logical_xor, bool(a) != bool(b), bool)      \
+  X(GeluBackward, gelu_backward, detail::gelu_backward_(a, b), T) \
+  X(GeluTanhBackward, gelu_tanh_backward, detail::gelu_tanh_backward_(a, b), T)
 
 // Reductions: X(Name, name)
 #define EMBER_REDUCE_OPS(X) X(Sum, sum) X(Prod, prod) X(Max, max) X(Min, min) X(All, all) X(Any, any)
@@ -110,7 +112,38 @@ EMBER_HD T pow_(T a, T b) {
     }
     return result;
   } else {
+    // The exponents PyTorch's CPU pow kernel special-cases, computed as it does (x.square(),
+    // layer norms and their backward hit these): exact and many times cheaper than std::pow.
+    if (b == T(2)) return a * a;
+    if (b == T(1)) return a;
+    if (b == T(3)) return a * a * a;
+    if (b == T(0.5)) return std::sqrt(a);
+    if (b == T(-1)) return T(1) / a;
+    if (b == T(-2)) return T(1) / (a * a);
     return std::pow(a, b);
+  }
+}
+// GELU's backward in one pass, a = the incoming gradient, b = the forward's input x:
+//   exact:  d/dx x Phi(x) = Phi(x) + x phi(x)
+//   tanh:   d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+template <typename T>
+EMBER_HD T gelu_backward_(T g, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T cdf = T(0.5) * (T(1) + std::erf(x * T(kSqrtHalf)));
+    const T pdf = std::exp(T(-0.5) * x * x) * T(0.3989422804014327);  // 1 / sqrt(2 pi)
+    return g * (cdf + x * pdf);
+  } else {
+    return T(0);  // never dispatched: gelu works on floating tensors only
+  }
+}
+template <typename T>
+EMBER_HD T gelu_tanh_backward_(T g, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T t = std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x));
+    const T du = T(kGeluTanhScale) * (T(1) + T(3 * kGeluTanhCubic) * x * x);
+    return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * du);
+  } else {
+    return T(0);
   }
 }
 }  // namespace detail
