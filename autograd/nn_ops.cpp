@@ -1,5 +1,5 @@
-// Neural-network primitives: softmax / log_softmax, tril / triu, index_select, gather,
-// scatter_add, index_add, embedding, one_hot.
+// Neural-network primitives: softmax / log_softmax, layer_norm, tril / triu, index_select,
+// gather, scatter_add, index_add, embedding, one_hot.
 //
 // Softmax runs over the last dim in the kernel; another dim is moved there with a transpose
 // (and moved back after). Indices are range-checked here, once, for every device, so kernels
@@ -65,6 +65,93 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   }
   return y;
 }
+
+// LayerNorm from primitive ops: the reference the fused kernel is tested against, and the path
+// for a backend without one. dims are the normalized (last) dims.
+Tensor layer_norm_composed(const Tensor& input, IntArrayRef dims, const Tensor& weight, const Tensor& bias,
+                           double eps) {
+  // y = (x - mean) / sqrt(var + eps) * weight + bias, var biased (divides by the count).
+  Tensor centered = input - input.mean(dims, /*keepdim=*/true);
+  Tensor var = centered.square().mean(dims, /*keepdim=*/true);
+  Tensor y = centered * (var + eps).rsqrt();
+  if (weight.defined()) y = y * weight;
+  if (bias.defined()) y = y + bias;
+  return y;
+}
+
+}  // namespace
+
+// LayerNorm as one primitive (NativeLayerNormBackward0, as PyTorch records it) where the backend
+// has the fused kernels: one pass forward saving each row's mean and rstd, one pass backward.
+// Under create_graph the backward is the same formula from differentiable ops.
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
+  bool matches = input.dim() >= k;
+  for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];
+  EMBER_CHECK(matches, "layer_norm: input of shape {} does not end with normalized_shape {} (expected input of shape "
+              "[*, {}])", input.sizes(), normalized_shape, fmt::join(normalized_shape, ", "));
+  for (const Tensor* t : {&weight, &bias}) {
+    if (!t->defined()) continue;
+    EMBER_CHECK(t->sizes() == normalized_shape, "layer_norm: {} has shape {} but normalized_shape is {}",
+                t == &weight ? "weight" : "bias", t->sizes(), normalized_shape);
+    EMBER_CHECK(t->device() == input.device(), "layer_norm: {} is on {} but input is on {}",
+                t == &weight ? "weight" : "bias", t->device().str(), input.device().str());
+  }
+  EMBER_CHECK(input.is_floating_point(), "layer_norm: expected a floating-point input, got {}",
+              dtype_name(input.dtype()));
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+
+  const bool same_dtype = (!weight.defined() || weight.dtype() == input.dtype()) &&
+                          (!bias.defined() || bias.dtype() == input.dtype());
+  const int64_t D = numel_of(normalized_shape), N = D ? input.numel() / D : 0;
+  Backend& be = backend_for(input);
+  Tensor x = kernel::contiguous(input);
+  Tensor x2 = raw_view(x, {N, D}, {D, 1}, x.storage_offset());
+  Tensor y = raw_empty({N, D}, x.dtype(), x.device());
+  Tensor mean = raw_empty({N}, x.dtype(), x.device()), rstd = raw_empty({N}, x.dtype(), x.device());
+  auto plain = [](const Tensor& t) { return t.defined() ? kernel::contiguous(t) : Tensor(); };
+  if (!same_dtype || N * D == 0 || !be.layer_norm(y, mean, rstd, x2, plain(weight), plain(bias), eps))
+    return layer_norm_composed(input, dims, weight, bias, eps);
+  Tensor out = raw_view(y, input.sizes().vec(), contiguous_strides(input.sizes()), 0);
+  if (!any_requires_grad({&input, &weight, &bias})) return out;
+
+  const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
+             need_b = bias.defined() && bias.requires_grad();
+  record("NativeLayerNormBackward0", out, {input, weight, bias},
+         [sx = SavedVariable(input, false), sw = SavedVariable(weight, false), mean, rstd, dims, eps, need_x, need_w,
+          need_b, wshape = normalized_shape.vec()](const Tensor& g) -> tensor_list {
+           Tensor x = sx.unpack("NativeLayerNormBackward0");
+           Tensor w = sw.unpack("NativeLayerNormBackward0");
+           if (GradMode::is_enabled()) {  // create_graph: the formula from differentiable ops
+             Tensor centered = x - x.mean(dims, true);
+             Tensor rs = (centered.square().mean(dims, true) + eps).rsqrt();
+             Tensor xhat = centered * rs;
+             Tensor gw = w.defined() ? g * w : g;
+             Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
+             std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
+             for (int64_t d = 0; d < dims.front(); ++d) rows.push_back(d);
+             auto over_rows = [&](const Tensor& t) { return rows.empty() ? t : t.sum(rows); };
+             return {need_x ? dx : Tensor(), need_w ? over_rows(g * xhat) : Tensor(),
+                     need_b ? over_rows(g) : Tensor()};
+           }
+           const int64_t N = mean.size(0), D = N ? x.numel() / N : 0;
+           Tensor xc = kernel::contiguous(x);
+           Tensor x2 = raw_view(xc, {N, D}, {D, 1}, xc.storage_offset());
+           Tensor g2 = raw_view(kernel::contiguous(g), {N, D}, {D, 1}, 0);
+           Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
+           Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
+           Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
+           backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd, w.defined() ? kernel::contiguous(w) : Tensor());
+           if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
+           return {dx, dw, db};
+         });
+  return out;
+}
+
+namespace {
 
 Tensor triangle(const Tensor& x, int64_t k, bool lower) {
   const char* name = lower ? "tril" : "triu";

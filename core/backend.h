@@ -77,6 +77,40 @@ class Backend {
   virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
   // out[..index[..i..]..] += src[..i..] along dim; index has src's shape
   virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) = 0;
+
+  // ---- fused kernels: optional ----
+  // One pass where the composed ops would make several. A backend without one returns false and
+  // the op composes the same result from the kernels above, so a new device works before it is
+  // fast. The composed form stays the reference the fused kernels are tested against.
+
+  // LayerNorm over the last dim of a contiguous (N, D) `in`: out (N, D), mean and rstd (N) =
+  // 1 / sqrt(biased var + eps), all of in's dtype; weight and bias (D) may be undefined.
+  virtual bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,
+                          const Tensor& weight, const Tensor& bias, double eps) {
+    return false;
+  }
+  // Its backward given dout (N, D) contiguous: din (N, D); dweight and dbias (D) are written when
+  // defined (the caller leaves undefined what needs no gradient).
+  virtual bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
+                                   const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) {
+    return false;
+  }
+
+  // Causal attention (query i sees keys j <= i) over (B, H) matrices: q (B, H, L, E), k (B, H, S, E),
+  // v (B, H, S, Ev) and out (B, H, L, Ev) are strided views whose last dim has stride 1; probs
+  // (B, H, L, S) contiguous receives the softmax weights (zero above the diagonal), kept for the
+  // backward. noise (B, H, L, S) contiguous, or undefined without dropout, is dropout's scaled keep
+  // mask: out = (probs * noise) @ v. scores are scale * q @ k^T.
+  virtual bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
+                                const Tensor& v, const Tensor& noise, double scale) {
+    return false;
+  }
+  // Its backward given dout (strided like out): dq, dk, dv strided like q, k, v (last dim stride 1).
+  virtual bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                                         const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
+                                         const Tensor& noise, double scale) {
+    return false;
+  }
 };
 
 // The backend that runs kernels for `device`: the one place device choice happens.

@@ -346,6 +346,9 @@ Tensor stack(const tensor_list& tensors, int64_t dim = 0);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
+// LayerNorm over the trailing dims `normalized_shape`; weight and bias may be undefined.
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);

@@ -148,6 +148,27 @@ class TracingBackend final : public Backend {
     Scope s("scatter_add", out, {&idx, &src});
     in_.scatter_add(out, dim, idx, src);
   }
+  bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& w,
+                  const Tensor& b, double eps) override {
+    Scope s("layer_norm", out, {&in});
+    return in_.layer_norm(out, mean, rstd, in, w, b, eps);
+  }
+  bool layer_norm_backward(const Tensor& din, const Tensor& dw, const Tensor& db, const Tensor& dout,
+                           const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& w) override {
+    Scope s("layer_norm_backward", din.defined() ? din : dout, {&dout, &in});
+    return in_.layer_norm_backward(din, dw, db, dout, in, mean, rstd, w);
+  }
+  bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
+                        const Tensor& noise, double scale) override {
+    Scope s("causal_attention", out, {&q, &k, &v});
+    return in_.causal_attention(out, probs, q, k, v, noise, scale);
+  }
+  bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                                 const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
+                                 const Tensor& noise, double scale) override {
+    Scope s("causal_attention_backward", dq, {&dout, &q, &k, &v});
+    return in_.causal_attention_backward(dq, dk, dv, dout, q, k, v, probs, noise, scale);
+  }
 
  private:
   Backend& in_;

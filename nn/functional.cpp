@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/attention.h"
 #include "autograd/grad_mode.h"
 #include "core/shape.h"
 
@@ -97,28 +98,11 @@ Tensor dropout(const Tensor& input, double p, bool training) {
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
-  const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
-  bool matches = input.dim() >= k;
-  for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];
-  EMBER_CHECK(matches, "layer_norm: input of shape {} does not end with normalized_shape {} (expected input of shape "
-              "[*, {}])", input.sizes(), normalized_shape, fmt::join(normalized_shape, ", "));
-  for (const Tensor* t : {&weight, &bias})
-    EMBER_CHECK(!t->defined() || t->sizes() == normalized_shape, "layer_norm: {} has shape {} but normalized_shape is {}",
-                t == &weight ? "weight" : "bias", t->defined() ? t->sizes() : IntArrayRef{}, normalized_shape);
-  std::vector<int64_t> dims;
-  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  // y = (x - mean) / sqrt(var + eps) * weight + bias, var biased (divides by the count).
-  Tensor centered = input - input.mean(dims, /*keepdim=*/true);
-  Tensor var = centered.square().mean(dims, /*keepdim=*/true);
-  Tensor y = centered * (var + eps).rsqrt();
-  if (weight.defined()) y = y * weight;
-  if (bias.defined()) y = y + bias;
-  return y;
+  return ember::layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
-  return layer_norm(input, options.normalized_shape(), options.weight(), options.bias(), options.eps());
+  return ember::layer_norm(input, options.normalized_shape(), options.weight(), options.bias(), options.eps());
 }
 
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options) { return input.gelu(options.approximate()); }
@@ -206,6 +190,20 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const int64_t L = query.size(-2), S = key.size(-2);
   const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
 
+  if (is_causal && dropout_p < 1) {  // one fused primitive where the backend has it
+    Tensor noise;
+    if (dropout_p > 0) {  // drawn exactly as dropout() below would draw it
+      std::vector<int64_t> shape = query.sizes().vec();
+      shape.back() = S;
+      noise = empty(shape, query.options()).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
+    }
+    if (auto fused = autograd::fused_causal_attention(query, key, value, noise, factor)) return *fused;
+    if (noise.defined()) {  // no fused kernel: the composed form, with the noise already drawn
+      TensorOptions index_options = TensorOptions(kInt64).device(query.device());
+      Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));
+      return ((query.matmul(key.mT()) * factor).masked_fill(future, kNegInf).softmax(-1) * noise).matmul(value);
+    }
+  }
   Tensor scores = query.matmul(key.mT()) * factor;  // (..., L, S)
   Tensor weights;
   if (is_causal) {

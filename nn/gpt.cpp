@@ -11,6 +11,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/random.h"
+#include "nn/functional.h"
 #include "nn/init.h"
 
 namespace ember::nn {
@@ -18,9 +19,6 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 constexpr double kInitStd = 0.02;  // nanoGPT's (and GPT-2's) std for every weight
-
-// (T, T) bool, true above the diagonal: the keys a query must not see.
-Tensor future_mask(int64_t T) { return ember::ones({T, T}, ember::dtype(kBool)).triu(1); }
 
 // nanoGPT's LayerNorm: a weight, and a bias only when asked for.
 LayerNorm layer_norm(int64_t n, bool bias) {
@@ -92,10 +90,11 @@ Tensor CausalSelfAttentionImpl::forward(const Tensor& x) {
   Tensor q = qkv[0].view({B, T, NH, HS}).transpose(1, 2);             // (B, NH, T, HS)
   Tensor k = qkv[1].view({B, T, NH, HS}).transpose(1, 2);
   Tensor v = qkv[2].view({B, T, NH, HS}).transpose(1, 2);
-  Tensor att = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(HS)));  // (B, NH, T, T)
-  att = att.masked_fill(future_mask(T), kNegInf);
-  att = attn_dropout(ember::softmax(att, -1));
-  Tensor y = att.matmul(v).transpose(1, 2).contiguous().view({B, T, C});  // heads side by side
+  // softmax(q k^T / sqrt(HS), causal) with attn_dropout, @ v: nanoGPT's flash path, one fused op on
+  // CPU (the scores never leave the kernel); the composed form elsewhere. (B, NH, T, HS)
+  const double p = attn_dropout->is_training() ? attn_dropout->options.p() : 0.0;
+  Tensor att = functional::scaled_dot_product_attention(q, k, v, {}, p, /*is_causal=*/true);
+  Tensor y = att.transpose(1, 2).contiguous().view({B, T, C});  // heads side by side (free when fused)
   return resid_dropout(c_proj(y));
 }
 

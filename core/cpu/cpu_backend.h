@@ -36,6 +36,16 @@ class CpuBackend final : public Backend {
   void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+
+  bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,
+                  const Tensor& bias, double eps) override;
+  bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
+                           const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) override;
+  bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
+                        const Tensor& noise, double scale) override;
+  bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                                 const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
+                                 const Tensor& noise, double scale) override;
 };
 
 Backend& backend();

@@ -1,0 +1,82 @@
+// The fused causal attention primitive (see attention.h).
+//
+// The output is allocated as (B, L, H, Ev) and returned as its (B, H, L, Ev) transpose, so the
+// usual `y.transpose(1, 2).contiguous()` that puts heads side by side copies nothing. The
+// gradients of q, k, v are laid out the same way. Saved for backward: q, k, v, the softmax
+// weights and the dropout noise. Under create_graph the backward recomputes the weights and
+// applies the same formula with differentiable ops.
+#include "autograd/attention.h"
+
+#include <limits>
+
+#include "autograd/autograd.h"
+#include "core/backend.h"
+#include "core/kernel.h"
+#include "core/shape.h"
+
+namespace ember::autograd {
+
+namespace {
+
+// BLAS reads a head in place when its rows are unit-stride and do not overlap.
+Tensor blas_ready(const Tensor& t) {
+  const bool ok = t.stride(3) == 1 && (t.size(2) <= 1 || t.stride(2) >= t.size(3));
+  return ok ? t : kernel::contiguous(t);
+}
+
+// A fresh (B, H, R, C) tensor stored as (B, R, H, C): heads interleaved, as a projection makes them.
+Tensor heads_interleaved(IntArrayRef sizes, ScalarType dtype, Device device) {
+  const int64_t B = sizes[0], H = sizes[1], R = sizes[2], C = sizes[3];
+  Tensor buffer = raw_empty({B, R, H, C}, dtype, device);
+  return raw_view(buffer, {B, H, R, C}, {R * H * C, C, H * C, 1}, 0);
+}
+
+}  // namespace
+
+std::optional<Tensor> fused_causal_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                             const Tensor& noise, double scale) {
+  if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4) return std::nullopt;
+  if (!query.is_floating_point() || key.dtype() != query.dtype() || value.dtype() != query.dtype())
+    return std::nullopt;
+  if (key.device() != query.device() || value.device() != query.device()) return std::nullopt;
+  if (key.size(0) != query.size(0) || value.size(0) != query.size(0) || key.size(1) != query.size(1) ||
+      value.size(1) != query.size(1))
+    return std::nullopt;  // broadcast batch or head dims: the composed form handles them
+  for (const Tensor* t : {&query, &key, &value})
+    if (t->numel() == 0) return std::nullopt;
+  const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
+  Tensor q = blas_ready(query), k = blas_ready(key), v = blas_ready(value);
+  Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
+  Tensor probs = raw_empty({B, H, L, S}, q.dtype(), q.device());
+  Tensor nz = noise.defined() ? kernel::contiguous(noise) : Tensor();
+  if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
+  if (!any_requires_grad({&query, &key, &value})) return out;
+
+  record("ScaledDotProductAttentionBackward0", out, {query, key, value},
+         [sq = SavedVariable(query, false), sk = SavedVariable(key, false), sv = SavedVariable(value, false), probs, nz,
+          scale](const Tensor& g) -> tensor_list {
+           const char* name = "ScaledDotProductAttentionBackward0";
+           Tensor q = sq.unpack(name), k = sk.unpack(name), v = sv.unpack(name);
+           if (GradMode::is_enabled()) {  // create_graph: differentiable ops; probs is a constant of q, k
+             Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
+             Tensor weights =
+                 (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
+             Tensor dropped = nz.defined() ? weights * nz : weights;
+             Tensor dv = dropped.mT().matmul(g);
+             Tensor dp = g.matmul(v.mT());
+             if (nz.defined()) dp = dp * nz;
+             Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
+             return {ds.matmul(k), ds.mT().matmul(q), dv};
+           }
+           q = blas_ready(q), k = blas_ready(k), v = blas_ready(v);
+           Tensor go = blas_ready(g);
+           Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
+           Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
+           Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
+           backend_for(go).causal_attention_backward(dq, dk, dv, go, q, k, v, probs, nz, scale);
+           return {dq, dk, dv};
+         });
+  return out;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,165 @@
+// CPU causal attention, forward and backward, one (batch, head) matrix at a time (see
+// Backend::causal_attention). What the composed form does in eight ops and five copies:
+//
+//   forward, per head:   P = softmax(scale * q k^T, keys j <= i only)    one gemm, then rows
+//                        out = (P * noise) v                              one gemm, written in place
+//   backward, per head:  dPd = dout v^T,  dv = (P * noise)^T dout         two gemms
+//                        dS = P * (dP - rowsum(dP * P)),  dP = dPd * noise
+//                        dq = scale * dS k,  dk = scale * dS^T q          two gemms
+//
+// q, k, v are read where they lie (BLAS takes the row stride), so the heads of a fused qkv
+// projection need no copy, and out is written straight into the caller's layout. The masked
+// upper triangle is never exponentiated: its weights are set to zero. Heads run in parallel
+// when each head's gemms are too small for OpenBLAS to thread (it then runs them single-
+// threaded anyway); larger heads go one after another, each gemm threaded by OpenBLAS.
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/cpu/cpu_backend.h"
+#include "core/cpu/vec_math.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// Row-major C (M, N, ldc) = alpha * op(A) op(B) + beta * C.
+template <typename T>
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
+          T beta, T* C, int64_t ldc) {
+  const CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, a, b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  else
+    cblas_dgemm(CblasRowMajor, a, b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// A (B, H, rows, cols) strided view: the pointer to matrix (b, h) and its row stride.
+template <typename T>
+struct Heads {
+  T* base;
+  int64_t sb, sh, ld;
+  Heads(const Tensor& t)
+      : base(static_cast<T*>(t.raw_data_ptr())),
+        sb(t.strides()[0]),
+        sh(t.strides()[1]),
+        // a single row's stride is arbitrary; BLAS wants ld >= the row's length
+        ld(t.sizes()[2] == 1 ? std::max<int64_t>(t.sizes()[3], 1) : t.strides()[2]) {}
+  T* at(int64_t b, int64_t h) const { return base + b * sb + h * sh; }
+};
+
+// Softmax of row `s` (n valid entries, then zeros up to S), in place.
+template <typename T>
+void causal_softmax_row(T* s, int64_t n, int64_t S) {
+  T mx = -std::numeric_limits<T>::infinity();
+  for (int64_t j = 0; j < n; ++j) mx = s[j] > mx ? s[j] : mx;
+  double sum = 0;
+  if constexpr (std::is_same_v<T, float>) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < n; ++j) {
+      s[j] = exp_vec(s[j] - mx);
+      sum += s[j];
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      s[j] = std::exp(s[j] - mx);
+      sum += s[j];
+    }
+  }
+  const T inv = static_cast<T>(1.0 / sum);
+  for (int64_t j = 0; j < n; ++j) s[j] *= inv;
+  std::fill(s + n, s + S, T(0));
+}
+
+// Heads in parallel only when OpenBLAS would run each head's gemms on one thread (its
+// threshold is about 65536 * 4 multiply-adds); otherwise the gemms thread themselves.
+bool parallel_heads(int64_t L, int64_t S, int64_t E) { return L * S * E < 262144; }
+
+}  // namespace
+
+bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, const Tensor& noise, double scale) {
+  dispatch_floating(q.dtype(), "causal_attention", [&]<typename T>() {
+    const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], E = q.sizes()[3];
+    const int64_t S = k.sizes()[2], Ev = v.sizes()[3];
+    const Heads<T> hq(q), hk(k), hv(v), ho(out);
+    T* P = probs.data_ptr<T>();
+    const T* N = noise.defined() ? noise.data_ptr<T>() : nullptr;
+    const bool par = parallel_heads(L, S, std::max(E, Ev));
+#pragma omp parallel if (par && B * H > 1)
+    {
+      std::vector<T> dropped(N ? L * S : 0);  // P * noise, this thread's scratch
+#pragma omp for
+      for (int64_t bh = 0; bh < B * H; ++bh) {
+        const int64_t b = bh / H, h = bh % H;
+        T* p = P + bh * L * S;
+        gemm<T>(false, true, L, S, E, static_cast<T>(scale), hq.at(b, h), hq.ld, hk.at(b, h), hk.ld, T(0), p, S);
+        for (int64_t i = 0; i < L; ++i) causal_softmax_row(p + i * S, std::min(i + 1, S), S);
+        const T* weights = p;
+        if (N) {
+          const T* nz = N + bh * L * S;
+          for (int64_t i = 0; i < L * S; ++i) dropped[i] = p[i] * nz[i];
+          weights = dropped.data();
+        }
+        gemm<T>(false, false, L, Ev, S, T(1), weights, S, hv.at(b, h), hv.ld, T(0), ho.at(b, h), ho.ld);
+      }
+    }
+  });
+  return true;
+}
+
+bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                                           const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
+                                           const Tensor& noise, double scale) {
+  dispatch_floating(q.dtype(), "causal_attention_backward", [&]<typename T>() {
+    const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], E = q.sizes()[3];
+    const int64_t S = k.sizes()[2], Ev = v.sizes()[3];
+    const Heads<T> hq(q), hk(k), hv(v), hg(dout), hdq(dq), hdk(dk), hdv(dv);
+    const T* P = probs.data_ptr<T>();
+    const T* N = noise.defined() ? noise.data_ptr<T>() : nullptr;
+    const bool par = parallel_heads(L, S, std::max(E, Ev));
+#pragma omp parallel if (par && B * H > 1)
+    {
+      std::vector<T> dp(L * S), dropped(N ? L * S : 0);
+#pragma omp for
+      for (int64_t bh = 0; bh < B * H; ++bh) {
+        const int64_t b = bh / H, h = bh % H;
+        const T* p = P + bh * L * S;
+        const T* nz = N ? N + bh * L * S : nullptr;
+        const T* weights = p;
+        if (nz) {
+          for (int64_t i = 0; i < L * S; ++i) dropped[i] = p[i] * nz[i];
+          weights = dropped.data();
+        }
+        // dv = weights^T dout;  dPd = dout v^T
+        gemm<T>(true, false, S, Ev, L, T(1), weights, S, hg.at(b, h), hg.ld, T(0), hdv.at(b, h), hdv.ld);
+        gemm<T>(false, true, L, S, Ev, T(1), hg.at(b, h), hg.ld, hv.at(b, h), hv.ld, T(0), dp.data(), S);
+        // dS = P * (dP - rowsum(dP * P)) over the visible keys; zero above the diagonal
+        for (int64_t i = 0; i < L; ++i) {
+          T* d = dp.data() + i * S;
+          const T* pr = p + i * S;
+          const int64_t n = std::min(i + 1, S);
+          if (nz)
+            for (int64_t j = 0; j < n; ++j) d[j] *= nz[i * S + j];
+          double dot = 0;
+          for (int64_t j = 0; j < n; ++j) dot += d[j] * pr[j];
+          const T t = static_cast<T>(dot);
+          for (int64_t j = 0; j < n; ++j) d[j] = pr[j] * (d[j] - t);
+          std::fill(d + n, d + S, T(0));
+        }
+        // dq = scale * dS k;  dk = scale * dS^T q
+        gemm<T>(false, false, L, E, S, static_cast<T>(scale), dp.data(), S, hk.at(b, h), hk.ld, T(0), hdq.at(b, h),
+                hdq.ld);
+        gemm<T>(true, false, S, E, L, static_cast<T>(scale), dp.data(), S, hq.at(b, h), hq.ld, T(0), hdk.at(b, h),
+                hdk.ld);
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace ember::cpu

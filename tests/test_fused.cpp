@@ -1,0 +1,203 @@
+// The fused CPU kernels against the composed ops they replace (the reference), values and
+// gradients, in float64 so any real difference shows; plus float64 gradchecks of the fused
+// paths, first and second order (create_graph takes the composed formula in backward).
+//
+// Fused paths covered: layer_norm (NativeLayerNormBackward0), causal scaled_dot_product_attention
+// (ScaledDotProductAttentionBackward0), and GELU's one-pass backward.
+#include <gtest/gtest.h>
+
+#include <ember/ember.h>
+
+#include "autograd/gradcheck.h"
+#include "test_util.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+Tensor rand64(IntArrayRef sizes, bool grad = true) {
+  return randn(sizes, dtype(kFloat64)).requires_grad_(grad);
+}
+
+// ---- layer_norm ----
+
+Tensor layer_norm_reference(const Tensor& x, std::vector<int64_t> dims, const Tensor& w, const Tensor& b, double eps) {
+  Tensor centered = x - x.mean(dims, true);
+  Tensor y = centered / (centered.square().mean(dims, true) + eps).sqrt();
+  if (w.defined()) y = y * w;
+  if (b.defined()) y = y + b;
+  return y;
+}
+
+void expect_layer_norm_matches(const Tensor& x, IntArrayRef shape, const Tensor& w, const Tensor& b) {
+  std::vector<int64_t> dims;
+  for (int64_t d = x.dim() - static_cast<int64_t>(shape.size()); d < x.dim(); ++d) dims.push_back(d);
+  Tensor y = F::layer_norm(x, shape, w, b, 1e-5);
+  Tensor r = layer_norm_reference(x, dims, w, b, 1e-5);
+  EXPECT_EQ(y.grad_fn()->name(), "NativeLayerNormBackward0");
+  EXPECT_TENSOR_CLOSE(y, r, 1e-12, 1e-12);
+  Tensor g = randn(y.sizes(), dtype(kFloat64));
+  tensor_list inputs{x};
+  if (w.defined() && w.requires_grad()) inputs.push_back(w);
+  if (b.defined() && b.requires_grad()) inputs.push_back(b);
+  tensor_list fused = autograd::grad({y}, inputs, {g});
+  tensor_list ref = autograd::grad({r}, inputs, {g});
+  for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TENSOR_CLOSE(fused[i], ref[i], 1e-10, 1e-10) << "input " << i;
+}
+
+TEST(FusedLayerNorm, MatchesComposedWithAndWithoutAffine) {
+  manual_seed(0);
+  Tensor x = rand64({3, 5, 8});
+  expect_layer_norm_matches(x, {8}, rand64({8}), rand64({8}));
+  expect_layer_norm_matches(x, {8}, rand64({8}), Tensor());  // nanoGPT's bias=False
+  expect_layer_norm_matches(x, {8}, Tensor(), Tensor());
+  expect_layer_norm_matches(x, {5, 8}, rand64({5, 8}), rand64({5, 8}));  // two normalized dims
+  expect_layer_norm_matches(x, {8}, rand64({8}, false), rand64({8}));     // weight frozen
+}
+
+TEST(FusedLayerNorm, NonContiguousAndLargeRows) {
+  manual_seed(1);
+  Tensor base = rand64({6, 4}, false);
+  Tensor x = base.t().detach().requires_grad_(true);  // (4, 6) with strides (1, 4)
+  expect_layer_norm_matches(x, {6}, rand64({6}), rand64({6}));
+  // Enough rows for the threaded path (per-thread partial sums of dweight and dbias).
+  expect_layer_norm_matches(rand64({300, 128}), {128}, rand64({128}), rand64({128}));
+}
+
+TEST(FusedLayerNorm, ConstantRowGivesBiasNotNaN) {
+  Tensor x = full({2, 4}, 3.0, dtype(kFloat64));
+  Tensor b = tensor({1.0, 2.0, 3.0, 4.0}, dtype(kFloat64));
+  Tensor y = F::layer_norm(x, {4}, Tensor(), b, 1e-5);
+  EXPECT_TENSOR_CLOSE(y, b.expand({2, 4}), 0, 0);
+}
+
+TEST(FusedLayerNorm, GradcheckFirstAndSecondOrder) {
+  manual_seed(2);
+  Tensor x = rand64({2, 3, 4}), w = rand64({4}), b = rand64({4});
+  auto fn = [](const tensor_list& in) { return tensor_list{F::layer_norm(in[0], {4}, in[1], in[2], 1e-5)}; };
+  EXPECT_TRUE(autograd::gradcheck(fn, {x, w, b}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {x, w, b}));
+}
+
+TEST(FusedLayerNorm, BadInputNamesTheOp) {
+  Tensor x = randn({2, 4});
+  EXPECT_THROWS_WITH(F::layer_norm(x, {5}, Tensor(), Tensor(), 1e-5), "layer_norm: input of shape [2, 4]");
+  EXPECT_THROWS_WITH(F::layer_norm(x, {4}, randn({3}), Tensor(), 1e-5), "layer_norm: weight has shape [3]");
+  EXPECT_THROWS_WITH(F::layer_norm(arange(8).view({2, 4}), {4}, Tensor(), Tensor(), 1e-5),
+                     "layer_norm: expected a floating-point input");
+}
+
+// ---- causal attention ----
+
+// The composed reference: explicit scores, -inf above the diagonal, softmax, noise, @ v.
+Tensor attention_reference(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& noise, double scale) {
+  int64_t L = q.size(-2), S = k.size(-2);
+  Tensor future = ones({L, S}, dtype(kBool)).triu(1);
+  Tensor w = (q.matmul(k.mT()) * scale).masked_fill(future, kNegInf).softmax(-1);
+  if (noise.defined()) w = w * noise;
+  return w.matmul(v);
+}
+
+struct Qkv {
+  Tensor q, k, v;
+};
+
+// q, k, v as GPT makes them: one (B, T, 3C) projection split and viewed into heads (strided views).
+Qkv projected(int64_t B, int64_t T, int64_t H, int64_t HS) {
+  Tensor qkv = rand64({B, T, 3 * H * HS});
+  tensor_list parts = qkv.split(H * HS, 2);
+  auto heads = [&](const Tensor& t) { return t.view({B, T, H, HS}).transpose(1, 2); };
+  return {heads(parts[0]), heads(parts[1]), heads(parts[2])};
+}
+
+void expect_attention_matches(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+  manual_seed(42);
+  Tensor y = F::scaled_dot_product_attention(q, k, v, {}, dropout_p, /*is_causal=*/true);
+  EXPECT_EQ(y.grad_fn()->name(), "ScaledDotProductAttentionBackward0");
+  // The same noise, drawn as the op draws it: after reseeding, the first draw.
+  manual_seed(42);
+  Tensor noise;
+  if (dropout_p > 0) {
+    std::vector<int64_t> shape = q.sizes().vec();
+    shape.back() = k.size(-2);
+    noise = empty(shape, dtype(kFloat64)).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
+  }
+  Tensor r = attention_reference(q, k, v, noise, scale);
+  EXPECT_TENSOR_CLOSE(y, r, 1e-12, 1e-12);
+  Tensor g = randn(y.sizes(), dtype(kFloat64));
+  tensor_list fused = autograd::grad({y}, {q, k, v}, {g});
+  tensor_list ref = autograd::grad({r}, {q, k, v}, {g});
+  for (size_t i = 0; i < 3; ++i) EXPECT_TENSOR_CLOSE(fused[i], ref[i], 1e-10, 1e-10) << "q, k, v: " << i;
+}
+
+TEST(FusedAttention, MatchesComposedOnProjectedHeads) {
+  manual_seed(3);
+  Qkv a = projected(2, 7, 3, 4);
+  expect_attention_matches(a.q, a.k, a.v, 0.0);
+}
+
+TEST(FusedAttention, MatchesComposedWithDropout) {
+  manual_seed(4);
+  Qkv a = projected(2, 6, 2, 3);
+  expect_attention_matches(a.q, a.k, a.v, 0.25);
+}
+
+TEST(FusedAttention, QueriesAndKeysOfDifferentLengths) {
+  manual_seed(5);
+  // Causal means key j is hidden from query i when j > i (top-left aligned, as PyTorch).
+  expect_attention_matches(rand64({1, 2, 3, 4}), rand64({1, 2, 5, 4}), rand64({1, 2, 5, 6}), 0.0);  // L < S
+  expect_attention_matches(rand64({1, 2, 5, 4}), rand64({1, 2, 3, 4}), rand64({1, 2, 3, 2}), 0.0);  // L > S
+  expect_attention_matches(rand64({2, 1, 1, 4}), rand64({2, 1, 1, 4}), rand64({2, 1, 1, 4}), 0.0);  // one token
+}
+
+TEST(FusedAttention, ManyHeadsTakeTheThreadedPath) {
+  manual_seed(6);
+  Qkv a = projected(4, 16, 4, 8);  // 16 heads, each small: heads run in parallel
+  expect_attention_matches(a.q, a.k, a.v, 0.0);
+}
+
+TEST(FusedAttention, OutputIsLaidOutHeadsSideBySide) {
+  manual_seed(7);
+  Qkv a = projected(2, 5, 3, 4);
+  Tensor y = F::scaled_dot_product_attention(a.q, a.k, a.v, {}, 0.0, true);  // (2, 3, 5, 4)
+  EXPECT_TRUE(y.transpose(1, 2).is_contiguous());  // so GPT's .contiguous() before c_proj copies nothing
+}
+
+TEST(FusedAttention, GradcheckFirstAndSecondOrder) {
+  manual_seed(8);
+  Tensor q = rand64({1, 1, 3, 2}), k = rand64({1, 1, 3, 2}), v = rand64({1, 1, 3, 2});
+  auto fn = [](const tensor_list& in) {
+    return tensor_list{F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, true)};
+  };
+  EXPECT_TRUE(autograd::gradcheck(fn, {q, k, v}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {q, k, v}));
+}
+
+TEST(FusedAttention, Float32AgreesWithFloat64) {
+  manual_seed(9);
+  Qkv a = projected(2, 8, 2, 4);
+  Tensor y64 = F::scaled_dot_product_attention(a.q, a.k, a.v, {}, 0.0, true);
+  Tensor y32 = F::scaled_dot_product_attention(a.q.to(kFloat32), a.k.to(kFloat32), a.v.to(kFloat32), {}, 0.0, true);
+  EXPECT_TENSOR_CLOSE(y32.to(kFloat64), y64, 1e-5, 1e-6);
+}
+
+// ---- GELU's one-pass backward ----
+
+TEST(FusedGelu, BackwardMatchesTheComposedFormula) {
+  for (ScalarType t : {kFloat32, kFloat64}) {
+    Tensor x = linspace(-6, 6, 1001, dtype(t)).requires_grad_(true);
+    for (std::string approximate : {"none", "tanh"}) {
+      Tensor g = autograd::grad({x.gelu(approximate).sum()}, {x})[0];
+      // create_graph takes the composed formula: the reference
+      Tensor r = autograd::grad({x.gelu(approximate).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+      double tol = t == kFloat32 ? 1e-6 : 1e-13;
+      EXPECT_TENSOR_CLOSE(g, r.detach(), tol, tol) << approximate << " " << dtype_name(t);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ember
