@@ -268,13 +268,65 @@ Tensor Tensor::unflatten(int64_t dim_, IntArrayRef parts) const {
   return view(sz);
 }
 
+namespace {
+
+// The pieces of self along d, as views, recorded as one node (SplitBackward0 /
+// SplitWithSizesBackward0, as PyTorch) whose backward writes every piece's gradient into one
+// buffer: one copy each, where a backward per piece would zero and add a whole input's worth.
+tensor_list split_views(const Tensor& self, int64_t d, IntArrayRef lengths, const char* name) {
+  tensor_list parts;
+  int64_t start = 0;
+  for (int64_t n : lengths) {
+    std::vector<int64_t> sz = self.sizes().vec();
+    sz[d] = n;
+    Tensor part = raw_view(self, sz, self.strides().vec(), self.storage_offset() + start * self.strides()[d]);
+    autograd::track_view(part, self);
+    parts.push_back(part);
+    start += n;
+  }
+  if (!any_requires_grad({&self})) return parts;
+  record(name, parts, {self},
+         [in = self.sizes().vec(), d, lengths = lengths.vec()](const tensor_list& grads) -> tensor_list {
+           const Tensor* some = nullptr;
+           for (const Tensor& g : grads)
+             if (g.defined()) some = &g;
+           if (!some) return {Tensor()};
+           if (GradMode::is_enabled()) {  // create_graph: cat is differentiable
+             tensor_list pieces;
+             for (size_t i = 0; i < grads.size(); ++i) {
+               std::vector<int64_t> sz = in;
+               sz[d] = lengths[i];
+               pieces.push_back(grads[i].defined() ? grads[i] : zeros(sz, some->options()));
+             }
+             return {cat(pieces, d)};
+           }
+           bool all = true;
+           for (const Tensor& g : grads) all = all && g.defined();
+           Tensor out = all ? raw_empty(in, some->dtype(), some->device()) : zeros(in, some->options());
+           int64_t start = 0;
+           for (size_t i = 0; i < grads.size(); ++i) {
+             if (grads[i].defined()) {
+               std::vector<int64_t> sz = in;
+               sz[d] = lengths[i];
+               const std::vector<int64_t> st = out.strides().vec();
+               backend_for(out).copy(raw_view(out, sz, st, start * st[d]), grads[i]);
+             }
+             start += lengths[i];
+           }
+           return {out};
+         });
+  return parts;
+}
+
+}  // namespace
+
 tensor_list Tensor::split(int64_t split_size, int64_t dim_) const {
   int64_t d = wrap_dim(dim_, dim(), "split");
   EMBER_CHECK(split_size > 0 || sizes()[d] == 0, "split: split_size must be positive, got {}", split_size);
-  tensor_list parts;
+  std::vector<int64_t> lengths;
   for (int64_t start = 0; start < sizes()[d]; start += split_size)
-    parts.push_back(narrow(d, start, std::min(split_size, sizes()[d] - start)));
-  return parts;
+    lengths.push_back(std::min(split_size, sizes()[d] - start));
+  return split_views(*this, d, lengths, "SplitBackward0");
 }
 
 tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) const {
@@ -282,13 +334,9 @@ tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) cons
   int64_t total = std::accumulate(split_sizes.begin(), split_sizes.end(), int64_t{0});
   EMBER_CHECK(total == sizes()[d], "split_with_sizes: sizes {} add up to {} but dimension {} has size {}", split_sizes,
               total, d, sizes()[d]);
-  tensor_list parts;
-  int64_t start = 0;
-  for (int64_t s : split_sizes) {
-    parts.push_back(narrow(d, start, s));
-    start += s;
-  }
-  return parts;
+  for (int64_t n : split_sizes)
+    EMBER_CHECK(n >= 0, "split_with_sizes: split sizes must be non-negative, got {}", split_sizes);
+  return split_views(*this, d, split_sizes, "SplitWithSizesBackward0");
 }
 
 tensor_list Tensor::chunk(int64_t chunks, int64_t dim_) const {

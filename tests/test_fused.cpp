@@ -201,3 +201,46 @@ TEST(FusedGelu, BackwardMatchesTheComposedFormula) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// ---- split as one node ----
+
+TEST(SplitNode, OneNodeForAllPiecesAsPyTorch) {
+  Tensor x = arange(12, dtype(kFloat64)).view({3, 4}).requires_grad_(true);
+  tensor_list parts = x.split(2, 1);
+  EXPECT_EQ(parts[0].grad_fn()->name(), "SplitBackward0");
+  EXPECT_EQ(parts[0].grad_fn(), parts[1].grad_fn());
+  EXPECT_EQ(parts[1].output_nr(), 1);
+  EXPECT_EQ(x.split_with_sizes({1, 3}, 1)[1].grad_fn()->name(), "SplitWithSizesBackward0");
+}
+
+TEST(SplitNode, UnusedPiecesGetZeroGradient) {
+  // y = 2 * p0 + 3 * p2, p1 unused: dx is 2 on the first rows, 0 in the middle, 3 at the end.
+  Tensor x = ones({5, 2}, dtype(kFloat64)).requires_grad_(true);
+  tensor_list p = x.split(2, 0);  // sizes 2, 2, 1
+  ((p[0] * 2).sum() + (p[2] * 3).sum()).backward();
+  EXPECT_TENSOR_CLOSE(x.grad(), tensor({{2.0, 2.0}, {2.0, 2.0}, {0.0, 0.0}, {0.0, 0.0}, {3.0, 3.0}}, dtype(kFloat64)), 0, 0);
+}
+
+TEST(SplitNode, GradcheckFirstAndSecondOrder) {
+  manual_seed(10);
+  Tensor x = randn({4, 3}, dtype(kFloat64)).requires_grad_(true);
+  auto fn = [](const tensor_list& in) {
+    tensor_list p = in[0].split_with_sizes({1, 2}, 1);
+    return tensor_list{p[0] * p[1].square()};  // broadcast (4, 1) * (4, 2)
+  };
+  EXPECT_TRUE(autograd::gradcheck(fn, {x}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+}
+
+TEST(SplitNode, BadSizesNameTheOp) {
+  Tensor x = zeros({4, 3});
+  EXPECT_THROWS_WITH(x.split_with_sizes({1, 1}, 1), "split_with_sizes: sizes [1, 1] add up to 2");
+  EXPECT_THROWS_WITH(x.split_with_sizes({4, -1}, 1), "split_with_sizes: split sizes must be non-negative");
+  EXPECT_THROWS_WITH(x.split(0, 0), "split: split_size must be positive");
+}
+
+}  // namespace
+}  // namespace ember
