@@ -18,8 +18,9 @@ TORCH_DIR=${TORCH_DIR:-/usr/lib/x86_64-linux-gnu/cmake/Torch}
 UPDATE=0
 [[ "${1:-}" == "--update-expected" ]] && UPDATE=1
 
+mkdir -p "$BUILD_DIR"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=OFF -DEMBER_BUILD_TESTS=ON \
-  -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_COMPAT_LIBTORCH=ON -DTorch_DIR="$TORCH_DIR" > "$BUILD_DIR.configure.log"
+  -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_COMPAT_LIBTORCH=ON -DTorch_DIR="$TORCH_DIR" > "$BUILD_DIR/compat_configure.log"
 cmake --build "$BUILD_DIR" -j"$JOBS" --target compat_compare compat_programs libtorch_programs
 
 BIN="$BUILD_DIR/tests/compat"
