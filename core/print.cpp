@@ -20,6 +20,7 @@ namespace ember {
 namespace {
 
 PrintOptions g_options;
+PrintStyle g_style = PrintStyle::Python;
 
 // The elements that will be shown, in row-major order: doubles for floating dtypes, text otherwise.
 struct Elements {
@@ -242,6 +243,9 @@ void set_printoptions(const PrintOptions& options) {
 
 PrintOptions get_printoptions() { return g_options; }
 
+void set_print_style(PrintStyle style) { g_style = style; }
+PrintStyle get_print_style() { return g_style; }
+
 std::string to_string(const Tensor& t) {
   std::ostringstream os;
   os << t;
@@ -249,6 +253,10 @@ std::string to_string(const Tensor& t) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (g_style == PrintStyle::LibTorch) {
+    print_libtorch(os, t);
+    return os;
+  }
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   const std::string prefix = "tensor(";
   const auto indent = static_cast<int64_t>(prefix.size());

@@ -35,4 +35,14 @@ PrintOptions get_printoptions();
 // str(t) in Python: the same text operator<< writes.
 std::string to_string(const Tensor& t);
 
+// Which format operator<< writes, process-wide: PyTorch's Python repr (the default), or libtorch's
+// C++ format (values, then "[ CPUFloatType{2,2} ]"), which <torch/torch.h> of Ember::torch_compat
+// selects so that ported programs print what they printed under libtorch.
+enum class PrintStyle { Python, LibTorch };
+void set_print_style(PrintStyle style);
+PrintStyle get_print_style();
+
+// libtorch's C++ format whatever the style, lines cut at `linesize` (core/print_libtorch.cpp).
+void print_libtorch(std::ostream& os, const Tensor& t, int64_t linesize = 80);
+
 }  // namespace ember

@@ -1,0 +1,201 @@
+// <torch/torch.h> for Ember (CMake target Ember::torch_compat): libtorch's C++ frontend names mapped
+// onto Ember, so that a libtorch program builds against Ember unchanged where it uses what Ember has.
+//
+//   #include <torch/torch.h>
+//   int main() {
+//     torch::manual_seed(0);
+//     torch::nn::Linear model(4, 3);
+//     torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
+//     torch::Tensor loss = torch::mse_loss(model(torch::randn({8, 4})), torch::zeros({8, 3}));
+//     loss.backward();
+//     optimizer.step();
+//     std::cout << loss << '\n';   // "0.4103\n[ CPUFloatType{} ]", as libtorch prints it
+//   }
+//
+// Ember's public names already mirror libtorch's, so torch:: *is* ember:: (one using-directive).
+// This file adds only what a libtorch program expects and Ember spells differently: libtorch's print
+// format, a few libtorch spellings (TORCH_MODULE, torch::mse_loss, at::), torch::save/load onto
+// safetensors files, and compile-time errors that name what Ember does not support.
+// It is not a second API: everything here forwards to Ember. docs/COMPAT.md lists what is covered.
+#pragma once
+
+#include <exception>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <ember/ember.h>
+
+namespace torch {
+using namespace ember;
+}  // namespace torch
+
+// libtorch code also says at::Tensor, at::kFloat.
+namespace at {
+using namespace ember;
+}  // namespace at
+
+// ---- names libtorch has in sub-namespaces that Ember keeps one level up ----
+// torch::nn and friends *are* Ember's namespaces (a torch::nn of our own would make `nn::` ambiguous
+// after `using namespace torch;`), so these aliases are declared there.
+namespace ember::autograd {
+using ember::tensor_list;
+using Variable = ember::Tensor;
+}  // namespace ember::autograd
+namespace ember::nn::functional {
+using ember::one_hot;
+}  // namespace ember::nn::functional
+
+// ---- macros ----
+#define TORCH_MODULE(Name) EMBER_MODULE(Name)
+#define TORCH_MODULE_IMPL(Name, ImplType) EMBER_MODULE_IMPL(Name, ImplType)
+#define TORCH_ARG(T, name) EMBER_ARG(T, name)
+// Throws torch::Error (ember::Error) with the parts streamed together, as libtorch's does.
+#define TORCH_CHECK(cond, ...)                                                                     \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      ::ember::detail::throw_error(::torch::compat_detail::check_message(#cond __VA_OPT__(, ) __VA_ARGS__)); \
+    }                                                                                              \
+  } while (0)
+
+// libtorch's error type is c10::Error; Ember throws ember::Error (a std::runtime_error).
+namespace c10 {
+using Error = ember::Error;
+}  // namespace c10
+
+namespace torch {
+namespace compat_detail {
+
+template <typename...>
+inline constexpr bool always_false = false;
+
+template <typename... Parts>
+std::string check_message(const char* condition, const Parts&... parts) {
+  if constexpr (sizeof...(Parts) == 0) {
+    return std::string("Expected ") + condition + " to be true, but got false.";
+  } else {
+    std::ostringstream os;
+    (os << ... << parts);
+    return os.str();
+  }
+}
+
+// Module holders (nn::Linear) and shared pointers to modules.
+template <typename V>
+concept ModuleHolderType = requires { typename V::ContainedType; } &&
+                           std::is_base_of_v<ember::nn::Module, typename V::ContainedType>;
+
+// libtorch prints tensors in its C++ format, not PyTorch's Python one: select it before main, in
+// every program that includes this header (Ember's own printing stays Python's elsewhere).
+inline const bool libtorch_print_style = (ember::set_print_style(ember::PrintStyle::LibTorch), true);
+
+}  // namespace compat_detail
+
+// ---- losses libtorch also offers as torch:: functions (reduction as torch::Reduction::Mean) ----
+inline Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean) {
+  return nn::functional::mse_loss(input, target, nn::functional::MSELossFuncOptions(reduction));
+}
+inline Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean) {
+  return nn::functional::l1_loss(input, target, nn::functional::L1LossFuncOptions(reduction));
+}
+inline Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean,
+                             double beta = 1.0) {
+  return nn::functional::smooth_l1_loss(input, target, nn::functional::SmoothL1LossFuncOptions(reduction).beta(beta));
+}
+// Class weights (`weight`) are not supported: pass an undefined tensor ({}).
+inline Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                 Reduction reduction = kMean, int64_t ignore_index = -100,
+                                 double label_smoothing = 0.0) {
+  EMBER_CHECK(!weight.defined(), "torch::cross_entropy_loss: class weights are not supported by Ember");
+  return nn::functional::cross_entropy(input, target,
+                                       nn::functional::CrossEntropyFuncOptions()
+                                           .reduction(reduction)
+                                           .ignore_index(ignore_index)
+                                           .label_smoothing(label_smoothing));
+}
+
+// ---- torch::save / torch::load ----
+// Same calls as libtorch, but the file is a safetensors file (nn/serialize.h), not libtorch's zip
+// archive: Ember writes and reads its own files, never a libtorch .pt file. Supported values: a
+// Tensor, a std::vector<Tensor>, a module (holder or shared_ptr), an optimizer.
+template <typename Value>
+void save(const Value& value, const std::string& path) {
+  if constexpr (std::is_same_v<Value, Tensor>) {
+    save_safetensors(path, {{"tensor", value}});
+  } else if constexpr (std::is_same_v<Value, std::vector<Tensor>>) {
+    NamedTensors named;
+    for (size_t i = 0; i < value.size(); ++i) named.emplace_back(std::to_string(i), value[i]);
+    save_safetensors(path, named);
+  } else if constexpr (compat_detail::ModuleHolderType<Value>) {
+    nn::save(static_cast<const nn::Module&>(*value), path);
+  } else if constexpr (std::is_base_of_v<optim::Optimizer, Value>) {
+    value.save(path);
+  } else {
+    static_assert(compat_detail::always_false<Value>,
+                  "torch::save: Ember saves a Tensor, a std::vector<Tensor>, an nn module or an optimizer");
+  }
+}
+
+template <typename Value>
+void load(Value& value, const std::string& path) {
+  if constexpr (std::is_same_v<Value, Tensor>) {
+    value = load_safetensors(path).at("tensor");
+  } else if constexpr (std::is_same_v<Value, std::vector<Tensor>>) {
+    SafetensorsFile file = load_safetensors(path);
+    value.clear();
+    for (size_t i = 0; file.contains(std::to_string(i)); ++i) value.push_back(file.at(std::to_string(i)));
+  } else if constexpr (compat_detail::ModuleHolderType<Value>) {
+    nn::load(static_cast<nn::Module&>(*value), path);
+  } else if constexpr (std::is_base_of_v<optim::Optimizer, Value>) {
+    value.load(path);
+  } else {
+    static_assert(compat_detail::always_false<Value>,
+                  "torch::load: Ember loads a Tensor, a std::vector<Tensor>, an nn module or an optimizer");
+  }
+}
+
+// ---- what Ember does not support: using it stops the build with a message naming it ----
+// A dtype Ember lacks. The conversion (to TensorOptions, as torch::ones({2}, torch::kHalf) or
+// x.to(torch::kHalf) need) is what fails, so merely including this header costs nothing.
+#define EMBER_TORCH_UNSUPPORTED_DTYPE(name)                                                              \
+  template <typename = void>                                                                             \
+  struct name##_is_not_supported {                                                                       \
+    operator TensorOptions() const {                                                                     \
+      static_assert(compat_detail::always_false<name##_is_not_supported>,                                \
+                    "torch::" #name ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
+      std::terminate();                                                                                  \
+    }                                                                                                    \
+  };                                                                                                     \
+  inline constexpr name##_is_not_supported<> name {}
+
+EMBER_TORCH_UNSUPPORTED_DTYPE(kHalf);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kFloat16);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kBFloat16);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kInt);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kInt32);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kInt16);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kInt8);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kByte);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kUInt8);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexFloat);
+#undef EMBER_TORCH_UNSUPPORTED_DTYPE
+
+// TorchScript and the data-loading API: whole subsystems Ember does not have.
+namespace jit {
+template <typename... Args>
+void load(Args&&...) {
+  static_assert(compat_detail::always_false<Args...>,
+                "torch::jit::load: Ember has no TorchScript; save weights with torch::save and build the model in C++");
+}
+}  // namespace jit
+
+namespace data {
+template <typename... Args>
+void make_data_loader(Args&&...) {
+  static_assert(compat_detail::always_false<Args...>,
+                "torch::data::make_data_loader: Ember has no data-loading API; batch tensors with index_select or slice");
+}
+}  // namespace data
+
+}  // namespace torch
