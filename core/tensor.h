@@ -11,6 +11,7 @@
 // their backward formulas in autograd/<family>.cpp, so core never depends on autograd.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -253,6 +254,19 @@ class Tensor {
   Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
   Tensor std(bool unbiased = true) const;
   Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  // x.std(1) / x.var(1) reduce over dim 1, as in libtorch (without these, 1 would convert to the
+  // bool `unbiased` and reduce over everything).
+  // (A template, so an int argument matches it exactly rather than tie with the bool overload.)
+  template <std::integral I>
+    requires(!std::same_as<I, bool>)
+  Tensor var(I dim, bool unbiased = true, bool keepdim = false) const {
+    return var(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim);
+  }
+  template <std::integral I>
+    requires(!std::same_as<I, bool>)
+  Tensor std(I dim, bool unbiased = true, bool keepdim = false) const {
+    return std(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim);
+  }
   Tensor max() const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;

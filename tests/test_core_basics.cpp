@@ -63,3 +63,19 @@ TEST(Reduce, FullReductionOfLargeTensorsUsesEveryThreadsPartialSum) {
   EXPECT_EQ(r.min().item<double>(), 0.0);
   EXPECT_EQ(r.sum().item<double>(), 299'999.0 * 300'000.0 / 2);
 }
+
+namespace ember {
+namespace {
+
+// x.std(1) names dim 1, as in libtorch; it must not convert 1 to the bool `unbiased` and reduce
+// over everything (found by the libtorch differential tests).
+TEST(Reductions, IntegerArgumentOfStdAndVarIsADim) {
+  Tensor x = tensor({{1.0, 2.0, 3.0}, {4.0, 6.0, 8.0}}, dtype(kFloat64));
+  EXPECT_TENSOR_CLOSE(x.var(1), tensor({1.0, 4.0}, dtype(kFloat64)), 0, 1e-15);
+  EXPECT_TENSOR_CLOSE(x.std(1), tensor({1.0, 2.0}, dtype(kFloat64)), 0, 1e-15);
+  EXPECT_TENSOR_CLOSE(x.var(0, /*unbiased=*/false), tensor({2.25, 4.0, 6.25}, dtype(kFloat64)), 0, 1e-15);
+  EXPECT_EQ(x.std(true).dim(), 0);  // a bool is still `unbiased`, over all elements
+}
+
+}  // namespace
+}  // namespace ember
