@@ -327,10 +327,15 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 }
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return ember::where(condition, *this, other); }
 
+// d masked_fill(x, mask, value) / dx = g where the mask is false, 0 where it is true
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   EMBER_CHECK(mask.dtype() == kBool, "masked_fill: expected a bool mask, got {}", dtype_name(mask.dtype()));
-  Tensor v = kernel::scalar(value, dtype(), device());
-  return ember::where(mask, v, *this);
+  Tensor y = kernel::where(mask, kernel::scalar(value, dtype(), device()), *this);
+  if (any_requires_grad({this}))
+    record("MaskedFillBackward0", y, {*this}, [mask, xs = sizes().vec()](const Tensor& g) -> tensor_list {
+      return {sum_to(g.masked_fill(mask, 0), xs)};
+    });
+  return y;
 }
 
 // ---- in place ----

@@ -35,6 +35,25 @@ Node::Node(std::string name) : sequence_nr(next_sequence_nr++), name_(std::move(
 Node::~Node() { live_nodes--; }
 int64_t Node::live_count() { return live_nodes; }
 
+namespace {
+// Runs Tensor::register_hook hooks in registration order, each on what the one before returned.
+// `sizes` and `whose` describe the tensor the gradient belongs to, for the error message.
+Tensor run_tensor_hooks(const std::vector<std::pair<unsigned, TensorHook>>& hooks, Tensor grad, IntArrayRef sizes,
+                        const std::string& whose) {
+  for (const auto& [id, hook] : hooks) {
+    Tensor r = hook(grad);
+    if (!r.defined()) continue;  // an inspecting hook: keep the gradient
+    EMBER_CHECK(r.sizes() == sizes && r.dtype() == grad.dtype(),
+                "register_hook: a hook on {} returned a gradient of shape {} {}, but the gradient must have the "
+                "tensor's shape {} and dtype {}. Return a tensor of that shape, or an undefined Tensor to leave the "
+                "gradient unchanged.",
+                whose, r.sizes(), dtype_name(r.dtype()), sizes, dtype_name(grad.dtype()));
+    grad = std::move(r);
+  }
+  return grad;
+}
+}  // namespace
+
 tensor_list FunctionNode::apply(tensor_list&& grads) {
   EMBER_CHECK(backward_ != nullptr,
               "{}: trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -58,10 +77,9 @@ tensor_list AccumulateGrad::apply(tensor_list&& grads) {
               "(a custom Function's backward returned a gradient of the wrong shape?)",
               g.sizes(), variable_.sizes());
   AutogradMeta& m = ensure_meta(variable_);
-  for (auto& [id, hook] : m.leaf_hooks) {
-    Tensor r = hook(g);
-    if (r.defined()) g = r;
-  }
+  if (!m.leaf_hooks.empty())
+    g = run_tensor_hooks(m.leaf_hooks, g, variable_.sizes(),
+                         m.name.empty() ? std::string("a leaf tensor") : "the leaf tensor '" + m.name + "'");
   if (!m.grad.defined()) {
     // Steal the incoming buffer when nobody else can see it; otherwise keep a private copy.
     const bool stealable = g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous();
@@ -314,12 +332,11 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
     tensor_list grads = std::move(task.buffers[node.get()]);
     task.buffers.erase(node.get());
     grads.resize(std::max(grads.size(), node->output_sizes.size()));
-    for (auto& [nr, hooks] : node->pre_hooks)
-      if (nr < grads.size() && grads[nr].defined())
-        for (auto& [id, hook] : hooks) {
-          Tensor r = hook(grads[nr]);
-          if (r.defined()) grads[nr] = r;
-        }
+    for (auto& [nr, hooks] : node->pre_hooks) {
+      if (nr >= grads.size() || !grads[nr].defined() || hooks.empty()) continue;
+      const std::vector<int64_t> sizes = nr < node->output_sizes.size() ? node->output_sizes[nr] : grads[nr].sizes().vec();
+      grads[nr] = run_tensor_hooks(hooks, grads[nr], sizes, fmt::format("the tensor made by {} (output {})", node->name(), nr));
+    }
     for (size_t i = 0; i < task.capture_edges.size(); ++i) {
       const Edge& e = task.capture_edges[i];
       if (e.fn.get() == node.get() && e.input_nr < grads.size() && grads[e.input_nr].defined())

@@ -1,5 +1,6 @@
 // to_dot (autograd/graphviz.h): a breadth-first walk over the backward graph from the root's
-// grad_fn, one DOT node per autograd node, leaf tensors drawn beside their AccumulateGrad.
+// grad_fn, one DOT node per autograd node, leaf tensors drawn beside their AccumulateGrad, and
+// the intermediate tensors of DotOptions::tensors written into the node that made them.
 // Node ids (n0, n1, ...) follow the walk's order, so the text is the same on every run.
 #include "autograd/graphviz.h"
 
@@ -41,23 +42,35 @@ std::string values_str(const Tensor& t, int64_t max) {
   return fmt::format("[{}]", fmt::join(parts, ", "));
 }
 
-// Label of a tensor box: its name (or `fallback`), shape, and optionally data and grad.
-std::string tensor_label(const Tensor& t, const std::string& fallback, const DotOptions& opt) {
-  std::string label = t.name().empty() ? fallback : t.name();
-  label += fmt::format("\n{}", shape_str(t.sizes()));
-  if (opt.show_values) {
-    const std::string data = values_str(t, opt.max_values_shown);
-    if (!data.empty()) label += fmt::format("\ndata {}", data);
-    const std::string grad = values_str(t.grad(), opt.max_values_shown);
-    if (!grad.empty()) label += fmt::format("\ngrad {}", grad);
-  }
-  return label;
+// "\ndata [..]\ngrad [..]" for a small tensor when show_values is on; "" otherwise.
+std::string values_lines(const Tensor& t, const DotOptions& opt) {
+  if (!opt.show_values) return "";
+  std::string lines;
+  const std::string data = values_str(t, opt.max_values_shown);
+  if (!data.empty()) lines += fmt::format("\ndata {}", data);
+  const std::string grad = values_str(t.grad(), opt.max_values_shown);
+  if (!grad.empty()) lines += fmt::format("\ngrad {}", grad);
+  return lines;
 }
 
-std::string node_label(const Node& n) {
+// Label of a tensor box: its name (or `fallback`), shape, and optionally data and grad.
+std::string tensor_label(const Tensor& t, const std::string& fallback, const DotOptions& opt) {
+  const std::string name = t.name().empty() ? fallback : t.name();
+  return fmt::format("{}\n{}{}", name, shape_str(t.sizes()), values_lines(t, opt));
+}
+
+// Label of a node box: its name and output shapes, then the name (and values) of any tensor of
+// DotOptions::tensors that it made.
+std::string node_label(const Node& n, const DotOptions& opt) {
   std::vector<std::string> shapes;
   for (const auto& s : n.output_sizes) shapes.push_back(shape_str(s));
-  return fmt::format("{}\n{}", n.name(), fmt::join(shapes, ", "));
+  std::string label = fmt::format("{}\n{}", n.name(), fmt::join(shapes, ", "));
+  for (const Tensor& t : opt.tensors) {
+    if (!t.defined() || t.grad_fn().get() != &n) continue;
+    if (!t.name().empty()) label += fmt::format("\n{}", t.name());
+    label += values_lines(t, opt);
+  }
+  return label;
 }
 
 class DotWriter {
@@ -78,7 +91,7 @@ class DotWriter {
     auto id_of = [&](Node* n) {
       auto it = ids.find(n);
       if (it != ids.end()) return it->second;
-      const std::string id = box(node_label(*n), kNodeColor);
+      const std::string id = box(node_label(*n, opt_), kNodeColor);
       ids.emplace(n, id);
       todo.push(n);
       if (Tensor leaf = n->variable(); leaf.defined()) edge(box(tensor_label(leaf, "leaf", opt_), kLeafColor), id);

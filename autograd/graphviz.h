@@ -7,8 +7,9 @@
 // One box per backward node with PyTorch's name and the shape of the forward output it stands
 // for (MulBackward0, SumBackward0, AccumulateGrad, ...); leaf tensors are light-blue boxes with
 // their name and shape; the root tensor is a green box. Edges point the way the forward ran:
-// from inputs to the ops that used them. This is a picture of the graph as recorded, not of
-// the forward values: only leaves and the root have data to show (DotOptions::show_values).
+// from inputs to the ops that used them. The graph keeps no forward values of its own: the
+// data shown (DotOptions::show_values) is that of the leaves, the root, and the intermediate
+// tensors passed in DotOptions::tensors, drawn on the node that made them.
 #pragma once
 
 #include <string>
@@ -22,6 +23,9 @@ struct DotOptions {
   // that have at most max_values_shown elements.
   bool show_values = false;
   int64_t max_values_shown = 8;
+  // Intermediate tensors to label their node with: name, and with show_values their data and
+  // grad (call retain_grad() on them before backward to have one).
+  tensor_list tensors;
 };
 
 // The graph that produced `root`, as a DOT digraph.

@@ -110,21 +110,30 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
   return clone().view(sz);
 }
 
-// d transpose = transpose back
+namespace {
+// d transpose = transpose back. `name` is the node PyTorch records: t() is TBackward0.
+Tensor transpose_view(const Tensor& self, int64_t dim0, int64_t dim1, const char* name) {
+  const int64_t n = self.dim();
+  std::vector<int64_t> sz = self.sizes().vec(), st = self.strides().vec();
+  int64_t a = 0, b = 0;
+  if (n > 0) {
+    a = wrap_dim(dim0, n, "transpose");
+    b = wrap_dim(dim1, n, "transpose");
+    std::swap(sz[a], sz[b]);
+    std::swap(st[a], st[b]);
+  }
+  return make_view(self, sz, st, self.storage_offset(), name,
+                   [a, b, n](const Tensor& g) -> tensor_list { return {n > 0 ? g.transpose(a, b) : g}; });
+}
+}  // namespace
+
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
-  const int64_t n = dim();
-  if (n == 0) return view(sizes());
-  int64_t a = wrap_dim(dim0, n, "transpose"), b = wrap_dim(dim1, n, "transpose");
-  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
-  std::swap(sz[a], sz[b]);
-  std::swap(st[a], st[b]);
-  return make_view(*this, sz, st, storage_offset(), "TransposeBackward0",
-                   [a, b](const Tensor& g) -> tensor_list { return {g.transpose(a, b)}; });
+  return transpose_view(*this, dim0, dim1, "TransposeBackward0");
 }
 
 Tensor Tensor::t() const {
   EMBER_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D", dim());
-  return dim() < 2 ? view(sizes()) : transpose(0, 1);
+  return transpose_view(*this, 0, dim() < 2 ? 0 : 1, "TBackward0");
 }
 
 // d permute(dims) = permute by the inverse permutation

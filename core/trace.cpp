@@ -42,6 +42,9 @@ class Summary {
     for (auto& [op, st] : rows)
       std::fprintf(stderr, "%-28s %10lld %12.3f %6.1f%%\n", op.c_str(), static_cast<long long>(st.calls),
                    st.seconds * 1e3, total > 0 ? 100 * st.seconds / total : 0.0);
+    int64_t calls = 0;
+    for (auto& r : rows) calls += r.second.calls;
+    std::fprintf(stderr, "%-28s %10lld %12.3f %6.1f%%\n", "total", static_cast<long long>(calls), total * 1e3, 100.0);
   }
 
  private:
@@ -58,25 +61,29 @@ std::string describe(const Tensor& t) {
   return fmt::format("{} {} {}", shape_str(t.sizes()), dtype_name(t.dtype()), t.device().str());
 }
 
-// Prints one line before the kernel runs and, at level 2, records its time after.
+// One line per kernel: "[ember] <op> out <shape dtype device> <- <input shapes>". Level 1 prints it
+// before the kernel runs (if a kernel crashes, the last line names it); level 2 prints it after,
+// with the kernel's time, and adds the time to the summary.
 class Scope {
  public:
   Scope(std::string op, const Tensor& out, std::initializer_list<const Tensor*> ins) : op_(std::move(op)) {
     if (current_node) op_ = "backward " + *current_node + ": " + op_;
     std::string inputs;
-    for (const Tensor* t : ins) inputs += (inputs.empty() ? "" : ", ") + shape_str(t->sizes());
-    std::fprintf(stderr, "[ember] %-40s out %s <- %s\n", op_.c_str(), describe(out).c_str(), inputs.c_str());
+    for (const Tensor* t : ins) inputs += (inputs.empty() ? " <- " : ", ") + shape_str(t->sizes());
+    line_ = fmt::format("[ember] {:<40} out {}{}", op_, describe(out), inputs);
+    if (level() < 2) std::fprintf(stderr, "%s\n", line_.c_str());
     start_ = std::chrono::steady_clock::now();
   }
   ~Scope() {
     if (level() < 2) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "%s  (%.3f ms)\n", line_.c_str(), s * 1e3);
     const size_t colon = op_.rfind(": ");
     summary().add(colon == std::string::npos ? op_ : "backward " + op_.substr(colon + 2), s);
   }
 
  private:
-  std::string op_;
+  std::string op_, line_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -193,7 +200,11 @@ Backend& wrap(Backend& inner) {
   return *w;
 }
 
-BackwardScope::BackwardScope(const std::string& node_name) : prev_(current_node) { current_node = &node_name; }
+BackwardScope::BackwardScope(const std::string& node_name) : prev_(current_node) {
+  current_node = &node_name;
+  // A line per node, so nodes that run no kernel (views, expand) are seen too.
+  if (level() > 0) std::fprintf(stderr, "[ember] backward %s\n", node_name.c_str());
+}
 BackwardScope::~BackwardScope() { current_node = prev_; }
 
 }  // namespace ember::trace

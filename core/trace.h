@@ -1,11 +1,15 @@
 // Op tracing for people learning what a model does: EMBER_DEBUG=1 prints every kernel as it runs
-// with its shapes, dtype and device; EMBER_DEBUG=2 also times each one and prints a table by op
-// at exit. Kernels run inside backward are marked with the autograd node that called them.
+// with its output shape, dtype and device and its input shapes; EMBER_DEBUG=2 prints each line
+// after the kernel, with its time, and a table by op at exit. In backward, each node the engine
+// runs gets a line of its own, and the kernels it calls are marked with its name.
 //
-//   EMBER_DEBUG=1 ./my_model     ->  [ember] matmul  out [4, 3] float32 cpu  <- [4, 8], [8, 3]
+//   EMBER_DEBUG=1 ./my_model  ->  [ember] matmul              out [1, 2, 4] float32 cpu <- [1, 2, 3], [1, 3, 4]
+//                                 [ember] backward ReluBackward0
+//                                 [ember] backward ReluBackward0: mul  out [2, 4] float32 cpu <- [2, 4], [2, 4]
 //
 // Tracing wraps the device's backend (core/backend.cpp decides once, at first use), so it costs
-// nothing when the variable is unset.
+// nothing when the variable is unset. These are kernels, not autograd ops: a view runs none, and
+// a composite op (cross_entropy) shows every kernel it is made of.
 #pragma once
 
 #include <string>

@@ -3,21 +3,28 @@
 //   ./build/examples/autograd_tour [output_dir]     (writes the graph pictures there, default ".")
 //
 // 1. micrograd's README expression, with the same numbers (g = 24.7041, a.grad = 138.8338, ...).
-// 2. A neuron o = tanh(x1 w1 + x2 w2 + b): its graph, then backward node by node, showing the
-//    gradient flowing in, each local derivative, and the chain-rule product flowing out.
+// 2. A neuron o = tanh(x1 w1 + x2 w2 + b): its graph as a tree, then backward node by node as the
+//    engine runs it: the gradient flowing in, each local derivative and the chain-rule product
+//    flowing out. Its picture carries every value and gradient, as micrograd's draw_dot does.
 // 3. gradcheck: the analytical gradients against finite differences.
 // 4. A custom autograd Function (tanh written by hand) that gradchecks and matches the built-in.
-// 5. One causal self-attention head: its output and a gradient (printed exactly as PyTorch
-//    prints them), its graph, and a gradcheck of all its weights.
+// 5. One causal self-attention head: its output and a gradient (printed exactly as PyTorch prints
+//    them), its graph, backward node by node with each node's rule recomputed by hand and compared
+//    with what the engine produced, its picture, and a gradcheck of all its weights.
 // Every number here can be reproduced with PyTorch (scripts/gen_autograd_fixtures.py does).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
 
 #include <ember/ember.h>
 
 using namespace ember;
 using autograd::AutogradContext;
+using autograd::Node;
 using autograd::variable_list;
 
 namespace {
@@ -32,10 +39,66 @@ double value(const Tensor& t) { return t.item<double>(); }
 
 void heading(const std::string& title) { fmt::print("\n== {} ==\n", title); }
 
+// The backward rule of each node kind met in this tour, as a PyTorch user would write it: g is the
+// gradient flowing into the node, the right-hand sides are what it sends to its inputs.
+const std::string& rule(const std::string& node_name) {
+  static const std::map<std::string, std::string> rules = {
+      {"TanhBackward0", "o = tanh(a): da = g * (1 - o^2)"},
+      {"AddBackward0", "a + b: da = g, db = g"},
+      {"MulBackward0", "a * b: da = g * b, db = g * a"},
+      {"SumBackward0", "a.sum(): da = g expanded to a's shape"},
+      {"MmBackward0", "a @ b: da = g @ b^T, db = a^T @ g"},
+      {"TBackward0", "a^T: da = g^T"},
+      {"DivBackward0", "a / s: da = g / s"},
+      {"MaskedFillBackward0", "a.masked_fill(m, -inf): da = g, 0 where m"},
+      {"SoftmaxBackward0", "y = softmax(a): da = y * (g - (g * y).sum(-1))"},
+  };
+  return rules.at(node_name);
+}
+
+// The name of the tensor `node` made, when it is one of `named`; else "".
+std::string output_name(const Node& node, const tensor_list& named) {
+  for (const Tensor& t : named)
+    if (t.grad_fn().get() == &node) return t.name();
+  return "";
+}
+
+// Whose gradient travels along edge `e`: a leaf's name, or that of a tensor of `named`.
+std::string input_name(const autograd::Edge& e, const tensor_list& named) {
+  Tensor leaf = e.fn->variable();
+  return leaf.defined() ? leaf.name() : output_name(*e.fn, named);
+}
+
+// The graph below `root` as an indented tree, what walking grad_fn->next_edges shows: each node
+// with the name of the tensor it made, leaves by name. A node met again (a tensor used twice) is
+// not expanded a second time.
+void print_graph(const Tensor& root, const tensor_list& named) {
+  std::set<const Node*> seen;
+  std::function<void(const Node&, int)> visit = [&](const Node& node, int depth) {
+    const std::string indent(2 * depth + 2, ' ');
+    if (Tensor leaf = node.variable(); leaf.defined()) {
+      fmt::print("{}{} (leaf {})\n", indent, node.name(), leaf.name());
+      return;
+    }
+    const std::string made = output_name(node, named);
+    const bool again = !seen.insert(&node).second;
+    fmt::print("{}{}{}{}\n", indent, made.empty() ? "" : made + " = ", node.name(), again ? "  (see above)" : "");
+    if (again) return;
+    for (const autograd::Edge& e : node.next_edges)
+      if (e.valid()) visit(*e.fn, depth + 1);
+  };
+  visit(*root.grad_fn(), 0);
+}
+
+// "[3, 2], -, [4, 2]": the shapes of a list of gradients ("-": none for that input).
+std::string shapes(const tensor_list& grads) {
+  std::vector<std::string> parts;
+  for (const Tensor& g : grads) parts.push_back(g.defined() ? shape_str(g.sizes()) : "-");
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 // Writes the graph of `root` as DOT and, when Graphviz is installed, as PNG.
-void draw(const Tensor& root, const std::string& dir, const std::string& name, bool show_values) {
-  autograd::DotOptions opt;
-  opt.show_values = show_values;
+void draw(const Tensor& root, const std::string& dir, const std::string& name, const autograd::DotOptions& opt) {
   const std::string dot_path = dir + "/" + name + ".dot";
   autograd::save_dot(root, dot_path, opt);
   const std::string png_path = dir + "/" + name + ".png";
@@ -75,29 +138,32 @@ void neuron_example(const std::string& dir) {
   Tensor x1 = scalar(2.0, "x1"), x2 = scalar(0.0, "x2");
   Tensor w1 = scalar(-3.0, "w1"), w2 = scalar(1.0, "w2");
   Tensor b = scalar(6.8813735870195432, "b");
-  Tensor n = x1 * w1 + x2 * w2 + b;
+  Tensor x1w1 = x1 * w1, x2w2 = x2 * w2;
+  Tensor x1w1x2w2 = x1w1 + x2w2;
+  Tensor n = x1w1x2w2 + b;
   Tensor o = n.tanh();
-  o.set_name("o");
+  const tensor_list named = {x1w1.set_name("x1w1"), x2w2.set_name("x2w2"), x1w1x2w2.set_name("x1w1x2w2"),
+                             n.set_name("n"), o.set_name("o")};
+  for (const Tensor& t : named) t.retain_grad();  // keep their gradients, for the picture
   fmt::print("n = {:.4f}\no = {:.4f}\n", value(n), value(o));
-  fmt::print("\nThe graph, with PyTorch's node names (edges run from inputs to the ops that use them):\n");
-  fmt::print("{}", autograd::to_dot(o));
+  fmt::print("\nThe graph, from the output back to the leaves (PyTorch's node names):\n");
+  print_graph(o, named);
 
-  fmt::print("\nBackward, in the order the engine runs the nodes:\n");
-  autograd::set_node_hook([](const autograd::Node& node, const tensor_list& in, const tensor_list& out) {
+  fmt::print("\nBackward, in the order the engine runs the nodes. Each node receives g = dL/d(what it made)\n"
+             "and sends each input g times its local derivative (the chain rule):\n");
+  autograd::set_node_hook([&](const Node& node, const tensor_list& in, const tensor_list& out) {
+    const double g = value(in[0]);
     if (node.name() == "AccumulateGrad") {
-      fmt::print("  AccumulateGrad   adds {:+.4f} into {}.grad\n", value(in[0]), node.variable().name());
+      fmt::print("  AccumulateGrad   {}.grad += {:.4f}\n", node.variable().name(), g);
       return;
     }
-    const double dout = value(in[0]);
-    fmt::print("  {:<16} dL/dout = {:+.4f}\n", node.name(), dout);
+    fmt::print("  {:<16} g = dL/d{} = {:.4f}      {}\n", node.name(), output_name(node, named), g, rule(node.name()));
     for (size_t i = 0; i < out.size(); ++i) {
       if (!out[i].defined()) continue;
-      const double dinput = value(out[i]);
-      // chain rule: dL/dinput = dL/dout * (local derivative d out / d input)
-      if (dout != 0)
-        fmt::print("      input {}: local derivative {:+.4f}  x  {:+.4f}  =  {:+.4f}\n", i, dinput / dout, dout, dinput);
-      else
-        fmt::print("      input {}: {:+.4f}\n", i, dinput);
+      // The local derivative d(output)/d(input) is read back from the product: g is never 0 here.
+      const double product = value(out[i]);
+      fmt::print("      dL/d{:<12} = {:7.4f} x {:.4f} = {:7.4f}\n", input_name(node.next_edges[i], named),
+                 product / g, g, product);
     }
   });
   o.backward();
@@ -105,7 +171,10 @@ void neuron_example(const std::string& dir) {
 
   fmt::print("\nx1.grad = {:.4f}\nw1.grad = {:.4f}\nx2.grad = {:.4f}\nw2.grad = {:.4f}\nb.grad = {:.4f}\n",
              value(x1.grad()), value(w1.grad()), value(x2.grad()), value(w2.grad()), value(b.grad()));
-  draw(o, dir, "autograd_tour_neuron", /*show_values=*/true);
+  autograd::DotOptions opt;
+  opt.show_values = true;  // data and grad in every box, as micrograd's draw_dot
+  opt.tensors = named;
+  draw(o, dir, "autograd_tour_neuron", opt);
 }
 
 // 3. The same neuron over vectors, checked against central finite differences.
@@ -147,15 +216,55 @@ void custom_function_example() {
 }
 
 // 5. One causal self-attention head over T=3 tokens with C=4 channels and head size HS=2.
-Tensor attention_head(const Tensor& x, const Tensor& w_query, const Tensor& w_key, const Tensor& w_value) {
+struct Head {
+  Tensor q, k, v;  // (T, HS) each: x @ W_query, x @ W_key, x @ W_value
+  Tensor kt;       // (HS, T): k^T
+  Tensor qk;       // (T, T): q @ k^T
+  Tensor scores;   // (T, T): qk / sqrt(HS)
+  Tensor future;   // (T, T) bool: true above the diagonal, the tokens t may not see
+  Tensor masked;   // (T, T): scores, -inf where future
+  Tensor att;      // (T, T): softmax over each row
+  Tensor out;      // (T, HS): att @ v
+};
+
+Head attention_head(const Tensor& x, const Tensor& w_query, const Tensor& w_key, const Tensor& w_value) {
   const int64_t T = x.size(0), HS = w_query.size(1);
-  Tensor q = x.matmul(w_query);  // (T, HS)
-  Tensor k = x.matmul(w_key);    // (T, HS)
-  Tensor v = x.matmul(w_value);  // (T, HS)
-  Tensor scores = q.matmul(k.t()) / std::sqrt(static_cast<double>(HS));  // (T, T)
-  Tensor future = ones({T, T}, kBool).triu(1);                            // token t sees tokens <= t
-  Tensor att = scores.masked_fill(future, -INFINITY).softmax(-1);         // (T, T)
-  return att.matmul(v);                                                   // (T, HS)
+  Head h;
+  h.q = x.matmul(w_query);
+  h.k = x.matmul(w_key);
+  h.v = x.matmul(w_value);
+  h.kt = h.k.t();
+  h.qk = h.q.matmul(h.kt);
+  h.scores = h.qk / std::sqrt(static_cast<double>(HS));
+  h.future = ones({T, T}, kBool).triu(1);
+  h.masked = h.scores.masked_fill(h.future, -INFINITY);
+  h.att = h.masked.softmax(-1);
+  h.out = h.att.matmul(h.v);
+  return h;
+}
+
+// Each node's rule of rule() written with the forward's tensors: g -> the gradients it must send.
+std::map<const Node*, std::function<tensor_list(const Tensor&)>> rules_by_hand(const Head& h, const Tensor& loss,
+                                                                               const Tensor& x, const tensor_list& w) {
+  const Tensor q = h.q.detach(), kt = h.kt.detach(), v = h.v.detach(), att = h.att.detach(), xd = x.detach();
+  const Tensor future = h.future;
+  const double scale = std::sqrt(static_cast<double>(h.q.size(1)));
+  const std::vector<int64_t> out_sizes = h.out.sizes().vec();
+  std::map<const Node*, std::function<tensor_list(const Tensor&)>> by_hand = {
+      {loss.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.expand(out_sizes)}; }},
+      {h.out.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.matmul(v.t()), att.t().matmul(g)}; }},
+      {h.att.grad_fn().get(), [=](const Tensor& g) { return tensor_list{att * (g - (g * att).sum({-1}, true))}; }},
+      {h.masked.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.masked_fill(future, 0)}; }},
+      {h.scores.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g / scale, Tensor()}; }},
+      {h.qk.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.matmul(kt.t()), q.t().matmul(g)}; }},
+      {h.kt.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.t()}; }},
+  };
+  const Tensor* projections[] = {&h.q, &h.k, &h.v};
+  for (size_t i = 0; i < 3; ++i)
+    by_hand[projections[i]->grad_fn().get()] = [=, wd = w[i].detach()](const Tensor& g) {
+      return tensor_list{g.matmul(wd.t()), xd.t().matmul(g)};
+    };
+  return by_hand;
 }
 
 void attention_example(const std::string& dir) {
@@ -167,13 +276,41 @@ void attention_example(const std::string& dir) {
   };
   Tensor x = weights(3, 4, 0.1, "x");
   Tensor wq = weights(4, 2, 0.2, "W_query"), wk = weights(4, 2, 0.3, "W_key"), wv = weights(4, 2, 0.4, "W_value");
-  Tensor out = attention_head(x, wq, wk, wv);
-  std::cout << "head(x) =\n" << out << '\n';
-  out.sum().backward();
+  Head h = attention_head(x, wq, wk, wv);
+  Tensor loss = h.out.sum();
+  const tensor_list named = {h.q.set_name("q"),          h.k.set_name("k"),           h.v.set_name("v"),
+                             h.kt.set_name("k^T"),       h.qk.set_name("q@k^T"),      h.scores.set_name("scores"),
+                             h.masked.set_name("masked"), h.att.set_name("att"),       h.out.set_name("out"),
+                             loss.set_name("loss")};
+  std::cout << "head(x) =\n" << h.out << '\n';
+  fmt::print("\nThe graph of loss = out.sum():\n");
+  print_graph(loss, named);
+
+  fmt::print("\nBackward, node by node: the shapes of the gradient in and out, the node's rule, and the\n"
+             "largest difference between that rule computed by hand and what the engine sent:\n");
+  const auto by_hand = rules_by_hand(h, loss, x, {wq, wk, wv});
+  autograd::set_node_hook([&](const Node& node, const tensor_list& in, const tensor_list& out) {
+    if (node.name() == "AccumulateGrad") {
+      fmt::print("  AccumulateGrad       {}.grad += {}\n", node.variable().name(), shapes(in));
+      return;
+    }
+    const tensor_list expected = by_hand.at(&node)(in[0]);
+    double worst = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].defined()) worst = std::max(worst, (out[i] - expected[i]).abs().max().item<double>());
+    const std::string flow = fmt::format("{} -> {}", shapes(in), shapes(out));
+    fmt::print("  {:<20} dL/d{:<7} {:<25} {:<46} by hand: {:.0e}\n", node.name(), output_name(node, named), flow,
+               rule(node.name()), worst);
+  });
+  loss.backward();
+  autograd::set_node_hook(nullptr);
   std::cout << "W_query.grad =\n" << wq.grad() << '\n';
-  draw(out, dir, "autograd_tour_attention", /*show_values=*/false);
+
+  autograd::DotOptions opt;
+  opt.tensors = named;  // each node box says which tensor it made
+  draw(h.out, dir, "autograd_tour_attention", opt);
   const bool ok = autograd::gradcheck(
-      [](const tensor_list& in) { return attention_head(in[0], in[1], in[2], in[3]); }, {x, wq, wk, wv});
+      [](const tensor_list& in) { return attention_head(in[0], in[1], in[2], in[3]).out; }, {x, wq, wk, wv});
   fmt::print("gradcheck(attention head): {}\n", ok ? "passed" : "FAILED");
 }
 

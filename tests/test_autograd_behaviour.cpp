@@ -1,11 +1,7 @@
 // Autograd behaviour a PyTorch user relies on: retain_graph, accumulation, no_grad, requires_grad
-// propagation, detach, hooks and retain_grad (PyTorch 1.13 fixtures from
-// scripts/gen_autograd_fixtures.py), the errors PyTorch raises, anomaly mode, the engine's
-// visiting order, the EMBER_DEBUG trace, and that training steps do not grow memory.
-#include <cstdio>
-#include <filesystem>
-
-#include "core/trace.h"
+// propagation, detach (PyTorch 1.13 fixtures from scripts/gen_autograd_fixtures.py), the errors
+// PyTorch raises, anomaly mode, the engine's visiting order, and that training steps do not grow
+// memory. Hooks and retain_grad are in test_hooks.cpp, the EMBER_DEBUG trace in test_trace.cpp.
 #include "fixture_json.h"
 #include "test_util.h"
 
@@ -101,47 +97,6 @@ TEST(AutogradBehaviour, DetachSharesDataButNotHistory) {
                                          "modified by an inplace operation");
 }
 
-TEST(AutogradBehaviour, HooksAndRetainGradAsPyTorch) {
-  const auto fx = test::load_fixture("autograd/behaviour.json")["hooks"];
-  // torch: x = [1, 2, 3]; x.register_hook(g -> g * 10); y = x * x; y.retain_grad() before or after
-  // y.register_hook(g -> g * 2); (y * [1, 2, 3]).sum().backward()
-  for (const std::string order : {"retain_first", "hook_first"}) {
-    const auto& c = fx[order];
-    std::vector<std::string> calls;
-    tensor_list seen;
-    Tensor x = f64({1.0, 2.0, 3.0});
-    x.register_hook([&](const Tensor& g) {
-      calls.push_back("x");
-      seen.push_back(g.clone());
-      return g * 10;
-    });
-    Tensor y = x * x;
-    if (order == "retain_first") y.retain_grad();
-    y.register_hook([&](const Tensor& g) {
-      calls.push_back("y");
-      seen.push_back(g.clone());
-      return g * 2;
-    });
-    if (order == "hook_first") y.retain_grad();
-    (y * tensor({1.0, 2.0, 3.0}, kFloat64)).sum().backward();
-    const std::vector<std::string> expected_calls = c["calls"];
-    EXPECT_EQ(calls, expected_calls) << order;
-    ASSERT_EQ(seen.size(), 2u);
-    EXPECT_TENSOR_CLOSE(seen[0], from_values(c["call_grads"][0])) << order;
-    EXPECT_TENSOR_CLOSE(seen[1], from_values(c["call_grads"][1])) << order;
-    EXPECT_TENSOR_CLOSE(y.grad(), from_values(c["y_grad"])) << order;
-    EXPECT_TENSOR_CLOSE(x.grad(), from_values(c["x_grad"])) << order;
-  }
-}
-
-TEST(AutogradBehaviour, RemovedHookDoesNotRun) {
-  Tensor x = f64({1.0});
-  const unsigned id = x.register_hook([](const Tensor& g) { return g * 100; });
-  x.remove_hook(id);
-  (x * 2).sum().backward();
-  EXPECT_TENSOR_CLOSE(x.grad(), tensor({2.0}, kFloat64));
-}
-
 TEST(AutogradBehaviour, EngineVisitsNodesInPyTorchOrder) {
   // The global node hook sees each node once, consumers before producers.
   Tensor x = f64({1.0, 2.0});
@@ -217,33 +172,4 @@ TEST(AutogradBehaviour, TrainingStepsDoNotGrowMemory) {
   EXPECT_EQ(Node::live_count(), nodes);
   EXPECT_EQ(storage_bytes_in_use(), bytes);
   EXPECT_LT(last_loss, first_loss);  // and the steps did train
-}
-
-// ---- EMBER_DEBUG trace: the test binary runs itself with EMBER_DEBUG=1 ----
-
-TEST(AutogradTrace, ChildTinyForwardBackward) {
-  if (trace::level() == 0) GTEST_SKIP() << "runs inside AutogradTrace.NamesOpsAndShapes with EMBER_DEBUG=1";
-  Tensor x = ones({2, 3});
-  Tensor w = ones({3, 4}, requires_grad());
-  x.matmul(w).relu().sum().backward();
-}
-
-TEST(AutogradTrace, NamesOpsAndShapes) {
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();  // this test binary
-  const std::string cmd = "EMBER_DEBUG=1 '" + self + "' --gtest_filter=AutogradTrace.ChildTinyForwardBackward 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, pipe)) out += buf;
-  ASSERT_EQ(pclose(pipe), 0) << out;
-  // One line per kernel, in execution order; kernels run by backward name their node. (Shapes
-  // are the kernel's: matmul sees the batched [1, 2, 3] form of the user's [2, 3].)
-  size_t pos = 0;
-  for (const char* expected : {"] matmul", "<- [1, 2, 3], [1, 3, 4]", "] relu ", "out [2, 4] float32 cpu <- [2, 4]",
-                               "] sum ", "backward ReluBackward0: mul", "backward MmBackward0: matmul"}) {
-    const size_t found = out.find(expected, pos);
-    ASSERT_NE(found, std::string::npos) << "missing '" << expected << "' (in this order) in:\n" << out;
-    pos = found;
-  }
 }

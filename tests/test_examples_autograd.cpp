@@ -72,11 +72,24 @@ TEST(ExamplesAutograd, TourPrintsPyTorchNumbers) {
   EXPECT_NE(out.find(fx["attention"]["out_str"].get<std::string>()), std::string::npos) << out;
   EXPECT_NE(out.find(fx["attention"]["wq_grad_str"].get<std::string>()), std::string::npos) << out;
 
+  // The neuron's backward, step by step: the chain-rule products of the first MulBackward0 run.
+  EXPECT_NE(out.find("dL/dx2           =  1.0000 x 0.5000 =  0.5000"), std::string::npos) << out;
+  EXPECT_NE(out.find("dL/dx1           = -3.0000 x 0.5000 = -1.5000"), std::string::npos) << out;
+  // The attention head's backward: every node's rule, computed by hand, agrees with the engine.
+  int rules_checked = 0;
+  for (size_t pos = out.find("by hand: "); pos != std::string::npos; pos = out.find("by hand: ", pos + 1)) {
+    EXPECT_LT(std::stod(out.substr(pos + 9)), 1e-12) << out.substr(out.rfind('\n', pos), pos - out.rfind('\n', pos) + 16);
+    ++rules_checked;
+  }
+  EXPECT_EQ(rules_checked, 10);  // Sum, Mm (out), Softmax, MaskedFill, Div, Mm (q@k^T), T, 3 projections
+
   std::ifstream dot(dir + "/autograd_tour_neuron.dot");
   std::stringstream text;
   text << dot.rdbuf();
   EXPECT_NE(text.str().find("TanhBackward0"), std::string::npos);
   EXPECT_NE(text.str().find("w1\\n[]\\ndata [-3.0000]\\ngrad [1.0000]"), std::string::npos) << text.str();
+  // micrograd style: the intermediate n carries its value and gradient on the node that made it.
+  EXPECT_NE(text.str().find("AddBackward0\\n[]\\nn\\ndata [0.8814]\\ngrad [0.5000]"), std::string::npos) << text.str();
   EXPECT_TRUE(std::filesystem::exists(dir + "/autograd_tour_attention.dot"));
 #endif
 }

@@ -81,3 +81,21 @@ TEST(Graphviz, LeafAloneAndSaveDot) {
   EXPECT_EQ(text.str(), autograd::to_dot(x.exp()));
   EXPECT_THROWS_WITH(autograd::save_dot(x, "/nonexistent/dir/g.dot"), "save_dot: cannot open '/nonexistent/dir/g.dot'");
 }
+
+TEST(Graphviz, IntermediateTensorsLabelTheirNode) {
+  // micrograd's draw_dot shows every value: pass the intermediates, retain_grad() them for their grads.
+  Tensor a = tensor(2.0, dtype(kFloat64).requires_grad(true));
+  Tensor h = a * 3;
+  Tensor y = h.tanh();
+  h.set_name("h");
+  h.retain_grad();
+  y.backward();
+  autograd::DotOptions opt;
+  opt.tensors = {h};
+  EXPECT_NE(autograd::to_dot(y, opt).find("MulBackward0\\n[]\\nh\""), std::string::npos) << autograd::to_dot(y, opt);
+  opt.show_values = true;
+  const std::string dot = autograd::to_dot(y, opt);
+  // d tanh(h)/dh at h = 6: 1 - tanh(6)^2 = 0.0000245...
+  EXPECT_NE(dot.find("MulBackward0\\n[]\\nh\\ndata [6.0000]\\ngrad [0.0000]"), std::string::npos) << dot;
+  EXPECT_EQ(count(dot, "\\nh\\n"), 1);  // only on the node that made h
+}

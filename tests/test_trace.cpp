@@ -1,0 +1,251 @@
+// The EMBER_DEBUG op trace (core/trace.h). EMBER_DEBUG is read once per process, so each check
+// runs this test binary again with the variable set on one "Child" test, and reads what it printed.
+// The Child tests skip themselves in a normal run.
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "core/backend.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/trace.h"
+#include "test_util.h"
+
+using namespace ember;
+
+namespace {
+
+constexpr const char* kStartMarker = "---- traced section ----";
+
+// Runs `--gtest_filter=AutogradTrace.<child>` of this binary with EMBER_DEBUG=<level>; returns its
+// output (stdout and stderr) from the child's start marker on, or everything when there is none.
+std::string run_traced(const std::string& child, int level) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string cmd = fmt::format("EMBER_DEBUG={} '{}' --gtest_filter=AutogradTrace.{} 2>&1", level, self, child);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  EMBER_CHECK(pipe != nullptr, "run_traced: cannot run {}", cmd);
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, pipe)) out += buf;
+  const int status = pclose(pipe);
+  EMBER_CHECK(status == 0, "run_traced: {} exited with status {}:\n{}", cmd, status, out);
+  const size_t start = out.find(kStartMarker);
+  return start == std::string::npos ? out : out.substr(start + std::string(kStartMarker).size() + 1);
+}
+
+// The lines starting with "[ember] ", trailing spaces removed.
+std::vector<std::string> trace_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("[ember] ", 0) != 0) continue;
+    line.erase(line.find_last_not_of(' ') + 1);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+void mark_start() { std::fprintf(stderr, "%s\n", kStartMarker); }
+
+}  // namespace
+
+TEST(AutogradTrace, OffByDefaultAndFree) {
+  if (trace::level() != 0) GTEST_SKIP() << "EMBER_DEBUG is set";
+  // Off, the device's kernel table is used directly: no wrapper, nothing to pay per kernel.
+  EXPECT_EQ(&backend_for(Device(kCPU)), &cpu::backend());
+}
+
+// ---- children: run only inside the tests below, with EMBER_DEBUG set ----
+
+TEST(AutogradTrace, ChildTinyForwardBackward) {
+  if (trace::level() == 0) GTEST_SKIP() << "runs inside AutogradTrace.NamesOpsAndShapes with EMBER_DEBUG=1";
+  Tensor x = ones({2, 3});
+  Tensor w = ones({3, 4}, requires_grad());
+  x.matmul(w).relu().sum().backward();
+}
+
+TEST(AutogradTrace, ChildSmallModel) {
+  if (trace::level() == 0) GTEST_SKIP() << "runs inside AutogradTrace.SmallModelSequence with EMBER_DEBUG set";
+  namespace F = nn::functional;
+  Tensor x = ones({4, 3});                                 // (N, C_in)
+  Tensor w1 = ones({8, 3}, requires_grad());               // Linear(3, 8)
+  Tensor b1 = ones({8}, requires_grad());
+  Tensor w2 = ones({2, 8}, requires_grad());               // Linear(8, 2)
+  Tensor b2 = ones({2}, requires_grad());
+  Tensor target = zeros({4}, dtype(kInt64));
+  mark_start();
+  Tensor loss = F::cross_entropy(F::linear(F::gelu(F::linear(x, w1, b1)), w2, b2), target);
+  loss.backward();
+}
+
+// ---- the checks ----
+
+TEST(AutogradTrace, NamesOpsAndShapes) {
+  const std::string out = run_traced("ChildTinyForwardBackward", 1);
+  // One line per kernel, in execution order; kernels run by backward name their node. (Shapes
+  // are the kernel's: matmul sees the batched [1, 2, 3] form of the user's [2, 3].)
+  size_t pos = 0;
+  for (const char* expected : {"] matmul", "<- [1, 2, 3], [1, 3, 4]", "] relu ", "out [2, 4] float32 cpu <- [2, 4]",
+                               "] sum ", "backward ReluBackward0: mul", "backward MmBackward0: matmul"}) {
+    const size_t found = out.find(expected, pos);
+    ASSERT_NE(found, std::string::npos) << "missing '" << expected << "' (in this order) in:\n" << out;
+    pos = found;
+  }
+}
+
+TEST(AutogradTrace, SmallModelSequence) {
+  // Linear(3, 8) -> GELU -> Linear(8, 2) -> cross_entropy, forward and backward, float32 on the CPU:
+  // every kernel, in order, with its output and input shapes. Runs of spaces are folded to one.
+  // When an op changes on purpose, the failure message prints the new sequence ready to paste.
+  const std::vector<std::string> expected = {
+      // forward: Linear(3, 8) = addmm: the product, then the bias added in its buffer
+      "matmul out [1, 4, 8] float32 cpu <- [1, 4, 3], [1, 3, 8]",
+      "add out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      // GELU
+      "gelu out [4, 8] float32 cpu <- [4, 8]",
+      // Linear(8, 2)
+      "matmul out [1, 4, 2] float32 cpu <- [1, 4, 8], [1, 8, 2]",
+      "add out [4, 2] float32 cpu <- [4, 2], [4, 2]",
+      // cross_entropy checks the targets: masked_fill(target == ignore_index, 0), then min and max read
+      // back to the host (copy)
+      "fill out [] int64 cpu",
+      "eq out [4] bool cpu <- [4], [4]",
+      "fill out [] int64 cpu",
+      "where out [4] int64 cpu <- [4], [4], [4]",
+      "min out [1] int64 cpu <- [4]",
+      "copy out [] int64 cpu <- []",
+      "max out [1] int64 cpu <- [4]",
+      "copy out [] int64 cpu <- []",
+      // log_softmax
+      "log_softmax out [4, 2] float32 cpu <- [4, 2]",
+      // nll_loss checks them again
+      "fill out [] int64 cpu",
+      "eq out [4] bool cpu <- [4], [4]",
+      "fill out [] int64 cpu",
+      "where out [4] int64 cpu <- [4], [4], [4]",
+      "min out [1] int64 cpu <- [4]",
+      "copy out [] int64 cpu <- []",
+      "max out [1] int64 cpu <- [4]",
+      "copy out [] int64 cpu <- []",
+      // nll_loss: valid = target != ignore_index; index = target.masked_fill(!valid, 0)
+      "fill out [] int64 cpu",
+      "ne out [4] bool cpu <- [4], [4]",
+      "fill out [] bool cpu",
+      "eq out [4] bool cpu <- [4], [4]",
+      "fill out [] int64 cpu",
+      "where out [4] int64 cpu <- [4], [4], [4]",
+      // gather checks its index (min, max), then loss_i = -logp[i, t_i], 0 where not valid
+      "min out [1, 1] int64 cpu <- [4, 1]",
+      "copy out [] int64 cpu <- []",
+      "max out [1, 1] int64 cpu <- [4, 1]",
+      "copy out [] int64 cpu <- []",
+      "gather out [4, 1] float32 cpu <- [4, 2], [4, 1]",
+      "neg out [4] float32 cpu <- [4]",
+      "fill out [] bool cpu",
+      "eq out [4] bool cpu <- [4], [4]",
+      "fill out [] float32 cpu",
+      "where out [4] float32 cpu <- [4], [4], [4]",
+      // mean over the valid targets: valid.sum() as float, losses.sum() / count
+      "copy out [4] int64 cpu <- [4]",
+      "sum out [1] int64 cpu <- [4]",
+      "copy out [] float32 cpu <- []",
+      "sum out [1] float32 cpu <- [4]",
+      "div out [] float32 cpu <- [], []",
+      // backward starts from d loss / d loss = 1
+      "fill out [] float32 cpu",
+      // NllLossBackward0: -g / count into a zero (N, C) table at the targets (scatter_add checks its index)
+      "backward NllLossBackward0",
+      "backward NllLossBackward0: div out [] float32 cpu <- [], []",
+      "backward NllLossBackward0: neg out [4] float32 cpu <- [4]",
+      "backward NllLossBackward0: fill out [] bool cpu",
+      "backward NllLossBackward0: eq out [4] bool cpu <- [4], [4]",
+      "backward NllLossBackward0: fill out [] float32 cpu",
+      "backward NllLossBackward0: where out [4] float32 cpu <- [4], [4], [4]",
+      "backward NllLossBackward0: fill out [4, 2] float32 cpu",
+      "backward NllLossBackward0: min out [1, 1] int64 cpu <- [4, 1]",
+      "backward NllLossBackward0: copy out [] int64 cpu <- []",
+      "backward NllLossBackward0: max out [1, 1] int64 cpu <- [4, 1]",
+      "backward NllLossBackward0: copy out [] int64 cpu <- []",
+      "backward NllLossBackward0: copy out [4, 2] float32 cpu <- [4, 2]",
+      "backward NllLossBackward0: scatter_add out [4, 2] float32 cpu <- [4, 1], [4, 1]",
+      // LogSoftmaxBackward0: one fused kernel
+      "backward LogSoftmaxBackward0",
+      "backward LogSoftmaxBackward0: log_softmax_backward out [4, 2] float32 cpu <- [4, 2], [4, 2]",
+      // AddmmBackward0 of Linear(8, 2): dbias = sum over rows, dx = g W, dW^T = x^T g
+      "backward AddmmBackward0",
+      "backward AddmmBackward0: sum out [1, 2] float32 cpu <- [4, 2]",
+      "backward AddmmBackward0: matmul out [1, 4, 8] float32 cpu <- [1, 4, 2], [1, 2, 8]",
+      "backward AddmmBackward0: matmul out [1, 8, 2] float32 cpu <- [1, 8, 4], [1, 4, 2]",
+      // leaves take their gradients as soon as they are ready (PyTorch's order): b2, then W2 through TBackward0
+      "backward AccumulateGrad",
+      "backward AccumulateGrad: copy out [2] float32 cpu <- [2]",
+      "backward TBackward0",
+      "backward AccumulateGrad",
+      "backward AccumulateGrad: copy out [2, 8] float32 cpu <- [2, 8]",
+      // GeluBackward0: g * (Phi(x) + x phi(x)), written with tensor ops
+      "backward GeluBackward0",
+      "backward GeluBackward0: fill out [] float32 cpu",
+      "backward GeluBackward0: mul out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: erf out [4, 8] float32 cpu <- [4, 8]",
+      "backward GeluBackward0: fill out [] float32 cpu",
+      "backward GeluBackward0: add out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: fill out [] float32 cpu",
+      "backward GeluBackward0: mul out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: fill out [] float32 cpu",
+      "backward GeluBackward0: pow out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: fill out [] float32 cpu",
+      "backward GeluBackward0: mul out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: exp out [4, 8] float32 cpu <- [4, 8]",
+      "backward GeluBackward0: fill out [] float32 cpu",
+      "backward GeluBackward0: mul out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: mul out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: add out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      "backward GeluBackward0: mul out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      // AddmmBackward0 of Linear(3, 8): x needs no gradient, so no dx matmul
+      "backward AddmmBackward0",
+      "backward AddmmBackward0: sum out [1, 8] float32 cpu <- [4, 8]",
+      "backward AddmmBackward0: matmul out [1, 3, 8] float32 cpu <- [1, 3, 4], [1, 4, 8]",
+      // b1, then W1
+      "backward AccumulateGrad",
+      "backward AccumulateGrad: copy out [8] float32 cpu <- [8]",
+      "backward TBackward0",
+      "backward AccumulateGrad",
+      "backward AccumulateGrad: copy out [8, 3] float32 cpu <- [8, 3]",
+  };
+  std::vector<std::string> got;
+  for (std::string line : trace_lines(run_traced("ChildSmallModel", 1))) {
+    line = line.substr(std::string("[ember] ").size());
+    std::string folded;
+    for (char c : line)
+      if (c != ' ' || folded.empty() || folded.back() != ' ') folded += c;
+    got.push_back(folded);
+  }
+  size_t first_difference = 0;
+  while (first_difference < std::min(got.size(), expected.size()) && got[first_difference] == expected[first_difference])
+    ++first_difference;
+  std::string listing;
+  for (const std::string& line : got) listing += "      \"" + line + "\",\n";
+  EXPECT_EQ(got, expected) << "first difference at line " << first_difference + 1 << " of " << got.size()
+                           << "; the traced sequence:\n" << listing;
+}
+
+TEST(AutogradTrace, LevelTwoTimesEachKernelAndSummarises) {
+  const std::string out = run_traced("ChildTinyForwardBackward", 2);
+  // Every kernel line ends with its time; backward nodes have their own line, without a time.
+  const std::vector<std::string> lines = trace_lines(out.substr(0, out.find("[ember] op summary")));
+  ASSERT_FALSE(lines.empty()) << out;
+  int kernels = 0;
+  for (const std::string& line : lines) {
+    if (line.find(" out ") == std::string::npos) {
+      EXPECT_EQ(line.rfind("[ember] backward ", 0), 0u) << line;
+      continue;
+    }
+    ++kernels;
+    EXPECT_TRUE(line.size() > 4 && line.compare(line.size() - 4, 4, " ms)") == 0) << "no time on: " << line;
+  }
+  EXPECT_EQ(kernels, 11) << out;  // 2 fills, matmul, relu, sum, the seed, 4 in ReluBackward0, 1 in MmBackward0
+  // The table at exit: one row per op (forward and backward apart), then the total.
+  for (const char* row : {"\\[ember\\] op summary \\(EMBER_DEBUG=2\\)", "\nmatmul +1 ", "\nbackward matmul +1 ",
+                          "\nrelu +1 ", "\nfill +3 ", "\nbackward fill +1 ", "\ntotal +11 +[0-9.]+ +100.0%"})
+    EXPECT_TRUE(std::regex_search(out, std::regex(row))) << "no line matching '" << row << "' in:\n" << out;
+}
