@@ -16,7 +16,13 @@ namespace ember {
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "set_num_threads: expected a positive number of threads, got {}", n);
   omp_set_num_threads(n);
-  openblas_set_num_threads(n);
+  use_one_thread_pool();
+}
+
+void use_one_thread_pool() {
+  // OpenBLAS runs each call on the calling thread; Ember's kernels split the work over OpenMP's
+  // threads themselves (core/cpu/matmul.cpp), so only one pool ever runs.
+  openblas_set_num_threads(1);
 }
 
 int get_num_threads() { return omp_get_max_threads(); }

@@ -2,7 +2,8 @@
 //
 //   ember::set_num_threads(2);
 //
-// Both pools get the same count so they take turns instead of spinning against each other.
+// OpenMP's pool does all the threading; OpenBLAS runs single-threaded inside it, so the two
+// pools never spin against each other.
 // warn_cpu_environment() tells the user once (to stderr) about settings known to cost speed on
 // this CPU, e.g. OPENBLAS_CORETYPE=Haswell on an AVX-512 machine; EMBER_NO_PERF_WARNINGS=1 silences it.
 #pragma once
@@ -10,6 +11,9 @@
 namespace ember {
 
 void set_num_threads(int n);
+// Keeps OpenBLAS single-threaded, so OpenMP's pool is the only one (called when the CPU backend
+// starts, and by set_num_threads). Matmuls are split across OpenMP's threads by Ember.
+void use_one_thread_pool();
 int get_num_threads();
 void warn_cpu_environment();
 

@@ -79,3 +79,41 @@ TEST(Reductions, IntegerArgumentOfStdAndVarIsADim) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// A plain triple loop in double: the reference for the threaded matmul.
+Tensor naive_matmul(const Tensor& a, const Tensor& b) {
+  const int64_t M = a.size(0), K = a.size(1), N = b.size(1);
+  std::vector<double> A = a.to(kFloat64).contiguous().to_vector<double>();
+  std::vector<double> B = b.to(kFloat64).contiguous().to_vector<double>();
+  std::vector<double> C(M * N, 0.0);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) C[i * N + j] += A[i * K + k] * B[k * N + j];
+  return from_vector(C, {M, N});
+}
+
+// Products large enough to be split across threads (core/cpu/matmul.cpp): by rows when taller than
+// wide, by columns otherwise, with plain and transposed operands, and batches fewer than threads.
+TEST(ThreadedMatmul, SplitProductsMatchATripleLoop) {
+  set_num_threads(2);
+  manual_seed(11);
+  for (auto [M, N, K] : {std::tuple{131, 90, 70}, std::tuple{45, 203, 77}}) {
+    Tensor a = randn({M, K}), b = randn({K, N});
+    EXPECT_TENSOR_CLOSE(a.matmul(b).to(kFloat64), naive_matmul(a, b), 1e-5, 1e-4);
+    Tensor at = randn({K, M}).t(), bt = randn({N, K}).t();  // column-major operands: BLAS transposes
+    EXPECT_TENSOR_CLOSE(at.matmul(bt).to(kFloat64), naive_matmul(at, bt), 1e-5, 1e-4);
+    Tensor a64 = a.to(kFloat64), b64 = b.to(kFloat64);
+    EXPECT_TENSOR_CLOSE(a64.matmul(b64), naive_matmul(a64, b64), 1e-12, 1e-12);
+  }
+  Tensor batch = randn({1, 150, 64}), w = randn({64, 100});  // one batch, two threads: split rows
+  EXPECT_TENSOR_CLOSE(batch.matmul(w)[0].to(kFloat64), naive_matmul(batch[0], w), 1e-5, 1e-4);
+  Tensor many = randn({5, 70, 64});  // five batches over two threads: whole products per thread
+  Tensor out = many.matmul(w);
+  for (int64_t i = 0; i < 5; ++i) EXPECT_TENSOR_CLOSE(out[i].to(kFloat64), naive_matmul(many[i], w), 1e-5, 1e-4);
+}
+
+}  // namespace
+}  // namespace ember

@@ -10,8 +10,7 @@
 // q, k, v are read where they lie (BLAS takes the row stride), so the heads of a fused qkv
 // projection need no copy, and out is written straight into the caller's layout. The masked
 // upper triangle is never exponentiated: its weights are set to zero. Heads run in parallel
-// when each head's gemms are too small for OpenBLAS to thread (it then runs them single-
-// threaded anyway); larger heads go one after another, each gemm threaded by OpenBLAS.
+// over OpenMP's threads, each head's gemms single-threaded (OpenBLAS always is: core/threads.h).
 #include <cblas.h>
 #include <omp.h>
 
@@ -75,10 +74,6 @@ void causal_softmax_row(T* s, int64_t n, int64_t S) {
   std::fill(s + n, s + S, T(0));
 }
 
-// Heads in parallel only when OpenBLAS would run each head's gemms on one thread (its
-// threshold is about 65536 * 4 multiply-adds); otherwise the gemms thread themselves.
-bool parallel_heads(int64_t L, int64_t S, int64_t E) { return L * S * E < 262144; }
-
 }  // namespace
 
 bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
@@ -89,8 +84,7 @@ bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const 
     const Heads<T> hq(q), hk(k), hv(v), ho(out);
     T* P = probs.data_ptr<T>();
     const T* N = noise.defined() ? noise.data_ptr<T>() : nullptr;
-    const bool par = parallel_heads(L, S, std::max(E, Ev));
-#pragma omp parallel if (par && B * H > 1)
+#pragma omp parallel if (B * H > 1 && B * H * L * S * E >= 262144)
     {
       std::vector<T> dropped(N ? L * S : 0);  // P * noise, this thread's scratch
 #pragma omp for
@@ -121,8 +115,7 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
     const Heads<T> hq(q), hk(k), hv(v), hg(dout), hdq(dq), hdk(dk), hdv(dv);
     const T* P = probs.data_ptr<T>();
     const T* N = noise.defined() ? noise.data_ptr<T>() : nullptr;
-    const bool par = parallel_heads(L, S, std::max(E, Ev));
-#pragma omp parallel if (par && B * H > 1)
+#pragma omp parallel if (B * H > 1 && B * H * L * S * E >= 262144)
     {
       std::vector<T> dp(L * S), dropped(N ? L * S : 0);
 #pragma omp for

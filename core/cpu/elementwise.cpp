@@ -9,6 +9,7 @@
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/vec_math.h"
+#include "core/threads.h"
 
 namespace ember::cpu {
 
@@ -18,6 +19,8 @@ constexpr size_t kAlignment = 64;  // one cache line, and room for AVX-512 loads
 
 Backend& backend() {
   static CpuBackend instance;
+  static const bool one_pool = (use_one_thread_pool(), true);  // see core/threads.h
+  (void)one_pool;
   return instance;
 }
 
@@ -132,17 +135,19 @@ void gelu_backward_run_f32(float* dx, const float* g, const float* x, int64_t n)
   for (int64_t i = 0; i < n; ++i) dx[i] = gelu_backward_f32(g[i], x[i]);
 }
 
-bool all_contiguous(std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts)
-    if (!t->is_contiguous()) return false;
-  return true;
-}
 
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
-  if (op == UnaryOp::Gelu && in.dtype() == kFloat32 && all_contiguous({&out, &in}))
-    return gelu_run_f32(out.data_ptr<float>(), in.data_ptr<float>(), in.numel());
+  if (op == UnaryOp::Gelu && in.dtype() == kFloat32) {
+    for_each_run<2>({&out, &in}, [](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(float) && s[1] == sizeof(float))
+        return gelu_run_f32(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<float*>(p[0] + i * s[0]) = gelu_f32(*reinterpret_cast<const float*>(p[1] + i * s[1]));
+    });
+    return;
+  }
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
@@ -154,8 +159,17 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (op == BinaryOp::GeluBackward && a.dtype() == kFloat32 && all_contiguous({&out, &a, &b}))
-    return gelu_backward_run_f32(out.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(), out.numel());
+  if (op == BinaryOp::GeluBackward && a.dtype() == kFloat32) {
+    for_each_run<3>({&out, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(float) && s[1] == sizeof(float) && s[2] == sizeof(float))
+        return gelu_backward_run_f32(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]),
+                                     reinterpret_cast<const float*>(p[2]), n);
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<float*>(p[0] + i * s[0]) = gelu_backward_f32(
+            *reinterpret_cast<const float*>(p[1] + i * s[1]), *reinterpret_cast<const float*>(p[2] + i * s[2]));
+    });
+    return;
+  }
   dispatch(a.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \

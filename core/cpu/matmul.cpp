@@ -3,8 +3,16 @@
 // An operand whose last dim has stride 1 is row-major as is; one whose second-to-last dim has
 // stride 1 is a transposed row-major matrix, so BLAS reads it with CblasTrans and nothing is
 // copied. Only an operand with neither (a strided slice) is first made contiguous.
+//
+// Threads: Ember runs one pool, OpenMP's. OpenBLAS is kept single-threaded (core/threads.cpp)
+// and the work is split here instead: batches across threads, or a single product's rows (or
+// columns) in blocks, each block one single-threaded gemm. Two pools, OpenMP's spinning between
+// Ember's kernels and OpenBLAS's between its gemms, fight over the cores and made a 2-thread GPT
+// step three times slower than one thread.
 #include <cblas.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "core/cpu/cpu_backend.h"
@@ -32,12 +40,13 @@ std::optional<BlasOperand> blas_layout(int64_t rows, int64_t cols, int64_t row_s
   return std::nullopt;
 }
 
+// C (M, N), row stride ldc, = op(A) op(B).
 template <typename T>
-void gemm(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
+void gemm_ld(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, int64_t ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0f, A, a.ld, B, b.ld, 0.0f, C, N);
+    cblas_sgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0f, A, a.ld, B, b.ld, 0.0f, C, ldc);
   } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0, A, a.ld, B, b.ld, 0.0, C, N);
+    cblas_dgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0, A, a.ld, B, b.ld, 0.0, C, ldc);
   } else {  // integers: a plain triple loop (no BLAS for them)
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
@@ -47,8 +56,38 @@ void gemm(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T
           T bv = b.trans == CblasNoTrans ? B[k * b.ld + j] : B[j * b.ld + k];
           acc += av * bv;
         }
-        C[i * N + j] = acc;
+        C[i * ldc + j] = acc;
       }
+  }
+}
+
+template <typename T>
+void gemm(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
+  gemm_ld<T>(a, b, M, N, K, A, B, C, N);
+}
+
+// Below this many multiply-adds a product stays on one thread: waking the other costs more.
+constexpr int64_t kGemmParallelWork = 64 * 64 * 64;
+
+// One product C (M, N) computed as `threads` independent gemms over row or column blocks.
+template <typename T>
+void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B,
+                T* C) {
+  const bool by_rows = M >= N;
+  const int64_t extent = by_rows ? M : N;
+  // Blocks a multiple of 16 long, so every block but the last fills whole vector registers.
+  const int64_t block = ((extent + threads - 1) / threads + 15) / 16 * 16;
+  const int64_t blocks = (extent + block - 1) / block;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t t = 0; t < blocks; ++t) {
+    const int64_t lo = t * block, n = std::min(block, extent - lo);
+    if (by_rows) {  // rows lo.. of A (row lo starts at A + lo*ld, or A + lo when A is transposed) and C
+      const T* At = A + (a.trans == CblasNoTrans ? lo * a.ld : lo);
+      gemm_ld<T>(a, b, n, N, K, At, B, C + lo * N, N);
+    } else {  // columns lo.. of B and C
+      const T* Bt = B + (b.trans == CblasNoTrans ? lo : lo * b.ld);
+      gemm_ld<T>(a, b, M, n, K, A, Bt, C + lo, N);
+    }
   }
 }
 
@@ -75,8 +114,16 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
       const T* A = a.data_ptr<T>();
       const T* B = b.data_ptr<T>();
       T* C = out.data_ptr<T>();
-      for (int64_t i = 0; i < batch; ++i)
-        gemm<T>(la, lb, M, N, K, A + i * a.strides()[0], B + i * b.strides()[0], C + i * M * N);
+      const int64_t sa = a.strides()[0], sb = b.strides()[0];
+      const int threads = (batch * M * N * K >= kGemmParallelWork) ? omp_get_max_threads() : 1;
+      if (threads == 1) {
+        for (int64_t i = 0; i < batch; ++i) gemm<T>(la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N);
+      } else if (batch >= threads) {  // whole products per thread
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int64_t i = 0; i < batch; ++i) gemm<T>(la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N);
+      } else {  // each product in blocks of rows (or of columns when it is wider than tall)
+        for (int64_t i = 0; i < batch; ++i) split_gemm<T>(threads, la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N);
+      }
     }
   });
 }
