@@ -62,7 +62,9 @@ struct AllocatorStats {
 
 class CachingAllocator {
  public:
-  explicit CachingAllocator(DeviceMemory& device) : device_(device) {}
+  // `device_name` starts its error messages ("CUDA out of memory: ...").
+  explicit CachingAllocator(DeviceMemory& device, std::string device_name = "CUDA")
+      : device_(device), name_(std::move(device_name)) {}
   ~CachingAllocator() { empty_cache(); }
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -86,9 +88,9 @@ class CachingAllocator {
       }
       if (p == nullptr) {
         std::string extra = device_.describe();
-        EMBER_FAIL("CUDA out of memory: tried to allocate {} (requested {} bytes); {} already allocated by tensors{}. "
+        EMBER_FAIL("{} out of memory: tried to allocate {} (requested {} bytes); {} already allocated by tensors{}. "
                    "Free tensors you no longer need, or use a smaller batch or model",
-                   format_bytes(size), nbytes, format_bytes(stats_.allocated), extra.empty() ? "" : "; " + extra);
+                   name_, format_bytes(size), nbytes, format_bytes(stats_.allocated), extra.empty() ? "" : "; " + extra);
       }
       stats_.reserved += size;
       ++stats_.device_allocs;
@@ -104,7 +106,7 @@ class CachingAllocator {
     if (p == nullptr) return;
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = live_.find(p);
-    EMBER_CHECK(it != live_.end(), "CUDA allocator: freeing a pointer it did not allocate ({})", p);
+    EMBER_CHECK(it != live_.end(), "{} allocator: freeing a pointer it did not allocate ({})", name_, p);
     stats_.allocated -= it->second;
     free_[it->second].push_back(p);
     live_.erase(it);
@@ -142,6 +144,7 @@ class CachingAllocator {
   }
 
   DeviceMemory& device_;
+  std::string name_;
   mutable std::mutex mutex_;
   std::map<size_t, std::vector<void*>> free_;  // size class -> cached blocks
   std::unordered_map<void*, size_t> live_;     // handed-out block -> its size class

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "core/backend.h"
@@ -38,7 +39,8 @@ class Summary {
     std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second.seconds > b.second.seconds; });
     double total = 0;
     for (auto& r : rows) total += r.second.seconds;
-    std::fprintf(stderr, "[ember] op summary (EMBER_DEBUG=2)\n%-28s %10s %12s %7s\n", "op", "calls", "total ms", "%");
+    std::fprintf(stderr, "[ember] op summary (EMBER_DEBUG=%s)\n%-28s %10s %12s %7s\n",
+                 level() == kProfile ? "profile" : "2", "op", "calls", "total ms", "%");
     for (auto& [op, st] : rows)
       std::fprintf(stderr, "%-28s %10lld %12.3f %6.1f%%\n", op.c_str(), static_cast<long long>(st.calls),
                    st.seconds * 1e3, total > 0 ? 100 * st.seconds / total : 0.0);
@@ -70,14 +72,14 @@ class Scope {
     if (current_node) op_ = "backward " + *current_node + ": " + op_;
     std::string inputs;
     for (const Tensor* t : ins) inputs += (inputs.empty() ? " <- " : ", ") + shape_str(t->sizes());
-    line_ = fmt::format("[ember] {:<40} out {}{}", op_, describe(out), inputs);
-    if (level() < 2) std::fprintf(stderr, "%s\n", line_.c_str());
+    if (level() <= 2) line_ = fmt::format("[ember] {:<40} out {}{}", op_, describe(out), inputs);
+    if (level() == 1) std::fprintf(stderr, "%s\n", line_.c_str());
     start_ = std::chrono::steady_clock::now();
   }
   ~Scope() {
     if (level() < 2) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "%s  (%.3f ms)\n", line_.c_str(), s * 1e3);
+    if (level() == 2) std::fprintf(stderr, "%s  (%.3f ms)\n", line_.c_str(), s * 1e3);
     const size_t colon = op_.rfind(": ");
     summary().add(colon == std::string::npos ? op_ : "backward " + op_.substr(colon + 2), s);
   }
@@ -186,6 +188,7 @@ class TracingBackend final : public Backend {
 int level() {
   static const int lvl = [] {
     const char* v = std::getenv("EMBER_DEBUG");
+    if (v && std::string_view(v) == "profile") return kProfile;
     return v ? std::atoi(v) : 0;
   }();
   return lvl;
@@ -203,7 +206,7 @@ Backend& wrap(Backend& inner) {
 BackwardScope::BackwardScope(const std::string& node_name) : prev_(current_node) {
   current_node = &node_name;
   // A line per node, so nodes that run no kernel (views, expand) are seen too.
-  if (level() > 0) std::fprintf(stderr, "[ember] backward %s\n", node_name.c_str());
+  if (level() == 1 || level() == 2) std::fprintf(stderr, "[ember] backward %s\n", node_name.c_str());
 }
 BackwardScope::~BackwardScope() { current_node = prev_; }
 

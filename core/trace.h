@@ -1,7 +1,8 @@
 // Op tracing for people learning what a model does: EMBER_DEBUG=1 prints every kernel as it runs
 // with its output shape, dtype and device and its input shapes; EMBER_DEBUG=2 prints each line
-// after the kernel, with its time, and a table by op at exit. In backward, each node the engine
-// runs gets a line of its own, and the kernels it calls are marked with its name.
+// after the kernel, with its time, and a table by op at exit; EMBER_DEBUG=profile only the table.
+// In backward, each node the engine runs gets a line of its own, and the kernels it calls are
+// marked with its name.
 //
 //   EMBER_DEBUG=1 ./my_model  ->  [ember] matmul              out [1, 2, 4] float32 cpu <- [1, 2, 3], [1, 3, 4]
 //                                 [ember] backward ReluBackward0
@@ -20,7 +21,12 @@ class Backend;
 
 namespace trace {
 
-// 0 (off), 1 (print ops) or 2 (print and time ops, summary at exit); read from EMBER_DEBUG once.
+// EMBER_DEBUG=profile: time every kernel and print only the table by op at exit (what
+// `ember-charlm train --profile` sets), for seeing where a training step's time goes.
+inline constexpr int kProfile = 3;
+
+// 0 (off), 1 (print ops), 2 (print and time ops, summary at exit) or kProfile (summary only);
+// read from EMBER_DEBUG once, at the first kernel.
 int level();
 // Wraps `inner` in the tracing backend (one wrapper per backend, kept for the process).
 Backend& wrap(Backend& inner);

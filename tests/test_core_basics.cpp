@@ -117,3 +117,31 @@ TEST(ThreadedMatmul, SplitProductsMatchATripleLoop) {
 
 }  // namespace
 }  // namespace ember
+
+#include "core/cpu/allocator.h"
+
+namespace ember {
+namespace {
+
+TEST(CpuAllocator, ReusesLargeBlocksAndAlignsEveryBlock) {
+  const void* first = nullptr;
+  {
+    Tensor a = full({1 << 20}, 1.5f);  // 4 MiB: cached when freed
+    first = a.data_ptr<float>();
+  }
+  Tensor b = zeros({1 << 20});
+  EXPECT_EQ(b.sum().item<float>(), 0.0f);  // a reused block holds the new values, not the old
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(static_cast<const void*>(b.data_ptr<float>()), first);  // no fresh pages to fault in
+#endif
+  for (int64_t n : {1, 3, 1000, 1 << 18})
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(empty({n}).data_ptr<float>()) % cpu::kAlignment, 0u) << n;
+  b = Tensor();
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_GE(cpu::cpu_empty_cache(), size_t(4) << 20);
+#endif
+  EXPECT_EQ(cpu::cpu_empty_cache(), 0u);
+}
+
+}  // namespace
+}  // namespace ember

@@ -19,7 +19,7 @@ constexpr const char* kStartMarker = "---- traced section ----";
 
 // Runs `--gtest_filter=AutogradTrace.<child>` of this binary with EMBER_DEBUG=<level>; returns its
 // output (stdout and stderr) from the child's start marker on, or everything when there is none.
-std::string run_traced(const std::string& child, int level) {
+std::string run_traced(const std::string& child, const std::string& level) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   const std::string cmd = fmt::format("EMBER_DEBUG={} '{}' --gtest_filter=AutogradTrace.{} 2>&1", level, self, child);
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -32,6 +32,7 @@ std::string run_traced(const std::string& child, int level) {
   const size_t start = out.find(kStartMarker);
   return start == std::string::npos ? out : out.substr(start + std::string(kStartMarker).size() + 1);
 }
+std::string run_traced(const std::string& child, int level) { return run_traced(child, std::to_string(level)); }
 
 // The lines starting with "[ember] ", trailing spaces removed.
 std::vector<std::string> trace_lines(const std::string& out) {
@@ -233,3 +234,19 @@ TEST(AutogradTrace, LevelTwoTimesEachKernelAndSummarises) {
                           "\nrelu +1 ", "\nfill +3 ", "\nbackward fill +1 ", "\ntotal +11 +[0-9.]+ +100.0%"})
     EXPECT_TRUE(std::regex_search(out, std::regex(row))) << "no line matching '" << row << "' in:\n" << out;
 }
+
+namespace ember {
+namespace {
+
+TEST(AutogradTrace, ProfilePrintsOnlyTheTable) {
+  // EMBER_DEBUG=profile (ember-charlm train --profile): no line per kernel, the same table at exit.
+  const std::string out = run_traced("ChildTinyForwardBackward", "profile");
+  for (const std::string& line : trace_lines(out.substr(0, out.find("[ember] op summary"))))
+    ADD_FAILURE() << "a per-op line in profile mode: " << line;
+  for (const char* row : {"\\[ember\\] op summary \\(EMBER_DEBUG=profile\\)", "\nmatmul +1 ",
+                          "\nbackward matmul +1 ", "\ntotal +11 +[0-9.]+ +100.0%"})
+    EXPECT_TRUE(std::regex_search(out, std::regex(row))) << "no line matching '" << row << "' in:\n" << out;
+}
+
+}  // namespace
+}  // namespace ember

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/cpu/allocator.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/vec_math.h"
@@ -13,9 +14,6 @@
 
 namespace ember::cpu {
 
-namespace {
-constexpr size_t kAlignment = 64;  // one cache line, and room for AVX-512 loads
-}  // namespace
 
 Backend& backend() {
   static CpuBackend instance;
@@ -24,14 +22,8 @@ Backend& backend() {
   return instance;
 }
 
-void* CpuBackend::allocate(size_t nbytes, Device) {
-  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded);
-  EMBER_CHECK(p != nullptr, "cpu: out of memory allocating {} bytes", nbytes);
-  return p;
-}
-
-void CpuBackend::deallocate(void* ptr, Device) { std::free(ptr); }
+void* CpuBackend::allocate(size_t nbytes, Device) { return cpu_allocate(nbytes); }
+void CpuBackend::deallocate(void* ptr, Device) { cpu_deallocate(ptr); }
 
 void CpuBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
 void CpuBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }

@@ -5,6 +5,7 @@
 //   ember-charlm train --out_dir out-baby --resume           # continue an interrupted run exactly
 //   ember-charlm sample --out_dir out-baby --prompt "ROMEO:" --num_chars 300 --temperature 0.8
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -83,6 +84,8 @@ int main(int argc, char** argv) {
   train->add_option("--out_dir", train_args.out_dir, "where checkpoints and log.csv go")->capture_default_str();
   train->add_flag("--resume", train_args.resume, "continue from out_dir/ckpt.safetensors");
   train->add_flag("--plot", train_args.plot, "draw out_dir/loss.png with gnuplot at the end");
+  bool profile = false;
+  train->add_flag("--profile", profile, "time every kernel and print a table by op at the end (EMBER_DEBUG=profile)");
   train->add_option("--stop_at", train_args.stop_at, "act as if Ctrl-C came before this step (for testing resume)")
       ->group("Testing");
   overrides.add_to(train);
@@ -107,6 +110,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (train->parsed()) {
+      // Read by the tracer at the first kernel, which runs after this line.
+      if (profile) setenv("EMBER_DEBUG", "profile", /*overwrite=*/1);
       if (!train_args.resume) {
         train_args.cfg = charlm::preset(preset);
         overrides.apply(train_args.cfg);

@@ -1,0 +1,58 @@
+// CPU allocation (see allocator.h). Each block carries a 64-byte header in front of the tensor's
+// bytes saying where it came from, so deallocate needs no size and no lookup for small blocks.
+#include "core/cpu/allocator.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "core/caching_allocator.h"
+#include "core/error.h"
+
+namespace ember::cpu {
+
+namespace {
+
+struct SystemMemory final : DeviceMemory {
+  void* raw_alloc(size_t nbytes) override { return std::aligned_alloc(kAlignment, nbytes); }
+  void raw_free(void* ptr) override { std::free(ptr); }
+};
+
+// Never destroyed: tensors held in static objects may be freed after other statics are gone.
+CachingAllocator& large_blocks() {
+  static SystemMemory* memory = new SystemMemory();
+  static CachingAllocator* cache = new CachingAllocator(*memory, "cpu");
+  return *cache;
+}
+
+enum Origin : uint64_t { kFromMalloc = 0x6d616c6c6f63ull, kFromCache = 0x6361636865ull };
+
+}  // namespace
+
+void* cpu_allocate(size_t nbytes) {
+  const size_t total = (nbytes + kAlignment - 1) / kAlignment * kAlignment + kAlignment;
+  const bool cached = total >= kCacheFrom;
+  void* base = cached ? large_blocks().allocate(total) : std::aligned_alloc(kAlignment, total);
+  EMBER_CHECK(base != nullptr, "cpu: out of memory allocating {} bytes", nbytes);
+  *static_cast<uint64_t*>(base) = cached ? kFromCache : kFromMalloc;
+  return static_cast<char*>(base) + kAlignment;
+}
+
+void cpu_deallocate(void* ptr) {
+  if (ptr == nullptr) return;
+  void* base = static_cast<char*>(ptr) - kAlignment;
+  const uint64_t origin = *static_cast<uint64_t*>(base);
+  EMBER_CHECK(origin == kFromCache || origin == kFromMalloc, "cpu allocator: freeing a block it did not allocate");
+  if (origin == kFromCache) {
+    large_blocks().deallocate(base);
+  } else {
+    std::free(base);
+  }
+}
+
+size_t cpu_empty_cache() {
+  const size_t before = large_blocks().cached_bytes();
+  large_blocks().empty_cache();
+  return before;
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,27 @@
+// CPU memory for tensors: 64-byte aligned blocks, with large blocks cached for reuse.
+//
+// A training step frees and allocates the same large activations every step. Handed back to the
+// system, each one comes back as fresh pages the kernel must fault in and zero: a third of a
+// video-preset GPT step went to that. Blocks of kCacheFrom bytes and more are therefore kept in a
+// CachingAllocator (core/caching_allocator.h, the CUDA backend's bookkeeping) and reused by size
+// class; smaller ones go straight to malloc, which already reuses them. Under AddressSanitizer
+// nothing is cached, so every use after free is still caught.
+#pragma once
+
+#include <cstddef>
+
+namespace ember::cpu {
+
+inline constexpr size_t kAlignment = 64;  // one cache line, and room for AVX-512 loads
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr size_t kCacheFrom = ~size_t(0);
+#else
+inline constexpr size_t kCacheFrom = size_t(256) << 10;  // glibc hands blocks this big to mmap
+#endif
+
+void* cpu_allocate(size_t nbytes);
+void cpu_deallocate(void* ptr);
+// Gives every cached block back to the system (live tensors are untouched); returns the bytes freed.
+size_t cpu_empty_cache();
+
+}  // namespace ember::cpu
