@@ -51,6 +51,19 @@ struct Heads {
   T* at(int64_t b, int64_t h) const { return base + b * sb + h * sh; }
 };
 
+// s[j] = exp(s[j] - mx) for j < n, returning their sum; compiled for AVX-512, AVX2 and baseline
+// (exp_vec vectorises only with AVX-512's masks; the others run it scalar).
+__attribute__((target_clones("avx512f", "avx2", "default")))
+float exp_shifted_f32(float* s, int64_t n, float mx) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = 0; j < n; ++j) {
+    s[j] = exp_vec(s[j] - mx);
+    sum += s[j];
+  }
+  return sum;
+}
+
 // Softmax of row `s` (n valid entries, then zeros up to S), in place.
 template <typename T>
 void causal_softmax_row(T* s, int64_t n, int64_t S) {
@@ -58,11 +71,7 @@ void causal_softmax_row(T* s, int64_t n, int64_t S) {
   for (int64_t j = 0; j < n; ++j) mx = s[j] > mx ? s[j] : mx;
   double sum = 0;
   if constexpr (std::is_same_v<T, float>) {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < n; ++j) {
-      s[j] = exp_vec(s[j] - mx);
-      sum += s[j];
-    }
+    sum = exp_shifted_f32(s, n, mx);
   } else {
     for (int64_t j = 0; j < n; ++j) {
       s[j] = std::exp(s[j] - mx);

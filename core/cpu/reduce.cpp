@@ -91,6 +91,7 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   bool inner_only = in.is_contiguous() && !dims.empty() && out.numel() > 1;
   for (size_t i = 0; i < dims.size(); ++i)
     inner_only = inner_only && dims[dims.size() - 1 - i] == in.dim() - 1 - static_cast<int64_t>(i);
+  constexpr bool kRowSum = std::is_same_v<R, SumR<T>> && std::is_same_v<O, T> && std::is_floating_point_v<T>;
   for_each_run<2>(
       {&oview, &in},
       [](char** p, const int64_t* s, int64_t n) {
@@ -107,6 +108,12 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
             for (int64_t i = 0; i < n; ++i) acc = R::fold(acc, *reinterpret_cast<const T*>(p[1] + i * s[1]));
           }
           *reinterpret_cast<O*>(p[0]) = static_cast<O>(acc);
+        } else if (kRowSum && s[0] == sizeof(O) && s[1] == sizeof(T)) {
+          // A row added into a row of outputs (a sum over a leading dim: bias gradients): vectorised.
+          O* __restrict dst = reinterpret_cast<O*>(p[0]);
+          const T* __restrict x = reinterpret_cast<const T*>(p[1]);
+#pragma omp simd
+          for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<O>(dst[i] + x[i]);
         } else {
           for (int64_t i = 0; i < n; ++i) {
             O* dst = reinterpret_cast<O*>(p[0] + i * s[0]);
