@@ -20,6 +20,16 @@ inline constexpr Reduction kNone = Reduction::None;
 inline constexpr Reduction kMean = Reduction::Mean;
 inline constexpr Reduction kSum = Reduction::Sum;
 
+// Per-element losses reduced as asked: as they are, their mean, or their sum.
+inline Tensor apply_reduction(const Tensor& loss, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    case Reduction::Mean: return loss.mean();
+  }
+  return loss;
+}
+
 // Negative log-likelihood of class indices: loss_i = -input[i, target_i].
 //   input (N, C), (C) or (N, C, d1, ...) log-probabilities; target int64 of input's shape without
 //   the class dim, each in [0, C) or equal to ignore_index (no loss, no gradient, not counted).

@@ -15,15 +15,6 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-Tensor reduce(const Tensor& loss, Reduction reduction) {
-  switch (reduction) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: return loss.mean();
-  }
-  return loss;
-}
-
 // softmax over `dim` with the slices flagged in `dead` (broadcastable to scores, keepdim-shaped) set to
 // zero instead of NaN. Those slices are filled with 0 before the softmax, so neither the forward nor the
 // backward ever computes exp(-inf + inf).
@@ -144,7 +135,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
                 target.sizes(), input.sizes());
     Tensor logp = input.log_softmax(class_dim);
     Tensor probs = smoothing > 0 ? target * (1 - smoothing) + smoothing / static_cast<double>(C) : target;
-    return reduce(-(logp * probs).sum({class_dim}), options.reduction());
+    return apply_reduction(-(logp * probs).sum({class_dim}), options.reduction());
   }
 
   // class indices: PyTorch's nll_loss on the log-probabilities, plus the smoothing term
@@ -159,7 +150,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   if (options.reduction() == Reduction::Mean) {
     smooth = smooth.sum() / invalid.logical_not().sum().to(smooth.dtype());
   } else {
-    smooth = reduce(smooth, options.reduction());
+    smooth = apply_reduction(smooth, options.reduction());
   }
   return loss * (1 - smoothing) + smooth * (smoothing / static_cast<double>(C));
 }
@@ -171,7 +162,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
   EMBER_CHECK(input.sizes() == target.sizes(), "mse_loss: input {} and target {} must have the same shape",
               input.sizes(), target.sizes());
-  return reduce((input - target).square(), options.reduction());
+  return apply_reduction((input - target).square(), options.reduction());
 }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,

@@ -4,15 +4,6 @@
 namespace ember::nn::functional {
 namespace {
 
-Tensor reduce_loss(const Tensor& loss, Reduction reduction) {
-  switch (reduction) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: return loss.mean();
-  }
-  return loss;
-}
-
 void check_same_shape(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK(input.sizes() == target.sizes(), "{}: input {} and target {} must have the same shape", op,
               input.sizes(), target.sizes());
@@ -22,7 +13,7 @@ void check_same_shape(const Tensor& input, const Tensor& target, const char* op)
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
   check_same_shape(input, target, "l1_loss");
-  return reduce_loss((input - target).abs(), options.reduction());  // d/dd |d| = sign(d), 0 at 0
+  return apply_reduction((input - target).abs(), options.reduction());  // d/dd |d| = sign(d), 0 at 0
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options) {
@@ -34,7 +25,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
   Tensor abs_d = d.abs();
   // d/dd: d / beta inside the quadratic zone, sign(d) outside (both pieces are differentiated by where).
   Tensor loss = where(abs_d < beta, d.square() * (0.5 / beta), abs_d - 0.5 * beta);
-  return reduce_loss(loss, options.reduction());
+  return apply_reduction(loss, options.reduction());
 }
 
 }  // namespace ember::nn::functional
