@@ -68,15 +68,21 @@ std::string describe(const Tensor& t) {
 // with the kernel's time, and adds the time to the summary.
 class Scope {
  public:
-  Scope(std::string op, const Tensor& out, std::initializer_list<const Tensor*> ins) : op_(std::move(op)) {
+  // deferred: a fused kernel the device may not have; its line waits until it has run, and
+  // cancel() drops it when the op fell back to the composed kernels (which trace themselves).
+  Scope(std::string op, const Tensor& out, std::initializer_list<const Tensor*> ins, bool deferred = false)
+      : op_(std::move(op)), deferred_(deferred) {
     if (current_node) op_ = "backward " + *current_node + ": " + op_;
     std::string inputs;
     for (const Tensor* t : ins) inputs += (inputs.empty() ? " <- " : ", ") + shape_str(t->sizes());
     if (level() <= 2) line_ = fmt::format("[ember] {:<40} out {}{}", op_, describe(out), inputs);
-    if (level() == 1) std::fprintf(stderr, "%s\n", line_.c_str());
+    if (level() == 1 && !deferred_) std::fprintf(stderr, "%s\n", line_.c_str());
     start_ = std::chrono::steady_clock::now();
   }
+  void cancel() { cancelled_ = true; }
   ~Scope() {
+    if (cancelled_) return;
+    if (level() == 1 && deferred_) std::fprintf(stderr, "%s\n", line_.c_str());
     if (level() < 2) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (level() == 2) std::fprintf(stderr, "%s  (%.3f ms)\n", line_.c_str(), s * 1e3);
@@ -86,8 +92,18 @@ class Scope {
 
  private:
   std::string op_, line_;
+  bool deferred_ = false, cancelled_ = false;
   std::chrono::steady_clock::time_point start_;
 };
+
+// Runs a fused kernel under a deferred Scope: traced only when the device had it.
+template <typename F>
+bool traced_fused(const char* op, const Tensor& out, std::initializer_list<const Tensor*> ins, F run) {
+  Scope s(op, out, ins, /*deferred=*/true);
+  const bool ran = run();
+  if (!ran) s.cancel();
+  return ran;
+}
 
 class TracingBackend final : public Backend {
  public:
@@ -159,24 +175,23 @@ class TracingBackend final : public Backend {
   }
   bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& w,
                   const Tensor& b, double eps) override {
-    Scope s("layer_norm", out, {&in});
-    return in_.layer_norm(out, mean, rstd, in, w, b, eps);
+    return traced_fused("layer_norm", out, {&in}, [&] { return in_.layer_norm(out, mean, rstd, in, w, b, eps); });
   }
   bool layer_norm_backward(const Tensor& din, const Tensor& dw, const Tensor& db, const Tensor& dout,
                            const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& w) override {
-    Scope s("layer_norm_backward", din.defined() ? din : dout, {&dout, &in});
-    return in_.layer_norm_backward(din, dw, db, dout, in, mean, rstd, w);
+    return traced_fused("layer_norm_backward", din.defined() ? din : dout, {&dout, &in},
+                        [&] { return in_.layer_norm_backward(din, dw, db, dout, in, mean, rstd, w); });
   }
   bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
                         const Tensor& noise, double scale) override {
-    Scope s("causal_attention", out, {&q, &k, &v});
-    return in_.causal_attention(out, probs, q, k, v, noise, scale);
+    return traced_fused("causal_attention", out, {&q, &k, &v},
+                        [&] { return in_.causal_attention(out, probs, q, k, v, noise, scale); });
   }
   bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                  const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
                                  const Tensor& noise, double scale) override {
-    Scope s("causal_attention_backward", dq, {&dout, &q, &k, &v});
-    return in_.causal_attention_backward(dq, dk, dv, dout, q, k, v, probs, noise, scale);
+    return traced_fused("causal_attention_backward", dq, {&dout, &q, &k, &v},
+                        [&] { return in_.causal_attention_backward(dq, dk, dv, dout, q, k, v, probs, noise, scale); });
   }
 
  private:
