@@ -181,20 +181,19 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const int64_t L = query.size(-2), S = key.size(-2);
   const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
 
-  if (is_causal && dropout_p < 1) {  // one fused primitive where the backend has it
-    Tensor noise;
-    if (dropout_p > 0) {  // drawn exactly as dropout() below would draw it
-      std::vector<int64_t> shape = query.sizes().vec();
-      shape.back() = S;
-      noise = empty(shape, query.options()).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
-    }
-    if (auto fused = autograd::fused_causal_attention(query, key, value, noise, factor)) return *fused;
-    if (noise.defined()) {  // no fused kernel: the composed form, with the noise already drawn
-      TensorOptions index_options = TensorOptions(kInt64).device(query.device());
-      Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));
-      return ((query.matmul(key.mT()) * factor).masked_fill(future, kNegInf).softmax(-1) * noise).matmul(value);
-    }
+  // Causal: dropout's scaled keep mask over the weights' shape (..., L, S), drawn before the scores
+  // so the fused kernel can take it (nothing random happens in between: these are the numbers
+  // dropout(weights) would draw). An attn_mask may widen the weights' shape, so masked paths draw later.
+  Tensor noise;
+  if (is_causal && dropout_p > 0 && dropout_p < 1) {
+    std::vector<int64_t> qb(query.sizes().begin(), query.sizes().end() - 2), kb(key.sizes().begin(), key.sizes().end() - 2);
+    std::vector<int64_t> shape = broadcast_shapes(qb, kb, op);
+    shape.insert(shape.end(), {L, S});
+    noise = empty(shape, query.options()).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
   }
+  if (is_causal && dropout_p < 1)  // one fused primitive where the backend has it
+    if (auto fused = autograd::fused_causal_attention(query, key, value, noise, factor)) return *fused;
+
   Tensor scores = query.matmul(key.mT()) * factor;  // (..., L, S)
   Tensor weights;
   if (is_causal) {
@@ -208,7 +207,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   } else {
     weights = scores.softmax(-1);
   }
-  if (dropout_p > 0) weights = dropout(weights, dropout_p, /*training=*/true);
+  if (noise.defined()) return (weights * noise).matmul(value);
+  if (dropout_p > 0) weights = dropout(weights, dropout_p, /*training=*/true);  // p = 1: all zero
   return weights.matmul(value);
 }
 

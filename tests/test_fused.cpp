@@ -145,6 +145,18 @@ TEST(FusedAttention, MatchesComposedWithDropout) {
   expect_attention_matches(a.q, a.k, a.v, 0.25);
 }
 
+TEST(FusedAttention, BroadcastBatchWithDropoutDrawsOverTheWeightsShape) {
+  // (1, 2, L, E) queries against (3, 2, S, E) keys: no fused kernel (the batch broadcasts), and the
+  // dropout mask is drawn over the weights' (3, 2, L, S), as dropout(weights) draws it.
+  manual_seed(12);
+  Tensor q = rand64({1, 2, 4, 3}), k = rand64({3, 2, 4, 3}), v = rand64({3, 2, 4, 2});
+  manual_seed(43);
+  Tensor y = F::scaled_dot_product_attention(q, k, v, {}, 0.5, /*is_causal=*/true);
+  manual_seed(43);
+  Tensor noise = empty({3, 2, 4, 4}, dtype(kFloat64)).bernoulli_(0.5).div_(0.5);
+  EXPECT_TENSOR_CLOSE(y, attention_reference(q, k, v, noise, 1.0 / std::sqrt(3.0)), 1e-12, 1e-12);
+}
+
 TEST(FusedAttention, QueriesAndKeysOfDifferentLengths) {
   manual_seed(5);
   // Causal means key j is hidden from query i when j > i (top-left aligned, as PyTorch).

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "core/cpu/cpu_backend.h"
-#include "core/cpu/vec_math.h"
 
 namespace ember::cpu {
 
@@ -51,35 +50,23 @@ struct Heads {
   T* at(int64_t b, int64_t h) const { return base + b * sb + h * sh; }
 };
 
-// s[j] = exp(s[j] - mx) for j < n, returning their sum; compiled for AVX-512, AVX2 and baseline
-// (exp_vec vectorises only with AVX-512's masks; the others run it scalar).
-__attribute__((target_clones("avx512f", "avx2", "default")))
-float exp_shifted_f32(float* s, int64_t n, float mx) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t j = 0; j < n; ++j) {
-    s[j] = exp_vec(s[j] - mx);
-    sum += s[j];
-  }
-  return sum;
-}
-
-// Softmax of row `s` (n valid entries, then zeros up to S), in place.
+// Softmax of row `s` (n visible keys, then zeros up to S), in place: the float rows through the
+// softmax kernel's own vectorised row (core/cpu/nn.cpp).
 template <typename T>
 void causal_softmax_row(T* s, int64_t n, int64_t S) {
-  T mx = -std::numeric_limits<T>::infinity();
-  for (int64_t j = 0; j < n; ++j) mx = s[j] > mx ? s[j] : mx;
-  double sum = 0;
   if constexpr (std::is_same_v<T, float>) {
-    sum = exp_shifted_f32(s, n, mx);
+    softmax_row_f32(s, s, n, /*log=*/false);
   } else {
+    T mx = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < n; ++j) mx = s[j] > mx ? s[j] : mx;
+    double sum = 0;
     for (int64_t j = 0; j < n; ++j) {
       s[j] = std::exp(s[j] - mx);
       sum += s[j];
     }
+    const T inv = static_cast<T>(1.0 / sum);
+    for (int64_t j = 0; j < n; ++j) s[j] *= inv;
   }
-  const T inv = static_cast<T>(1.0 / sum);
-  for (int64_t j = 0; j < n; ++j) s[j] *= inv;
   std::fill(s + n, s + S, T(0));
 }
 

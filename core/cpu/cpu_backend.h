@@ -50,4 +50,8 @@ class CpuBackend final : public Backend {
 
 Backend& backend();
 
+// One float row of softmax (or log-softmax) over C values, vectorised; y may be x. Shared by the
+// softmax kernel and the fused attention (core/cpu/nn.cpp).
+void softmax_row_f32(float* y, const float* x, int64_t C, bool log);
+
 }  // namespace ember::cpu

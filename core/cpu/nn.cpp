@@ -10,9 +10,8 @@
 
 namespace ember::cpu {
 
-namespace {
-
 // One float row of softmax / log-softmax; compiled for AVX-512, AVX2 and baseline, picked at run time.
+// y may be x (in place).
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void softmax_row_f32(float* y, const float* x, int64_t C, bool log) {
   float mx = -INFINITY;
@@ -37,8 +36,6 @@ void softmax_row_f32(float* y, const float* x, int64_t C, bool log) {
 #pragma omp simd
   for (int64_t c = 0; c < C; ++c) y[c] *= inv;
 }
-
-}  // namespace
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
   dispatch_floating(in.dtype(), log ? "log_softmax" : "softmax", [&]<typename T>() {
