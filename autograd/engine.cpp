@@ -64,6 +64,21 @@ tensor_list FunctionNode::apply(tensor_list&& grads) {
   return backward_(grads);
 }
 
+namespace {
+
+// True when `t` is the only way to reach its storage: no other handle holds the storage, except
+// the base `t` is a view of when that base is itself held by `t` alone (a gradient made as a view
+// of a temporary, e.g. a sum reshaped or a product transposed, which nothing else can see).
+bool sole_holder_of_storage(const Tensor& t) {
+  const long holders = t.storage().use_count();
+  if (holders == 1) return true;
+  const AutogradMeta* m = meta(t);
+  return holders == 2 && m && m->view_base.defined() && m->view_base.use_count() == 1 &&
+         m->view_base.storage() == t.storage();
+}
+
+}  // namespace
+
 AccumulateGrad::AccumulateGrad(Tensor variable) : Node("AccumulateGrad"), variable_(std::move(variable)) {
   sequence_nr = UINT64_MAX;  // run as soon as ready, as PyTorch does
   output_sizes.push_back(variable_.sizes().vec());
@@ -82,7 +97,7 @@ tensor_list AccumulateGrad::apply(tensor_list&& grads) {
                          m.name.empty() ? std::string("a leaf tensor") : "the leaf tensor '" + m.name + "'");
   if (!m.grad.defined()) {
     // Steal the incoming buffer when nobody else can see it; otherwise keep a private copy.
-    const bool stealable = g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous();
+    const bool stealable = g.use_count() == 1 && sole_holder_of_storage(g) && g.is_contiguous();
     if (GradMode::is_enabled()) {
       m.grad = g;  // create_graph: keep the graph of the gradient
     } else {

@@ -16,7 +16,10 @@ using autograd::SavedVariable;
 namespace {
 
 // (..., M, K) @ (..., K, N) with batch dims already broadcast-compatible; both at least 2-D.
-Tensor batched_matmul(const Tensor& a, const Tensor& b, const char* op) {
+// With an addend (2-D, broadcastable to (M, N)), a 2-D product is made as addend + a @ b in one
+// kernel when the backend has one; otherwise the caller adds it (the result says which).
+Tensor batched_matmul(const Tensor& a, const Tensor& b, const char* op, const Tensor& addend = {},
+                      bool* added = nullptr) {
   const int64_t M = a.size(-2), K = a.size(-1), K2 = b.size(-2), N = b.size(-1);
   EMBER_CHECK(K == K2, "{}: shapes {} and {} cannot be multiplied ({} != {})", op, a.sizes(), b.sizes(), K, K2);
   EMBER_CHECK(a.dtype() == b.dtype(), "{}: expected both operands to have the same dtype, but got {} and {}", op,
@@ -41,11 +44,26 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, const char* op) {
     return raw_view(e, {B, rows, cols}, *st, e.storage_offset());
   };
   Tensor out = raw_empty({B, M, N}, a.dtype(), a.device());
-  backend_for(a).matmul(out, as3(a, M, K), as3(b, K, N));
+  bool fused = false;
+  if (addend.defined()) fused = backend_for(a).matmul_add(out, as3(addend, M, N), as3(a, M, K), as3(b, K, N));
+  if (!fused) backend_for(a).matmul(out, as3(a, M, K), as3(b, K, N));
+  if (added) *added = fused;
   std::vector<int64_t> out_sz = batch;
   out_sz.push_back(M);
   out_sz.push_back(N);
   return raw_view(out, out_sz, contiguous_strides(out_sz), 0);
+}
+
+// A 2-D matrix stored column by column: the transpose of a contiguous one, as W.t() in a Linear.
+bool is_transposed_matrix(const Tensor& m) {
+  return m.dim() == 2 && m.size(0) > 1 && m.size(1) > 1 && m.stride(0) == 1 && m.stride(1) == m.size(0);
+}
+
+// The gradient of mat2 in mat1 @ mat2, m1^T g, made in mat2's own layout (as PyTorch does): for a
+// transposed mat2 it is computed as (g^T m1)^T, so the weight behind W.t() gets a contiguous
+// gradient that AccumulateGrad can keep without copying it.
+Tensor mat2_grad(const Tensor& m1, const Tensor& g, bool transposed) {
+  return transposed ? g.t().mm(m1).t() : m1.t().mm(g);
 }
 
 }  // namespace
@@ -72,10 +90,12 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     const bool need_a = a.requires_grad(), need_b = b.requires_grad();
     record(a.dim() == 2 && b.dim() == 2 ? "MmBackward0" : "BmmBackward0", y, {a, b},
            [sa = SavedVariable(need_b ? a : Tensor(), false), sb = SavedVariable(need_a ? b : Tensor(), false),
-            as = a.sizes().vec(), bs = b.sizes().vec(), need_a, need_b](const Tensor& g) -> tensor_list {
+            as = a.sizes().vec(), bs = b.sizes().vec(), need_a, need_b,
+            b_transposed = a.dim() == 2 && is_transposed_matrix(b)](const Tensor& g) -> tensor_list {
              Tensor da, db;
              if (need_a) da = autograd::sum_to(matmul(g, sb.unpack("MmBackward0").mT()), as);
-             if (need_b) db = autograd::sum_to(matmul(sa.unpack("MmBackward0").mT(), g), bs);
+             if (need_b && b_transposed) db = mat2_grad(sa.unpack("MmBackward0"), g, true);
+             else if (need_b) db = autograd::sum_to(matmul(sa.unpack("MmBackward0").mT(), g), bs);
              return {da, db};
            });
   }
@@ -111,6 +131,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
               mat2.sizes(), mat1.size(1), mat2.size(0));
   EMBER_CHECK(self.dtype() == mat1.dtype(), "addmm: self has dtype {} but the matrices have {}",
               dtype_name(self.dtype()), dtype_name(mat1.dtype()));
+  EMBER_CHECK(self.device() == mat1.device(), "addmm: self is on {} but the matrices are on {}", self.device().str(),
+              mat1.device().str());
   const std::vector<int64_t> out_sizes{mat1.size(0), mat2.size(1)};
   bool broadcasts = self.dim() <= 2;
   for (int64_t i = 1; broadcasts && i <= self.dim(); ++i)
@@ -118,20 +140,22 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   EMBER_CHECK(broadcasts, "addmm: self of shape {} does not broadcast to the product's shape {}", self.sizes(),
               IntArrayRef(out_sizes));
   const double a = alpha.toDouble(), b = beta.toDouble();
-  Tensor out = batched_matmul(mat1, mat2, "addmm");
+  bool added = false;
+  Tensor out = batched_matmul(mat1, mat2, "addmm", a == 1.0 && b == 1.0 ? self : Tensor(), &added);
   if (a != 1.0) kernel::binary_(BinaryOp::Mul, out, kernel::scalar(alpha, out.dtype(), out.device()));
-  if (b != 0.0)
+  if (b != 0.0 && !added)
     kernel::binary_(BinaryOp::Add, out,
                     b == 1.0 ? self : kernel::binary(BinaryOp::Mul, self, kernel::scalar(beta, self.dtype(), self.device())));
   if (any_requires_grad({&self, &mat1, &mat2})) {
     const bool need_m1 = mat1.requires_grad(), need_m2 = mat2.requires_grad();
     record("AddmmBackward0", out, {self, mat1, mat2},
            [s1 = SavedVariable(need_m2 ? mat1 : Tensor(), false), s2 = SavedVariable(need_m1 ? mat2 : Tensor(), false),
-            self_sizes = self.sizes().vec(), need_m1, need_m2, a, b](const Tensor& g) -> tensor_list {
+            self_sizes = self.sizes().vec(), need_m1, need_m2, m2_transposed = is_transposed_matrix(mat2), a,
+            b](const Tensor& g) -> tensor_list {
              Tensor dself = autograd::sum_to(b == 1.0 ? g : g * b, self_sizes);
              Tensor ga = a == 1.0 ? g : g * a;
              Tensor dm1 = need_m1 ? ga.mm(s2.unpack("AddmmBackward0").t()) : Tensor();
-             Tensor dm2 = need_m2 ? s1.unpack("AddmmBackward0").t().mm(ga) : Tensor();
+             Tensor dm2 = need_m2 ? mat2_grad(s1.unpack("AddmmBackward0"), ga, m2_transposed) : Tensor();
              return {dself, dm1, dm2};
            });
   }

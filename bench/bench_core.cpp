@@ -48,6 +48,23 @@ void BM_ember_matmul(benchmark::State& state) {
   set_flops(state, 2.0 * n * n * n);
 }
 
+// The GPT's own products (baby preset: 768 rows of 128 features, MLP 512 wide), each in the three
+// forms a Linear layer runs: forward X W^T, input grad dY W, weight grad dY^T X. Range: shape index,
+// form (0 fwd, 1 dX, 2 dW). Small products are where splitting over threads costs the most.
+constexpr int64_t kGptShapes[][2] = {{128, 384}, {128, 128}, {128, 512}, {512, 128}, {128, 65}};  // (in, out)
+
+void BM_gpt_linear_gemm(benchmark::State& state) {
+  const int64_t rows = 768, in = kGptShapes[state.range(0)][0], out = kGptShapes[state.range(0)][1];
+  NoGradGuard no_grad;
+  Tensor x = filled({rows, in}), w = filled({out, in}), dy = filled({rows, out});
+  for (auto _ : state) {
+    Tensor r = state.range(1) == 0 ? x.mm(w.t()) : state.range(1) == 1 ? dy.mm(w) : dy.t().mm(x);
+    benchmark::DoNotOptimize(r.raw_data_ptr());
+  }
+  state.SetLabel(fmt::format("in {} out {} {}", in, out, state.range(1) == 0 ? "fwd" : state.range(1) == 1 ? "dX" : "dW"));
+  set_flops(state, 2.0 * rows * in * out);
+}
+
 constexpr int64_t B = 64, T = 256, C = 384;
 
 void BM_memcpy(benchmark::State& state) {
@@ -80,10 +97,35 @@ void BM_sum_lastdim(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * x.nbytes());
 }
 
+// A bias gradient: (768, 512) summed over its rows.
+void BM_sum_rows(benchmark::State& state) {
+  NoGradGuard no_grad;
+  Tensor x = filled({768, 512});
+  for (auto _ : state) benchmark::DoNotOptimize(x.sum(0).raw_data_ptr());
+  state.SetBytesProcessed(state.iterations() * x.nbytes());
+}
+
+// Causal attention of the baby GPT (12 sequences, 4 heads, 64 tokens, head size 32), forward
+// and backward through the fused kernels.
+void BM_causal_attention(benchmark::State& state) {
+  const bool backward = state.range(0);
+  Tensor q = filled({12, 4, 64, 32}).requires_grad_(backward), k = (filled({12, 4, 64, 32}) * 0.7).requires_grad_(backward),
+         v = (filled({12, 4, 64, 32}) * 1.3).requires_grad_(backward);
+  for (auto _ : state) {
+    Tensor y = nn::functional::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+    if (backward) y.sum().backward();
+    benchmark::DoNotOptimize(y.raw_data_ptr());
+  }
+  state.SetLabel(backward ? "forward+backward" : "forward");
+}
+
 }  // namespace
 
 BENCHMARK(BM_sgemm_direct)->ArgsProduct({{256, 512, 1024, 2048}, {0, 1}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ember_matmul)->ArgsProduct({{256, 512, 1024, 2048}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_gpt_linear_gemm)->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1, 2}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum_rows)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_causal_attention)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_memcpy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_softmax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_broadcast)->Unit(benchmark::kMillisecond);

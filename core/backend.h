@@ -83,6 +83,10 @@ class Backend {
   // the op composes the same result from the kernels above, so a new device works before it is
   // fast. The composed form stays the reference the fused kernels are tested against.
 
+  // out (B, M, N) contiguous = addend + a @ b, addend any strides (a broadcast bias): the sum made
+  // in the product's buffer, as BLAS's beta = 1 does, instead of a second pass over out.
+  virtual bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) { return false; }
+
   // LayerNorm over the last dim of a contiguous (N, D) `in`: out (N, D), mean and rstd (N) =
   // 1 / sqrt(biased var + eps), all of in's dtype; weight and bias (D) may be undefined.
   virtual bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,

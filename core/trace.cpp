@@ -173,6 +173,9 @@ class TracingBackend final : public Backend {
     Scope s("scatter_add", out, {&idx, &src});
     in_.scatter_add(out, dim, idx, src);
   }
+  bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) override {
+    return traced_fused("addmm", out, {&addend, &a, &b}, [&] { return in_.matmul_add(out, addend, a, b); });
+  }
   bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& w,
                   const Tensor& b, double eps) override {
     return traced_fused("layer_norm", out, {&in}, [&] { return in_.layer_norm(out, mean, rstd, in, w, b, eps); });

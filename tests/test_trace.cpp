@@ -99,14 +99,13 @@ TEST(AutogradTrace, SmallModelSequence) {
   // every kernel, in order, with its output and input shapes. Runs of spaces are folded to one.
   // When an op changes on purpose, the failure message prints the new sequence ready to paste.
   const std::vector<std::string> expected = {
-      // forward: Linear(3, 8) = addmm: the product, then the bias added in its buffer
-      "matmul out [1, 4, 8] float32 cpu <- [1, 4, 3], [1, 3, 8]",
-      "add out [4, 8] float32 cpu <- [4, 8], [4, 8]",
+      // forward: Linear(3, 8) = addmm: one kernel, the bias copied into the product's buffer and
+      // the product added to it (BLAS's beta = 1)
+      "addmm out [1, 4, 8] float32 cpu <- [1, 4, 8], [1, 4, 3], [1, 3, 8]",
       // GELU
       "gelu out [4, 8] float32 cpu <- [4, 8]",
       // Linear(8, 2)
-      "matmul out [1, 4, 2] float32 cpu <- [1, 4, 8], [1, 8, 2]",
-      "add out [4, 2] float32 cpu <- [4, 2], [4, 2]",
+      "addmm out [1, 4, 2] float32 cpu <- [1, 4, 2], [1, 4, 8], [1, 8, 2]",
       // cross_entropy checks the targets: masked_fill(target == ignore_index, 0), then min and max read
       // back to the host (copy)
       "fill out [] int64 cpu",
@@ -172,30 +171,28 @@ TEST(AutogradTrace, SmallModelSequence) {
       // LogSoftmaxBackward0: one fused kernel
       "backward LogSoftmaxBackward0",
       "backward LogSoftmaxBackward0: log_softmax_backward out [4, 2] float32 cpu <- [4, 2], [4, 2]",
-      // AddmmBackward0 of Linear(8, 2): dbias = sum over rows, dx = g W, dW^T = x^T g
+      // AddmmBackward0 of Linear(8, 2): dbias = sum over rows, dx = g W, and dW^T made in W^T's own
+      // layout, as (g^T x)^T (PyTorch's choice), so dW comes out contiguous
       "backward AddmmBackward0",
       "backward AddmmBackward0: sum out [1, 2] float32 cpu <- [4, 2]",
       "backward AddmmBackward0: matmul out [1, 4, 8] float32 cpu <- [1, 4, 2], [1, 2, 8]",
-      "backward AddmmBackward0: matmul out [1, 8, 2] float32 cpu <- [1, 8, 4], [1, 4, 2]",
-      // leaves take their gradients as soon as they are ready (PyTorch's order): b2, then W2 through TBackward0
+      "backward AddmmBackward0: matmul out [1, 2, 8] float32 cpu <- [1, 2, 4], [1, 4, 8]",
+      // leaves take their gradients as soon as they are ready (PyTorch's order): b2, then W2 through
+      // TBackward0; both keep the buffer they are handed, nothing is copied
       "backward AccumulateGrad",
-      "backward AccumulateGrad: copy out [2] float32 cpu <- [2]",
       "backward TBackward0",
       "backward AccumulateGrad",
-      "backward AccumulateGrad: copy out [2, 8] float32 cpu <- [2, 8]",
       // GeluBackward0: g * (Phi(x) + x phi(x)), one kernel
       "backward GeluBackward0",
       "backward GeluBackward0: gelu_backward out [4, 8] float32 cpu <- [4, 8], [4, 8]",
       // AddmmBackward0 of Linear(3, 8): x needs no gradient, so no dx matmul
       "backward AddmmBackward0",
       "backward AddmmBackward0: sum out [1, 8] float32 cpu <- [4, 8]",
-      "backward AddmmBackward0: matmul out [1, 3, 8] float32 cpu <- [1, 3, 4], [1, 4, 8]",
+      "backward AddmmBackward0: matmul out [1, 8, 3] float32 cpu <- [1, 8, 4], [1, 4, 3]",
       // b1, then W1
       "backward AccumulateGrad",
-      "backward AccumulateGrad: copy out [8] float32 cpu <- [8]",
       "backward TBackward0",
       "backward AccumulateGrad",
-      "backward AccumulateGrad: copy out [8, 3] float32 cpu <- [8, 3]",
   };
   std::vector<std::string> got;
   for (std::string line : trace_lines(run_traced("ChildSmallModel", 1))) {

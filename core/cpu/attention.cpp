@@ -50,12 +50,20 @@ struct Heads {
   T* at(int64_t b, int64_t h) const { return base + b * sb + h * sh; }
 };
 
+// A visible prefix of n keys rounded up to whole 16-float vectors (at most S): the float loops
+// run over it with no scalar remainder, the extra keys carrying -inf scores (weight exactly 0).
+inline int64_t padded_keys(int64_t n, int64_t S) { return std::min(S, (n + 15) / 16 * 16); }
+
 // Softmax of row `s` (n visible keys, then zeros up to S), in place: the float rows through the
 // softmax kernel's own vectorised row (core/cpu/nn.cpp).
 template <typename T>
 void causal_softmax_row(T* s, int64_t n, int64_t S) {
   if constexpr (std::is_same_v<T, float>) {
-    softmax_row_f32(s, s, n, /*log=*/false);
+    const int64_t padded = padded_keys(n, S);
+    std::fill(s + n, s + padded, -std::numeric_limits<float>::infinity());
+    softmax_row_f32(s, s, padded, /*log=*/false);
+    std::fill(s + padded, s + S, 0.0f);
+    return;
   } else {
     T mx = -std::numeric_limits<T>::infinity();
     for (int64_t j = 0; j < n; ++j) mx = s[j] > mx ? s[j] : mx;
@@ -68,6 +76,30 @@ void causal_softmax_row(T* s, int64_t n, int64_t S) {
     for (int64_t j = 0; j < n; ++j) s[j] *= inv;
   }
   std::fill(s + n, s + S, T(0));
+}
+
+// Softmax's backward on one row of n visible keys, in place on d = dP (times the dropout noise nz
+// when there is one): dS = P * (d - sum(d * P)), zero above the diagonal. p is zero past n.
+template <typename T>
+inline __attribute__((always_inline)) void attention_ds_row(T* __restrict d, const T* __restrict p,
+                                                            const T* __restrict nz, int64_t n, int64_t S) {
+  if (nz) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) d[j] *= nz[j];
+  }
+  T dot = 0;
+#pragma omp simd reduction(+ : dot)
+  for (int64_t j = 0; j < n; ++j) dot += d[j] * p[j];
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) d[j] = p[j] * (d[j] - dot);
+  for (int64_t j = n; j < S; ++j) d[j] = T(0);
+}
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void attention_ds_row_f32(float* d, const float* p, const float* nz, int64_t n, int64_t S) {
+  // Over whole vectors: the padded keys have p = 0 and, without dropout, d from a finite dP.
+  const int64_t m = nz ? n : padded_keys(n, S);
+  attention_ds_row(d, p, nz, m, S);
+  for (int64_t j = n; j < m; ++j) d[j] = 0.0f;
 }
 
 }  // namespace
@@ -129,16 +161,11 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
         gemm<T>(false, true, L, S, Ev, T(1), hg.at(b, h), hg.ld, hv.at(b, h), hv.ld, T(0), dp.data(), S);
         // dS = P * (dP - rowsum(dP * P)) over the visible keys; zero above the diagonal
         for (int64_t i = 0; i < L; ++i) {
-          T* d = dp.data() + i * S;
-          const T* pr = p + i * S;
           const int64_t n = std::min(i + 1, S);
-          if (nz)
-            for (int64_t j = 0; j < n; ++j) d[j] *= nz[i * S + j];
-          double dot = 0;
-          for (int64_t j = 0; j < n; ++j) dot += d[j] * pr[j];
-          const T t = static_cast<T>(dot);
-          for (int64_t j = 0; j < n; ++j) d[j] = pr[j] * (d[j] - t);
-          std::fill(d + n, d + S, T(0));
+          if constexpr (std::is_same_v<T, float>)
+            attention_ds_row_f32(dp.data() + i * S, p + i * S, nz ? nz + i * S : nullptr, n, S);
+          else
+            attention_ds_row(dp.data() + i * S, p + i * S, nz ? nz + i * S : nullptr, n, S);
         }
         // dq = scale * dS k;  dk = scale * dS^T q
         gemm<T>(false, false, L, E, S, static_cast<T>(scale), dp.data(), S, hk.at(b, h), hk.ld, T(0), hdq.at(b, h),

@@ -27,6 +27,7 @@ class CpuBackend final : public Backend {
   void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) override;
 
   void matmul(const Tensor& out, const Tensor& a, const Tensor& b) override;
+  bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) override;
 
   void softmax(const Tensor& out, const Tensor& in, bool log) override;
   void softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) override;

@@ -65,12 +65,47 @@ void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
 
 namespace {
 
+// The contiguous float loops, compiled for AVX-512, AVX2 and the baseline and picked at run time:
+// the library itself targets baseline x86-64, whose vectors hold 4 floats. `omp simd` lets the
+// compiler skip its aliasing checks, so callers pass only outputs that are their input exactly
+// (in place) or do not overlap it (separate()).
+inline bool separate(const void* out, int64_t out_bytes, const void* in, int64_t in_bytes) {
+  const char *o = static_cast<const char*>(out), *x = static_cast<const char*>(in);
+  return o == x || o + out_bytes <= x || x + in_bytes <= o;
+}
+template <typename F>
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void unary_run_f32(float* o, const float* x, int64_t n, F f) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+}
+enum class Operands { kBoth, kScalarRight, kScalarLeft };
+template <typename R, typename F>
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
+  if (kind == Operands::kBoth) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+  } else if (kind == Operands::kScalarRight) {
+    const float yv = *y;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+  } else {
+    const float xv = *x;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+  }
+}
+
 template <typename T, typename F>
 void unary_loop(const Tensor& out, const Tensor& in, F f) {
   for_each_run<2>({&out, &in}, [f](char** p, const int64_t* s, int64_t n) {
     if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
       T* o = reinterpret_cast<T*>(p[0]);
       const T* x = reinterpret_cast<const T*>(p[1]);
+      if constexpr (std::is_same_v<T, float>) {
+        if (separate(o, n * 4, x, n * 4)) return unary_run_f32(o, x, n, f);
+      }
       for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
     } else {
       for (int64_t i = 0; i < n; ++i)
@@ -85,6 +120,14 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
     R* o = reinterpret_cast<R*>(p[0]);
     const T* x = reinterpret_cast<const T*>(p[1]);
     const T* y = reinterpret_cast<const T*>(p[2]);
+    if constexpr (std::is_same_v<T, float>) {
+      const int64_t bytes = n * static_cast<int64_t>(sizeof(R));
+      if (s[0] == sizeof(R) && separate(o, bytes, x, s[1] * n) && separate(o, bytes, y, s[2] * n)) {
+        if (s[1] == sizeof(T) && s[2] == sizeof(T)) return binary_run_f32(o, x, y, n, Operands::kBoth, f);
+        if (s[1] == sizeof(T) && s[2] == 0) return binary_run_f32(o, x, y, n, Operands::kScalarRight, f);
+        if (s[1] == 0 && s[2] == sizeof(T)) return binary_run_f32(o, x, y, n, Operands::kScalarLeft, f);
+      }
+    }
     if (s[0] == sizeof(R) && s[1] == sizeof(T) && s[2] == sizeof(T)) {
       for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
     } else if (s[0] == sizeof(R) && s[1] == sizeof(T) && s[2] == 0) {  // tensor op scalar
@@ -109,10 +152,12 @@ namespace {
 // std::exp are scalar libm calls, and the MLP's GELU is a tenth of a GPT step without these).
 constexpr float kInvSqrt2Pi = 0.3989422804014327f;
 inline float gelu_f32(float x) { return 0.5f * x * (1.0f + erf_vec(x * static_cast<float>(kSqrtHalf))); }
+// One exponential serves both terms: erf(x/sqrt2) needs e^(-x^2/2), which is sqrt(2 pi) pdf(x).
 inline float gelu_backward_f32(float g, float x) {
-  const float cdf = 0.5f * (1.0f + erf_vec(x * static_cast<float>(kSqrtHalf)));
-  const float pdf = exp_vec(-0.5f * x * x) * kInvSqrt2Pi;
-  return g * (cdf + x * pdf);
+  const float z = x * static_cast<float>(kSqrtHalf);
+  const float e = exp_vec(-z * z);
+  const float cdf = 0.5f * (1.0f + erf_with_exp(z, e));
+  return g * (cdf + x * (e * kInvSqrt2Pi));
 }
 
 // Contiguous runs, compiled for AVX-512, AVX2 and baseline, picked at run time.

@@ -40,17 +40,18 @@ std::optional<BlasOperand> blas_layout(int64_t rows, int64_t cols, int64_t row_s
   return std::nullopt;
 }
 
-// C (M, N), row stride ldc, = op(A) op(B).
+// C (M, N), row stride ldc, = op(A) op(B), or C += op(A) op(B) when `add`.
 template <typename T>
-void gemm_ld(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, int64_t ldc) {
+void gemm_ld(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, int64_t ldc,
+             bool add) {
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0f, A, a.ld, B, b.ld, 0.0f, C, ldc);
+    cblas_sgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0f, A, a.ld, B, b.ld, add ? 1.0f : 0.0f, C, ldc);
   } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0, A, a.ld, B, b.ld, 0.0, C, ldc);
+    cblas_dgemm(CblasRowMajor, a.trans, b.trans, M, N, K, 1.0, A, a.ld, B, b.ld, add ? 1.0 : 0.0, C, ldc);
   } else {  // integers: a plain triple loop (no BLAS for them)
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
-        T acc = 0;
+        T acc = add ? C[i * ldc + j] : T(0);
         for (int64_t k = 0; k < K; ++k) {
           T av = a.trans == CblasNoTrans ? A[i * a.ld + k] : A[k * a.ld + i];
           T bv = b.trans == CblasNoTrans ? B[k * b.ld + j] : B[j * b.ld + k];
@@ -62,8 +63,8 @@ void gemm_ld(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, cons
 }
 
 template <typename T>
-void gemm(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
-  gemm_ld<T>(a, b, M, N, K, A, B, C, N);
+void gemm(BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, bool add) {
+  gemm_ld<T>(a, b, M, N, K, A, B, C, N, add);
 }
 
 // Below this many multiply-adds a product stays on one thread: waking the other costs more.
@@ -72,7 +73,7 @@ constexpr int64_t kGemmParallelWork = 64 * 64 * 64;
 // One product C (M, N) computed as `threads` independent gemms over row or column blocks.
 template <typename T>
 void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N, int64_t K, const T* A, const T* B,
-                T* C) {
+                T* C, bool add) {
   const bool by_rows = M >= N;
   const int64_t extent = by_rows ? M : N;
   // Blocks a multiple of 16 long, so every block but the last fills whole vector registers.
@@ -83,29 +84,31 @@ void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N,
     const int64_t lo = t * block, n = std::min(block, extent - lo);
     if (by_rows) {  // rows lo.. of A (row lo starts at A + lo*ld, or A + lo when A is transposed) and C
       const T* At = A + (a.trans == CblasNoTrans ? lo * a.ld : lo);
-      gemm_ld<T>(a, b, n, N, K, At, B, C + lo * N, N);
+      gemm_ld<T>(a, b, n, N, K, At, B, C + lo * N, N, add);
     } else {  // columns lo.. of B and C
       const T* Bt = B + (b.trans == CblasNoTrans ? lo : lo * b.ld);
-      gemm_ld<T>(a, b, M, n, K, A, Bt, C + lo, N);
+      gemm_ld<T>(a, b, M, n, K, A, Bt, C + lo, N, add);
     }
   }
 }
 
-}  // namespace
-
-void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
+// out (contiguous) = a @ b, or out += a @ b when `add`.
+void matmul_into(CpuBackend& cpu, const Tensor& out, const Tensor& a_in, const Tensor& b_in, bool add) {
   const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a_in.sizes()[2];
   if (out.numel() == 0) return;
-  if (K == 0) return fill(out, 0);
+  if (K == 0) {
+    if (!add) cpu.fill(out, 0);
+    return;
+  }
   auto layout = [](const Tensor& t) { return blas_layout(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]); };
   Tensor a = a_in, b = b_in;
   if (!layout(a)) {  // neither row- nor column-major: copy into a fresh contiguous tensor
     a = raw_empty(a_in.sizes(), a_in.dtype(), a_in.device());
-    copy(a, a_in);
+    cpu.copy(a, a_in);
   }
   if (!layout(b)) {
     b = raw_empty(b_in.sizes(), b_in.dtype(), b_in.device());
-    copy(b, b_in);
+    cpu.copy(b, b_in);
   }
   BlasOperand la = *layout(a), lb = *layout(b);
   EMBER_CHECK(a.dtype() != kBool, "matmul: not implemented for bool tensors");
@@ -117,15 +120,29 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
       const int64_t sa = a.strides()[0], sb = b.strides()[0];
       const int threads = (batch * M * N * K >= kGemmParallelWork) ? omp_get_max_threads() : 1;
       if (threads == 1) {
-        for (int64_t i = 0; i < batch; ++i) gemm<T>(la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N);
+        for (int64_t i = 0; i < batch; ++i) gemm<T>(la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N, add);
       } else if (batch >= threads) {  // whole products per thread
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (int64_t i = 0; i < batch; ++i) gemm<T>(la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N);
+        for (int64_t i = 0; i < batch; ++i) gemm<T>(la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N, add);
       } else {  // each product in blocks of rows (or of columns when it is wider than tall)
-        for (int64_t i = 0; i < batch; ++i) split_gemm<T>(threads, la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N);
+        for (int64_t i = 0; i < batch; ++i)
+          split_gemm<T>(threads, la, lb, M, N, K, A + i * sa, B + i * sb, C + i * M * N, add);
       }
     }
   });
+}
+
+}  // namespace
+
+void CpuBackend::matmul(const Tensor& out, const Tensor& a, const Tensor& b) { matmul_into(*this, out, a, b, false); }
+
+// The addend is copied into out first, then BLAS adds the product to it (beta = 1): the sum
+// costs no pass of its own, and its bits are those of the product plus the addend.
+bool CpuBackend::matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) {
+  if (out.dtype() == kBool) return false;
+  copy(out, addend);
+  matmul_into(*this, out, a, b, true);
+  return true;
 }
 
 }  // namespace ember::cpu

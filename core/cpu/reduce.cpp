@@ -48,6 +48,26 @@ template <typename T> struct MinR {
   static A fold(A acc, T x) { return detail::min_(acc, x); }
 };
 
+// acc[c] += the sum of rows x[r][c], r < rows: four rows at a time, so acc is loaded and stored
+// once per four rows. The float version is compiled for AVX-512, AVX2 and the baseline.
+template <typename T>
+inline __attribute__((always_inline)) void sum_rows_into(T* __restrict acc, const T* __restrict x, int64_t rows,
+                                                         int64_t cols) {
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const T *x0 = x + r * cols, *x1 = x0 + cols, *x2 = x1 + cols, *x3 = x2 + cols;
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) acc[c] += (x0[c] + x1[c]) + (x2[c] + x3[c]);
+  }
+  for (; r < rows; ++r) {
+    const T* xr = x + r * cols;
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) acc[c] += xr[c];
+  }
+}
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void sum_rows_into_f32(float* acc, const float* x, int64_t rows, int64_t cols) { sum_rows_into(acc, x, rows, cols); }
+
 // Folds `in` (type T) into `out` (type O, keepdim shape) with reducer R.
 template <typename T, typename O, typename R>
 void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
@@ -87,11 +107,44 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
     o[0] = static_cast<O>(acc);
     return;
   }
+  constexpr bool kRowSum = std::is_same_v<R, SumR<T>> && std::is_same_v<O, T> && std::is_floating_point_v<T>;
+  if constexpr (kRowSum) {
+    // A sum over the leading dims of a contiguous input, as (rows, cols) -> (cols) for a bias
+    // gradient: each thread (when it pays to have more than one) sums its own block of rows (the rows it most likely wrote itself,
+    // so they are in its cache) into a partial row, then the partial rows are added in thread
+    // order. The result depends on the thread count only through that grouping of rows.
+    bool leading_only = in.is_contiguous() && out.is_contiguous() && !dims.empty();
+    for (size_t i = 0; i < dims.size(); ++i) leading_only = leading_only && dims[i] == static_cast<int64_t>(i);
+    const int64_t cols = out.numel(), rows = cols ? in.numel() / cols : 0;
+    const int max_threads = omp_get_max_threads();
+    const int threads = in.numel() >= kParallelGrain && rows >= 4 * max_threads ? max_threads : 1;
+    if (leading_only && rows >= 4) {
+      const T* x = in.data_ptr<T>();
+      std::vector<T> partial(static_cast<size_t>(threads) * cols, T(0));
+#pragma omp parallel num_threads(threads)
+      {
+        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+        const int64_t chunk = (rows + nt - 1) / nt, b = std::min(rows, id * chunk), e = std::min(rows, b + chunk);
+        T* acc = partial.data() + id * cols;
+        if (b < e) {
+          if constexpr (std::is_same_v<T, float>) sum_rows_into_f32(acc, x + b * cols, e - b, cols);
+          else sum_rows_into(acc, x + b * cols, e - b, cols);
+        }
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < cols; ++c) {
+          T v = T(0);
+          for (int64_t t = 0; t < nt; ++t) v += partial[t * cols + c];
+          o[c] = v;
+        }
+      }
+      return;
+    }
+  }
   // One output fed by one long run must not be split across threads (they would race on it).
   bool inner_only = in.is_contiguous() && !dims.empty() && out.numel() > 1;
   for (size_t i = 0; i < dims.size(); ++i)
     inner_only = inner_only && dims[dims.size() - 1 - i] == in.dim() - 1 - static_cast<int64_t>(i);
-  constexpr bool kRowSum = std::is_same_v<R, SumR<T>> && std::is_same_v<O, T> && std::is_floating_point_v<T>;
   for_each_run<2>(
       {&oview, &in},
       [](char** p, const int64_t* s, int64_t n) {

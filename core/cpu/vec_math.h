@@ -41,14 +41,16 @@ inline float exp_vec(float x) {
 // erf by Abramowitz & Stegun 7.1.26: 1 - t (a1 + t (a2 + ... + t a5)) e^(-x^2), t = 1 / (1 + p |x|),
 // with x's sign. Absolute error below 1.5e-7, the formula PyTorch's vectorised CPU erf uses, so the
 // exact GELU here agrees with PyTorch's float kernel. Branch-free: loops over it vectorise.
-inline float erf_vec(float x) {
+// erf_with_exp takes e^(-x^2) from the caller, who may need it too (GELU's backward does).
+inline float erf_with_exp(float x, float exp_minus_x2) {
   constexpr float p = 0.3275911f, a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f, a4 = -1.453152027f,
                   a5 = 1.061405429f;
   const float ax = x < 0 ? -x : x;
   const float t = 1.0f / (1.0f + p * ax);
   const float poly = ((((a5 * t + a4) * t + a3) * t + a2) * t + a1) * t;
-  const float r = 1.0f - poly * exp_vec(-ax * ax);
+  const float r = 1.0f - poly * exp_minus_x2;
   return x < 0 ? -r : r;
 }
+inline float erf_vec(float x) { return erf_with_exp(x, exp_vec(-x * x)); }
 
 }  // namespace ember::cpu
