@@ -205,4 +205,6 @@ bool equal(const Tensor& a, const Tensor& b) {
   return a.sizes() == b.sizes() && a.eq(b).all().item<bool>();
 }
 
+bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+
 }  // namespace ember

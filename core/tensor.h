@@ -284,6 +284,7 @@ class Tensor {
 
   // ---- linear algebra (autograd/matmul.cpp) ----
   Tensor matmul(const Tensor& other) const;
+  bool equal(const Tensor& other) const;  // ember::equal(*this, other): same sizes, same elements
   Tensor mm(const Tensor& other) const;
   Tensor bmm(const Tensor& other) const;
 

@@ -64,6 +64,21 @@ TEST(Reduce, FullReductionOfLargeTensorsUsesEveryThreadsPartialSum) {
   EXPECT_EQ(r.sum().item<double>(), 299'999.0 * 300'000.0 / 2);
 }
 
+TEST(Reduce, SumsOverLeadingDimsSplitRowsAcrossThreads) {
+  // A bias gradient's shape: each thread sums a block of rows, then the partial rows are added.
+  ember::manual_seed(3);
+  ember::Tensor x = ember::randn({768, 512});
+  ember::Tensor ref = x.to(ember::kFloat64).sum(0);
+  EXPECT_TENSOR_CLOSE(x.sum(0).to(ember::kFloat64), ref, 1e-5, 1e-4);
+  EXPECT_TENSOR_CLOSE(x.view({24, 32, 512}).sum({0, 1}, /*keepdim=*/true).view({512}).to(ember::kFloat64), ref, 1e-5,
+                      1e-4);
+  // short columns, odd row counts, and fewer than four rows take the same loop's tails
+  ember::Tensor y = ember::arange(7 * 3, ember::kFloat32).view({7, 3});
+  EXPECT_TRUE(y.sum(0).equal(ember::tensor({63.0f, 70.0f, 77.0f})));
+  EXPECT_TRUE(y.narrow(0, 0, 2).sum(0).equal(ember::tensor({3.0f, 5.0f, 7.0f})));
+  EXPECT_TRUE(ember::ones({100'000, 3}, ember::kFloat64).sum(0).equal(ember::full({3}, 100'000.0, ember::kFloat64)));
+}
+
 namespace ember {
 namespace {
 

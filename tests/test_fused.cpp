@@ -3,7 +3,8 @@
 // paths, first and second order (create_graph takes the composed formula in backward).
 //
 // Fused paths covered: layer_norm (NativeLayerNormBackward0), causal scaled_dot_product_attention
-// (ScaledDotProductAttentionBackward0), and GELU's one-pass backward.
+// (ScaledDotProductAttentionBackward0), GELU's one-pass backward, and addmm's bias added in the
+// product's buffer.
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
@@ -194,6 +195,56 @@ TEST(FusedAttention, Float32AgreesWithFloat64) {
   Tensor y64 = F::scaled_dot_product_attention(a.q, a.k, a.v, {}, 0.0, true);
   Tensor y32 = F::scaled_dot_product_attention(a.q.to(kFloat32), a.k.to(kFloat32), a.v.to(kFloat32), {}, 0.0, true);
   EXPECT_TENSOR_CLOSE(y32.to(kFloat64), y64, 1e-5, 1e-6);
+}
+
+TEST(FusedAttention, Float32RowsOfAnyLengthAgreeWithFloat64) {
+  // 37 keys: the float rows run over whole 16-float vectors past the diagonal (scores -inf, weights 0);
+  // none of that padding may reach the values or the gradients.
+  manual_seed(10);
+  Qkv a = projected(2, 37, 3, 8);
+  auto run = [&](ScalarType t) {
+    Tensor q = a.q.detach().to(t).requires_grad_(true), k = a.k.detach().to(t).requires_grad_(true),
+           v = a.v.detach().to(t).requires_grad_(true);
+    Tensor y = F::scaled_dot_product_attention(q, k, v, {}, 0.0, true);
+    (y * y).sum().backward();
+    return tensor_list{y.detach(), q.grad(), k.grad(), v.grad()};
+  };
+  tensor_list r32 = run(kFloat32), r64 = run(kFloat64);
+  for (size_t i = 0; i < r32.size(); ++i) EXPECT_TENSOR_CLOSE(r32[i].to(kFloat64), r64[i], 1e-4, 1e-5) << "output " << i;
+}
+
+// ---- addmm: the addend copied into the product's buffer, BLAS adding the product (beta = 1) ----
+
+TEST(FusedAddmm, MatchesProductPlusAddendForEveryBroadcast) {
+  manual_seed(11);
+  for (ScalarType t : {kFloat32, kFloat64}) {
+    // K = 700 spans more than one of OpenBLAS's K blocks, so the addend is added before the last one
+    for (int64_t K : {5, 700}) {
+      Tensor m1 = randn({6, K}, dtype(t)), m2 = randn({K, 4}, dtype(t));
+      for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{{4}, {1, 4}, {6, 1}, {6, 4}, {}}) {
+        Tensor self = randn(shape, dtype(t));
+        Tensor reference = m1.mm(m2) + self;
+        const double tol = t == kFloat32 ? 1e-5 : 1e-12;
+        EXPECT_TENSOR_CLOSE(addmm(self, m1, m2), reference, tol, tol) << dtype_name(t) << " K " << K << " self " << self.sizes();
+        EXPECT_TENSOR_CLOSE(addmm(self, m1.t().contiguous().t(), m2.t().contiguous().t()), reference, tol, tol);
+      }
+    }
+  }
+  // integers have no BLAS: the loop adds the product to the addend too
+  Tensor i1 = arange(6, dtype(kInt64)).view({2, 3}), i2 = arange(6, dtype(kInt64)).view({3, 2});
+  EXPECT_TRUE(addmm(tensor({10, 20}, dtype(kInt64)), i1, i2).equal(tensor({{20, 33}, {38, 60}}, dtype(kInt64))));
+  // an empty inner dim leaves the addend
+  EXPECT_TRUE(addmm(ones({2, 2}), zeros({2, 0}), zeros({0, 2})).equal(ones({2, 2})));
+}
+
+TEST(FusedAddmm, GradientsAndBadInput) {
+  auto fn = [](const tensor_list& x) { return tensor_list{addmm(x[0], x[1], x[2].t())}; };
+  EXPECT_TRUE(autograd::gradcheck(fn, {rand64({1, 3}), rand64({2, 4}), rand64({3, 4})}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {rand64({2, 1}), rand64({2, 4}), rand64({3, 4})}));
+  EXPECT_THROWS_WITH(addmm(ones({3}, dtype(kFloat64)), ones({2, 4}), ones({4, 3})),
+                     "addmm: self has dtype float64 but the matrices have float32");
+  EXPECT_THROWS_WITH(addmm(ones({2}), ones({2, 4}), ones({4, 3})),
+                     "addmm: self of shape [2] does not broadcast to the product's shape [2, 3]");
 }
 
 // ---- GELU's one-pass backward ----

@@ -91,6 +91,26 @@ TEST(TensorHooks, NonLeafModifyByReturning) {
   EXPECT_TENSOR_CLOSE(x.grad(), tensor_from_json(fx["x_grad"]));  // (c + 1) * exp(x)
 }
 
+TEST(TensorHooks, LeafKeepsAPrivateGradientWhenAHookReturnsAViewOfATensorItHolds) {
+  // AccumulateGrad keeps the incoming buffer only when nothing else can reach it. A view whose base
+  // the test still holds must be copied, or writing to `held` would change x.grad().
+  Tensor held = zeros({2, 3}, dtype(kFloat64));
+  Tensor x = leaf({1.0, 2.0, 3.0});
+  x.register_hook([&held](const Tensor&) { return held.view({6}).narrow(0, 0, 3); });  // a view of a view
+  Tensor y = leaf({1.0, 2.0, 3.0});
+  y.register_hook([&held](const Tensor&) { return held.select(0, 1); });
+  (x + y).sum().backward();
+  held.fill_(7.0);
+  EXPECT_TRUE(x.grad().equal(zeros({3})));
+  EXPECT_TRUE(y.grad().equal(zeros({3})));
+  // a view of a temporary nobody holds is kept as it is: the Linear weight's transposed gradient
+  Tensor w = leaf({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}).view({2, 3}).detach().requires_grad_(true);
+  Tensor in = ones({4, 3}, dtype(w.dtype()));
+  in.mm(w.t()).sum().backward();
+  EXPECT_TRUE(w.grad().is_contiguous());
+  EXPECT_TRUE(w.grad().equal(full({2, 3}, 4.0, dtype(w.dtype()))));
+}
+
 TEST(TensorHooks, SeveralHooksRunInRegistrationOrder) {
   const auto& fx = tensor_hooks()["several_hooks_in_order"];
   // y = x.sin(); y hooks: g * 2, inspect, g - 1; x hooks: inspect, g * 10; (y * c).sum().backward()
