@@ -119,6 +119,20 @@ void BM_causal_attention(benchmark::State& state) {
   state.SetLabel(backward ? "forward+backward" : "forward");
 }
 
+// GELU forward and backward over the baby MLP's hidden activations (768, 512).
+void BM_gelu(benchmark::State& state) {
+  const bool backward = state.range(0);
+  Tensor x = filled({768, 512}).requires_grad_(backward);
+  Tensor g = filled({768, 512}) * 0.5;
+  for (auto _ : state) {
+    Tensor y = x.gelu();
+    if (backward) benchmark::DoNotOptimize(autograd::grad({y}, {x}, {g})[0].raw_data_ptr());
+    benchmark::DoNotOptimize(y.raw_data_ptr());
+  }
+  state.SetLabel(backward ? "forward+backward" : "forward");
+  state.SetItemsProcessed(state.iterations() * x.numel());
+}
+
 }  // namespace
 
 BENCHMARK(BM_sgemm_direct)->ArgsProduct({{256, 512, 1024, 2048}, {0, 1}})->Unit(benchmark::kMillisecond);
@@ -126,6 +140,7 @@ BENCHMARK(BM_ember_matmul)->ArgsProduct({{256, 512, 1024, 2048}, {0, 1}})->Unit(
 BENCHMARK(BM_gpt_linear_gemm)->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1, 2}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum_rows)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_causal_attention)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_gelu)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_memcpy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_softmax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_broadcast)->Unit(benchmark::kMillisecond);

@@ -45,11 +45,13 @@ inline float exp_vec(float x) {
 inline float erf_with_exp(float x, float exp_minus_x2) {
   constexpr float p = 0.3275911f, a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f, a4 = -1.453152027f,
                   a5 = 1.061405429f;
-  const float ax = x < 0 ? -x : x;
+  // |x| and x's sign as bit operations (fabs, copysign): with selects instead, the compiler
+  // computes both arms, and the division twice.
+  const float ax = std::fabs(x);
   const float t = 1.0f / (1.0f + p * ax);
   const float poly = ((((a5 * t + a4) * t + a3) * t + a2) * t + a1) * t;
   const float r = 1.0f - poly * exp_minus_x2;
-  return x < 0 ? -r : r;
+  return std::copysign(r, x);
 }
 inline float erf_vec(float x) { return erf_with_exp(x, exp_vec(-x * x)); }
 
