@@ -2,6 +2,7 @@
 // plus the cached second value of the scalar Box-Muller path. Same seed, same stream as torch.
 #include "core/generator.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <mutex>
@@ -28,24 +29,52 @@ class MT19937 {
 
   uint32_t operator()() {
     if (next_ >= kN) twist();
-    uint32_t y = state_[next_++];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= y >> 18;
-    return y;
+    return temper(state_[next_++]);
+  }
+
+  // n outputs at once: whole runs of the state tempered in one vectorised loop.
+  void fill(uint32_t* out, int64_t n) {
+    while (n > 0) {
+      if (next_ >= kN) twist();
+      const int64_t take = std::min<int64_t>(n, kN - next_);
+      temper_run(out, state_.data() + next_, take);
+      next_ += static_cast<int>(take);
+      out += take;
+      n -= take;
+    }
   }
 
   std::array<uint32_t, kN> state_{};
   int next_ = kN;
 
  private:
-  void twist() {
+  static uint32_t temper(uint32_t y) {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+  }
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+  static void temper_run(uint32_t* out, const uint32_t* state, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = temper(state[i]);
+  }
+  // The next 624 words. Split where i + 1 and i + kM wrap around, so the loops have no modulo
+  // and vectorise: each word reads only words the loop has not rewritten yet, or has finished.
+  static uint32_t twisted(uint32_t cur, uint32_t next, uint32_t far) {
     constexpr uint32_t kUpper = 0x80000000u, kLower = 0x7fffffffu, kMatrix = 0x9908b0dfu;
-    for (int i = 0; i < kN; ++i) {
-      uint32_t y = (state_[i] & kUpper) | (state_[(i + 1) % kN] & kLower);
-      state_[i] = state_[(i + kM) % kN] ^ (y >> 1) ^ ((y & 1u) ? kMatrix : 0u);
-    }
+    const uint32_t y = (cur & kUpper) | (next & kLower);
+    return far ^ (y >> 1) ^ ((0u - (y & 1u)) & kMatrix);
+  }
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+  static void twist_words(uint32_t* s) {
+    int i = 0;
+    for (; i < kN - kM; ++i) s[i] = twisted(s[i], s[i + 1], s[i + kM]);
+    for (; i < kN - 1; ++i) s[i] = twisted(s[i], s[i + 1], s[i + kM - kN]);
+    s[kN - 1] = twisted(s[kN - 1], s[0], s[kM - 1]);
+  }
+  void twist() {
+    twist_words(state_.data());
     next_ = 0;
   }
 };
@@ -91,6 +120,7 @@ uint64_t Generator::seed() {
 
 // Draws are not locked one by one: the random functions hold the generator for a whole fill.
 uint32_t Generator::random() { return impl_->engine(); }
+void Generator::random_block(uint32_t* out, int64_t n) { impl_->engine.fill(out, n); }
 
 uint64_t Generator::random64() {
   uint64_t hi = impl_->engine();

@@ -34,6 +34,8 @@ class Generator {
   // Raw draws, as at::CPUGeneratorImpl: 32 bits, and 64 bits from two 32-bit draws (first is high).
   uint32_t random();
   uint64_t random64();
+  // n draws of random() at once, the same numbers in the same order: the fast path of bulk fills.
+  void random_block(uint32_t* out, int64_t n);
   // The Box-Muller value cached by the scalar normal path (PyTorch's next_double_normal_sample).
   std::optional<double>& next_double_normal_sample();
   // Held by the random functions for the whole of one fill, as PyTorch does.

@@ -58,6 +58,41 @@ double normal_double(Generator& g, double mean, double std) {
   return radius * std::cos(theta) * std + mean;
 }
 
+// out[i] = (53 low bits of (words[2i] << 32 | words[2i + 1])) < threshold, vectorised.
+template <typename T>
+inline __attribute__((always_inline)) void bernoulli_from_words_any(T* out, const uint32_t* words, int64_t m,
+                                                                    uint64_t threshold) {
+  for (int64_t i = 0; i < m; ++i) {
+    const uint64_t u = (static_cast<uint64_t>(words[2 * i] & 0x1fffffu) << 32) | words[2 * i + 1];
+    out[i] = static_cast<T>(u < threshold);
+  }
+}
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void bernoulli_words_f32(float* out, const uint32_t* words, int64_t m, uint64_t threshold) {
+  bernoulli_from_words_any(out, words, m, threshold);
+}
+template <typename T>
+void bernoulli_from_words(T* out, const uint32_t* words, int64_t m, uint64_t threshold) {
+  if constexpr (std::is_same_v<T, float>) bernoulli_words_f32(out, words, m, threshold);
+  else bernoulli_from_words_any(out, words, m, threshold);
+}
+
+// bernoulli_(p) over n contiguous elements, the same draws as uniform_double(g, 0, 1) < p one by
+// one: u = (random64() & (2^53 - 1)) * 2^-53 < p holds exactly when the 53-bit integer is below
+// ceil(p * 2^53), so each element is an integer compare on two 32-bit draws made a block at a time.
+template <typename T>
+void bernoulli_fill(T* out, int64_t n, double p, Generator& g) {
+  constexpr double kTwo53 = 9007199254740992.0;
+  const uint64_t threshold = static_cast<uint64_t>(std::ceil(p * kTwo53));
+  constexpr int64_t kChunk = 2048;
+  uint32_t words[2 * kChunk];
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t m = std::min(kChunk, n - start);
+    g.random_block(words, 2 * m);
+    bernoulli_from_words(out + start, words, m, threshold);
+  }
+}
+
 // Calls draw() once per element of `self`, in memory order, and stores the results.
 template <typename T, typename Draw>
 void fill_in_memory_order(Tensor& self, Draw draw) {
@@ -277,6 +312,16 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_: expected 0 <= p <= 1, but got p={}", p);
   Generator& g = pick(generator);
   std::lock_guard<std::mutex> lock(g.mutex());
+  if (is_cpu() && is_contiguous() && !requires_grad()) {
+    switch (scalar_type()) {
+      case kFloat32: bernoulli_fill(data_ptr<float>(), numel(), p, g); break;
+      case kFloat64: bernoulli_fill(data_ptr<double>(), numel(), p, g); break;
+      case kInt64: bernoulli_fill(data_ptr<int64_t>(), numel(), p, g); break;
+      case kBool: bernoulli_fill(data_ptr<bool>(), numel(), p, g); break;
+    }
+    mark_written(*this);
+    return *this;
+  }
   dispatch_fill(*this, "bernoulli_", true, [&](auto tag) {
     using T = decltype(tag);
     return static_cast<T>(uniform_double(g, 0, 1) < p);
