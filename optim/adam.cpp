@@ -145,23 +145,40 @@ StepScalars step_scalars(const Hyper& h, int64_t step) {
   return s;
 }
 
+// One parameter's fused update: its arrays and the scalars of its step.
 template <typename T>
-void adam_fused(const Tensor& p, const Tensor& grad, AdamParamState& st, const Hyper& h, const StepScalars& c) {
+struct FusedUpdate {
+  T *p, *m, *v, *vmax;
+  const T* g;
+  int64_t n;
+  AdamScalars<T> s;
+};
+
+template <typename T>
+FusedUpdate<T> fused_update(const Tensor& p, const Tensor& grad, AdamParamState& st, const Hyper& h,
+                            const StepScalars& c) {
   AdamScalars<T> s{T(h.beta1), T(1 - h.beta1), T(h.beta2), T(1 - h.beta2), T(h.weight_decay),
                    T(1 - h.lr * h.weight_decay), T(-c.step_size), T(c.bias_correction2_sqrt), T(h.eps),
                    h.amsgrad, h.maximize, h.decoupled};
-  T* pp = p.data_ptr<T>();
-  const T* gp = grad.data_ptr<T>();
-  T* mp = st.exp_avg().data_ptr<T>();
-  T* vp = st.exp_avg_sq().data_ptr<T>();
-  T* xp = h.amsgrad ? st.max_exp_avg_sq().data_ptr<T>() : nullptr;
-  detail::parallel_chunks(p.numel(), [&](int64_t b, int64_t e) {
-    T* x = xp ? xp + b : nullptr;
-    if constexpr (std::is_same_v<T, float>)
-      adam_update_f32(pp + b, gp + b, mp + b, vp + b, x, e - b, s);
-    else
-      adam_update_f64(pp + b, gp + b, mp + b, vp + b, x, e - b, s);
-  });
+  return {p.data_ptr<T>(), st.exp_avg().data_ptr<T>(), st.exp_avg_sq().data_ptr<T>(),
+          h.amsgrad ? st.max_exp_avg_sq().data_ptr<T>() : nullptr, grad.data_ptr<T>(), p.numel(), s};
+}
+
+template <typename T>
+void run_update(const FusedUpdate<T>& u, int64_t b, int64_t e) {
+  T* x = u.vmax ? u.vmax + b : nullptr;
+  if constexpr (std::is_same_v<T, float>)
+    adam_update_f32(u.p + b, u.g + b, u.m + b, u.v + b, x, e - b, u.s);
+  else
+    adam_update_f64(u.p + b, u.g + b, u.m + b, u.v + b, x, e - b, u.s);
+}
+
+// Every parameter's update in one loop over all their elements (detail::for_each_piece).
+template <typename T>
+void run_updates(const std::vector<FusedUpdate<T>>& updates) {
+  std::vector<int64_t> sizes;
+  for (const auto& u : updates) sizes.push_back(u.n);
+  detail::for_each_piece(sizes, [&](int, size_t i, int64_t b, int64_t e) { run_update(updates[i], b, e); });
 }
 
 // torch 1.13's _single_tensor_adam / _single_tensor_adamw, op by op.
@@ -187,6 +204,8 @@ template <typename HyperOf>
 void adam_step(std::vector<OptimizerParamGroup>& groups,
                std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, HyperOf hyper_of) {
   NoGradGuard no_grad;
+  std::vector<FusedUpdate<float>> updates_f32;
+  std::vector<FusedUpdate<double>> updates_f64;
   for (auto& group : groups) {
     const Hyper h = hyper_of(group.options());
     for (auto& p : group.params()) {
@@ -207,11 +226,13 @@ void adam_step(std::vector<OptimizerParamGroup>& groups,
       st.step(st.step() + 1);
       const StepScalars c = step_scalars(h, st.step());
       const Tensor& vmax = h.amsgrad ? st.max_exp_avg_sq() : Tensor();
-      if (detail::fusable(p.dtype(), {&p, &grad, &st.exp_avg(), &st.exp_avg_sq(), &vmax})) {
+      const bool fused = (p.dtype() == kFloat32 || p.dtype() == kFloat64) &&
+                         detail::fusable(p.dtype(), {&p, &grad, &st.exp_avg(), &st.exp_avg_sq(), &vmax});
+      if (fused) {
         if (p.dtype() == kFloat32)
-          adam_fused<float>(p, grad, st, h, c);
+          updates_f32.push_back(fused_update<float>(p, grad, st, h, c));
         else
-          adam_fused<double>(p, grad, st, h, c);
+          updates_f64.push_back(fused_update<double>(p, grad, st, h, c));
         for (const Tensor* t : std::initializer_list<const Tensor*>{&p, &st.exp_avg(), &st.exp_avg_sq(), &vmax})
           if (t->defined()) t->bump_version();  // in-place writes, as the tensor ops would record
       } else {
@@ -219,6 +240,8 @@ void adam_step(std::vector<OptimizerParamGroup>& groups,
       }
     }
   }
+  run_updates(updates_f32);
+  run_updates(updates_f64);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,29 @@ void parallel_chunks(int64_t n, F&& f) {
     const int64_t begin = std::min(n, t * chunk), end = std::min(n, begin + chunk);
     if (begin < end) f(begin, end);
   }
+}
+
+// Many tensors of `sizes` elements laid end to end, and their total split evenly across the
+// threads: f(thread, piece, begin, end) for each part of a piece in a thread's share. One parallel
+// loop over every parameter, so the small ones (biases, norms) do not each run on one thread.
+// Returns how many threads took part (each `thread` passed is below it).
+template <typename F>
+int for_each_piece(const std::vector<int64_t>& sizes, F&& f) {
+  int64_t total = 0;
+  for (int64_t n : sizes) total += n;
+  const int threads = total < kFusedParallelGrain ? 1 : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t chunk = (total + nt - 1) / nt;
+    const int64_t begin = std::min(total, t * chunk), end = std::min(total, begin + chunk);
+    int64_t offset = 0;  // where piece i starts
+    for (size_t i = 0; i < sizes.size() && offset < end; offset += sizes[i], ++i) {
+      const int64_t b = std::max(begin, offset), e = std::min(end, offset + sizes[i]);
+      if (b < e) f(static_cast<int>(t), i, b - offset, e - offset);
+    }
+  }
+  return threads;
 }
 
 // A group's options as the optimizer's own options class; a group given another optimizer's

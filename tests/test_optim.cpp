@@ -398,6 +398,49 @@ TEST(ClipGrad, NormMatchesPyTorch) {
   }
 }
 
+TEST(ClipGrad, OnePassFloatPathAgreesWithTheOps) {
+  // Float32 gradients take one parallel pass to measure and one to scale; float64 ones the ops.
+  // Many gradients, some larger than a thread's share, so the pieces split across threads.
+  manual_seed(21);
+  std::vector<Tensor> p32, p64;
+  for (int64_t n : {3, 100'000, 17, 70'000, 1, 5'000}) {
+    Tensor g = randn({n}) * 0.01;
+    p32.push_back(zeros({n}, requires_grad()));
+    p32.back().set_grad(g.clone());
+    p64.push_back(zeros({n}, dtype(kFloat64).requires_grad(true)));
+    p64.back().set_grad(g.to(kFloat64));
+  }
+  for (double max_norm : {0.5, 1e6}) {  // clipped, and left as is (coefficient clamped to 1)
+    for (size_t i = 0; i < p32.size(); ++i) p32[i].set_grad(p64[i].grad().to(kFloat32));
+    std::vector<Tensor> before;
+    for (auto& p : p32) before.push_back(p.grad().clone());
+    const double t32 = nn::utils::clip_grad_norm_(p32, max_norm);
+    std::vector<Tensor> ref;
+    for (auto& p : p64) ref.push_back(p.grad().clone());
+    double t64 = 0;
+    {
+      std::vector<Tensor> q64;
+      for (auto& g : ref) {
+        q64.push_back(zeros(g.sizes(), dtype(kFloat64).requires_grad(true)));
+        q64.back().set_grad(g);
+      }
+      t64 = nn::utils::clip_grad_norm_(q64, max_norm);
+    }
+    EXPECT_NEAR(t32, t64, 1e-6 * t64);
+    for (size_t i = 0; i < p32.size(); ++i) {
+      EXPECT_TENSOR_CLOSE(p32[i].grad().to(kFloat64), ref[i], 1e-6, 1e-9);
+      if (max_norm > 1e5) EXPECT_TRUE(p32[i].grad().equal(before[i]));  // times exactly 1
+    }
+  }
+  // a NaN gradient: an error when asked for, else every gradient becomes NaN (PyTorch's behaviour)
+  Tensor bad = zeros({2}, requires_grad()), other = zeros({2}, requires_grad());
+  bad.set_grad(tensor({1.0f, std::numeric_limits<float>::quiet_NaN()}));
+  other.set_grad(tensor({1.0f, 2.0f}));
+  EXPECT_THROWS_WITH(nn::utils::clip_grad_norm_({bad, other}, 1.0, 2.0, true), "is non-finite (nan)");
+  EXPECT_TRUE(std::isnan(nn::utils::clip_grad_norm_({bad, other}, 1.0)));
+  EXPECT_TRUE(other.grad().ne(other.grad()).all().item<bool>());
+}
+
 TEST(ClipGrad, ValueAndEdgeCases) {
   const json fx = test::load_fixture("optim/clip_grad.json");
   std::vector<Tensor> params;
