@@ -11,24 +11,52 @@
 namespace ember::cpu {
 
 // One float row of softmax / log-softmax; compiled for AVX-512, AVX2 and baseline, picked at run time.
-// y may be x (in place).
+// y may be x (in place). Rows are often short (attention rows are a few dozen keys), so the max and
+// the sum run in 16 lanes folded by a tree at the end: a loop-carried `omp simd reduction` ends in
+// sixteen dependent scalar adds per row, which cost more than the row's arithmetic.
+namespace {
+constexpr int kLanes = 16;
+inline float tree_max(float* v) {
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) v[k] = v[k + w] > v[k] ? v[k + w] : v[k];
+  return v[0];
+}
+inline float tree_sum(float* v) {
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) v[k] += v[k + w];
+  return v[0];
+}
+}  // namespace
+
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void softmax_row_f32(float* y, const float* x, int64_t C, bool log) {
-  float mx = -INFINITY;
-#pragma omp simd reduction(max : mx)
-  for (int64_t c = 0; c < C; ++c) mx = x[c] > mx ? x[c] : mx;
+  const int64_t whole = C / kLanes * kLanes;
+  alignas(64) float lanes[kLanes];
+  for (int k = 0; k < kLanes; ++k) lanes[k] = -INFINITY;
+  for (int64_t c = 0; c < whole; c += kLanes)
+    for (int k = 0; k < kLanes; ++k) lanes[k] = x[c + k] > lanes[k] ? x[c + k] : lanes[k];
+  float mx = tree_max(lanes);
+  for (int64_t c = whole; c < C; ++c) mx = x[c] > mx ? x[c] : mx;
   if (mx == -INFINITY) mx = 0;  // a fully masked row: exp(-inf - 0) = 0
-  float sum = 0;
+  for (int k = 0; k < kLanes; ++k) lanes[k] = 0.0f;
   if (log) {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t c = 0; c < C; ++c) sum += exp_vec(x[c] - mx);
+    for (int64_t c = 0; c < whole; c += kLanes)
+      for (int k = 0; k < kLanes; ++k) lanes[k] += exp_vec(x[c + k] - mx);
+    float sum = tree_sum(lanes);
+    for (int64_t c = whole; c < C; ++c) sum += exp_vec(x[c] - mx);
     const float shift = mx + std::log(sum);
 #pragma omp simd
     for (int64_t c = 0; c < C; ++c) y[c] = x[c] - shift;
     return;
   }
-#pragma omp simd reduction(+ : sum)
-  for (int64_t c = 0; c < C; ++c) {
+  for (int64_t c = 0; c < whole; c += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      const float e = exp_vec(x[c + k] - mx);
+      y[c + k] = e;
+      lanes[k] += e;
+    }
+  float sum = tree_sum(lanes);
+  for (int64_t c = whole; c < C; ++c) {
     y[c] = exp_vec(x[c] - mx);
     sum += y[c];
   }
