@@ -133,6 +133,20 @@ void BM_gelu(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * x.numel());
 }
 
+// LayerNorm of the baby GPT's activations (768, 128), forward and backward.
+void BM_layer_norm(benchmark::State& state) {
+  const bool backward = state.range(0);
+  Tensor x = filled({768, 128}).requires_grad_(backward);
+  Tensor w = (filled({128}) + 1).requires_grad_(backward), b = filled({128}).requires_grad_(backward);
+  Tensor g = filled({768, 128}) * 0.5;
+  for (auto _ : state) {
+    Tensor y = nn::functional::layer_norm(x, {128}, w, b, 1e-5);
+    if (backward) benchmark::DoNotOptimize(autograd::grad({y}, {x, w, b}, {g})[0].raw_data_ptr());
+    benchmark::DoNotOptimize(y.raw_data_ptr());
+  }
+  state.SetLabel(backward ? "forward+backward" : "forward");
+}
+
 }  // namespace
 
 BENCHMARK(BM_sgemm_direct)->ArgsProduct({{256, 512, 1024, 2048}, {0, 1}})->Unit(benchmark::kMillisecond);
@@ -141,6 +155,7 @@ BENCHMARK(BM_gpt_linear_gemm)->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1, 2}})->Unit(b
 BENCHMARK(BM_sum_rows)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_causal_attention)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_gelu)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_layer_norm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_memcpy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_softmax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_broadcast)->Unit(benchmark::kMillisecond);

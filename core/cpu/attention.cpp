@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/vec_math.h"
 
 namespace ember::cpu {
 
@@ -87,9 +88,7 @@ inline __attribute__((always_inline)) void attention_ds_row(T* __restrict d, con
 #pragma omp simd
     for (int64_t j = 0; j < n; ++j) d[j] *= nz[j];
   }
-  T dot = 0;
-#pragma omp simd reduction(+ : dot)
-  for (int64_t j = 0; j < n; ++j) dot += d[j] * p[j];
+  const T dot = lane_sum<T>(n, [&](int64_t j) { return d[j] * p[j]; });
 #pragma omp simd
   for (int64_t j = 0; j < n; ++j) d[j] = p[j] * (d[j] - dot);
   for (int64_t j = n; j < S; ++j) d[j] = T(0);

@@ -12,18 +12,12 @@ namespace ember::cpu {
 
 // One float row of softmax / log-softmax; compiled for AVX-512, AVX2 and baseline, picked at run time.
 // y may be x (in place). Rows are often short (attention rows are a few dozen keys), so the max and
-// the sum run in 16 lanes folded by a tree at the end: a loop-carried `omp simd reduction` ends in
-// sixteen dependent scalar adds per row, which cost more than the row's arithmetic.
+// the sum run in 16 lanes folded by a tree at the end (lane_sum, core/cpu/vec_math.h).
 namespace {
 constexpr int kLanes = 16;
 inline float tree_max(float* v) {
   for (int w = kLanes / 2; w > 0; w /= 2)
     for (int k = 0; k < w; ++k) v[k] = v[k + w] > v[k] ? v[k + w] : v[k];
-  return v[0];
-}
-inline float tree_sum(float* v) {
-  for (int w = kLanes / 2; w > 0; w /= 2)
-    for (int k = 0; k < w; ++k) v[k] += v[k + w];
   return v[0];
 }
 }  // namespace
@@ -38,28 +32,14 @@ void softmax_row_f32(float* y, const float* x, int64_t C, bool log) {
   float mx = tree_max(lanes);
   for (int64_t c = whole; c < C; ++c) mx = x[c] > mx ? x[c] : mx;
   if (mx == -INFINITY) mx = 0;  // a fully masked row: exp(-inf - 0) = 0
-  for (int k = 0; k < kLanes; ++k) lanes[k] = 0.0f;
   if (log) {
-    for (int64_t c = 0; c < whole; c += kLanes)
-      for (int k = 0; k < kLanes; ++k) lanes[k] += exp_vec(x[c + k] - mx);
-    float sum = tree_sum(lanes);
-    for (int64_t c = whole; c < C; ++c) sum += exp_vec(x[c] - mx);
+    const float sum = lane_sum<float>(C, [&](int64_t c) { return exp_vec(x[c] - mx); });
     const float shift = mx + std::log(sum);
 #pragma omp simd
     for (int64_t c = 0; c < C; ++c) y[c] = x[c] - shift;
     return;
   }
-  for (int64_t c = 0; c < whole; c += kLanes)
-    for (int k = 0; k < kLanes; ++k) {
-      const float e = exp_vec(x[c + k] - mx);
-      y[c + k] = e;
-      lanes[k] += e;
-    }
-  float sum = tree_sum(lanes);
-  for (int64_t c = whole; c < C; ++c) {
-    y[c] = exp_vec(x[c] - mx);
-    sum += y[c];
-  }
+  const float sum = lane_sum<float>(C, [&](int64_t c) { return y[c] = exp_vec(x[c] - mx); });
   const float inv = 1.0f / sum;
 #pragma omp simd
   for (int64_t c = 0; c < C; ++c) y[c] *= inv;

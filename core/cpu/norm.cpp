@@ -136,12 +136,12 @@ bool CpuBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, c
     const bool want_dw = dweight.defined(), want_db = dbias.defined();
     const int threads = (N * D >= 32768) ? omp_get_max_threads() : 1;
     // Per-thread partial sums of dw and db, added up after the parallel loop.
-    std::vector<T> partial_dw(want_dw ? threads * D : 0), partial_db(want_db ? threads * D : 0);
+    ThreadPartials<T> partial_dw(want_dw ? threads : 0, D), partial_db(want_db ? threads : 0, D);
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
-      T* pdw = want_dw ? partial_dw.data() + t * D : nullptr;
-      T* pdb = want_db ? partial_db.data() + t * D : nullptr;
+      T* pdw = want_dw ? partial_dw.row(t) : nullptr;
+      T* pdb = want_db ? partial_db.row(t) : nullptr;
 #pragma omp for
       for (int64_t r = 0; r < N; ++r)
         backward_row<T>(dx ? dx + r * D : nullptr, pdw, pdb, g + r * D, x + r * D, w, mu[r], rs[r], D);
@@ -151,7 +151,7 @@ bool CpuBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, c
       T* o = result->template data_ptr<T>();
       for (int64_t c = 0; c < D; ++c) {
         T acc = 0;
-        for (int t = 0; t < threads; ++t) acc += (*partial)[t * D + c];
+        for (int t = 0; t < threads; ++t) acc += partial->row(t)[c];
         o[c] = acc;
       }
     }

@@ -120,12 +120,12 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
     const int threads = in.numel() >= kParallelGrain && rows >= 4 * max_threads ? max_threads : 1;
     if (leading_only && rows >= 4) {
       const T* x = in.data_ptr<T>();
-      std::vector<T> partial(static_cast<size_t>(threads) * cols, T(0));
+      ThreadPartials<T> partial(threads, cols);
 #pragma omp parallel num_threads(threads)
       {
         const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
         const int64_t chunk = (rows + nt - 1) / nt, b = std::min(rows, id * chunk), e = std::min(rows, b + chunk);
-        T* acc = partial.data() + id * cols;
+        T* acc = partial.row(static_cast<int>(id));
         if (b < e) {
           if constexpr (std::is_same_v<T, float>) sum_rows_into_f32(acc, x + b * cols, e - b, cols);
           else sum_rows_into(acc, x + b * cols, e - b, cols);
@@ -134,7 +134,7 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
 #pragma omp for schedule(static)
         for (int64_t c = 0; c < cols; ++c) {
           T v = T(0);
-          for (int64_t t = 0; t < nt; ++t) v += partial[t * cols + c];
+          for (int64_t t = 0; t < nt; ++t) v += partial.row(static_cast<int>(t))[c];
           o[c] = v;
         }
       }

@@ -55,4 +55,21 @@ inline float erf_with_exp(float x, float exp_minus_x2) {
 }
 inline float erf_vec(float x) { return erf_with_exp(x, exp_vec(-x * x)); }
 
+// sum of term(i) for i < n in 64 bytes of lanes folded by a tree: for short rows inside a function
+// compiled per instruction set. A loop-carried `omp simd reduction` instead ends each row in a
+// chain of dependent scalar adds, one per lane, which costs more than a short row's arithmetic.
+template <typename T, typename Term>
+inline __attribute__((always_inline)) T lane_sum(int64_t n, Term term) {
+  constexpr int kLanes = 64 / sizeof(T);
+  T acc[kLanes] = {};
+  const int64_t whole = n / kLanes * kLanes;
+  for (int64_t c = 0; c < whole; c += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += term(c + k);
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+  T sum = acc[0];
+  for (int64_t c = whole; c < n; ++c) sum += term(c);
+  return sum;
+}
+
 }  // namespace ember::cpu
