@@ -166,6 +166,35 @@ TEST(FusedAttention, QueriesAndKeysOfDifferentLengths) {
   expect_attention_matches(rand64({2, 1, 1, 4}), rand64({2, 1, 1, 4}), rand64({2, 1, 1, 4}), 0.0);  // one token
 }
 
+TEST(FusedAttention, QueryBlocksSkipTheUpperTriangleExactly) {
+  // The kernel multiplies blocks of 32 queries (64 past 128 tokens) by the keys they can see; block
+  // edges, partial last blocks, dropout, and queries and keys of different lengths across blocks.
+  manual_seed(7);
+  Qkv a = projected(1, 70, 2, 5);
+  expect_attention_matches(a.q, a.k, a.v, 0.0);
+  expect_attention_matches(a.q, a.k, a.v, 0.3);
+  expect_attention_matches(rand64({1, 2, 70, 4}), rand64({1, 2, 45, 4}), rand64({1, 2, 45, 3}), 0.2);   // L > S
+  expect_attention_matches(rand64({1, 2, 40, 4}), rand64({1, 2, 100, 4}), rand64({1, 2, 100, 3}), 0.0);  // L < S
+  Qkv big = projected(1, 150, 1, 4);
+  expect_attention_matches(big.q, big.k, big.v, 0.1);
+}
+
+TEST(FusedAttention, ANonFiniteHeadDoesNotReachTheNextOne) {
+  // Heads share a thread's scratch; a float row's vector tail must read only its own head's values.
+  // Head 0 gets NaN gradients, head 1 (run after it on the same scratch) must stay finite.
+  manual_seed(8);
+  Tensor q = randn({1, 2, 40, 8}).requires_grad_(true), k = randn({1, 2, 100, 8}).requires_grad_(true),
+         v = randn({1, 2, 100, 8}).requires_grad_(true);
+  Tensor y = F::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+  Tensor g = ones(y.sizes());
+  g.select(1, 0).fill_(std::numeric_limits<double>::quiet_NaN());
+  tensor_list d = autograd::grad({y}, {q, k, v}, {g});
+  for (const Tensor& t : d) {
+    EXPECT_TRUE(t.select(1, 1).abs().lt(1e30).all().item<bool>());
+    EXPECT_TRUE(t.select(1, 0).ne(t.select(1, 0)).any().item<bool>());
+  }
+}
+
 TEST(FusedAttention, ManyHeadsTakeTheThreadedPath) {
   manual_seed(6);
   Qkv a = projected(4, 16, 4, 8);  // 16 heads, each small: heads run in parallel
