@@ -7,11 +7,14 @@
 //                        dS = P * (dP - rowsum(dP * P)),  dP = dPd * noise
 //                        dq = scale * dS k,  dk = scale * dS^T q          two gemms
 //
-// q, k, v are read where they lie (BLAS takes the row stride), so the heads of a fused qkv
-// projection need no copy, and out is written straight into the caller's layout. The masked
-// upper triangle is never exponentiated: its weights are set to zero. Heads run in parallel
-// over OpenMP's threads, each head's gemms single-threaded (OpenBLAS always is: core/threads.h).
-#include <cblas.h>
+// The products are small (a head is 64 x 32 at the baby GPT's size) and run through the
+// register-tiled kernel of small_gemm.h rather than BLAS, whose per-call costs dominate at this size.
+// q, v, out and the gradients are read and written where they lie (row strides), so the heads of a
+// fused qkv projection need no copy and out lands straight in the caller's layout; k and v are
+// transposed once per head into scratch for the products over the head dim. The masked
+// upper triangle is neither multiplied (the gemms run by blocks of queries, each against the keys
+// it sees, and by blocks of keys against the queries that see them) nor exponentiated: its
+// weights are set to zero. Heads run in parallel over OpenMP's threads.
 #include <omp.h>
 
 #include <algorithm>
@@ -20,21 +23,38 @@
 #include <vector>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/small_gemm.h"
 #include "core/cpu/vec_math.h"
 
 namespace ember::cpu {
 
 namespace {
 
-// Row-major C (M, N, ldc) = alpha * op(A) op(B) + beta * C.
+// C (m, n; ldc) = alpha * op(A) B through small_gemm.h: op(A) = A (m, k) or, `trans_a`, A^T with A
+// stored (k, m). The float kernels are compiled per instruction set.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void small_gemm_f32(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                    const float* B, int64_t ldb, float* C, int64_t ldc) {
+  if (trans_a) small_gemm<float, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  else small_gemm<float, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+}
 template <typename T>
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb,
-          T beta, T* C, int64_t ldc) {
-  const CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, a, b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  else
-    cblas_dgemm(CblasRowMajor, a, b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+void mm(bool trans_a, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T* C,
+        int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    small_gemm_f32(trans_a, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  } else {
+    if (trans_a) small_gemm<T, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+    else small_gemm<T, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  }
+}
+
+// out (cols, rows) = in (rows, cols; row stride ld)^T, contiguous: k and v of a head laid out so the
+// products that contract over the head dim read them row by row.
+template <typename T>
+void transpose_head(T* out, const T* in, int64_t rows, int64_t cols, int64_t ld) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[j * rows + i] = in[i * ld + j];
 }
 
 // A (B, H, rows, cols) strided view: the pointer to matrix (b, h) and its row stride.
@@ -119,18 +139,19 @@ bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const 
     const T* N = noise.defined() ? noise.data_ptr<T>() : nullptr;
 #pragma omp parallel if (B * H > 1 && B * H * L * S * E >= 262144)
     {
-      std::vector<T> dropped(N ? L * S : 0);  // P * noise, this thread's scratch
+      std::vector<T> dropped(N ? L * S : 0), kt(E * S);  // P * noise and k^T: this thread's scratch
 #pragma omp for
       for (int64_t bh = 0; bh < B * H; ++bh) {
         const int64_t b = bh / H, h = bh % H;
         T* p = P + bh * L * S;
         const T* nz = N ? N + bh * L * S : nullptr;
+        transpose_head(kt.data(), hk.at(b, h), S, E, hk.ld);
         for (int64_t i0 = 0; i0 < L; i0 += block) {
           const int64_t m = std::min(block, L - i0), keys = std::min(i0 + m, S);
           if (keys == 0) continue;  // only when S = 0
           T* pb = p + i0 * S;
           const T* Qb = hq.at(b, h) + i0 * hq.ld;
-          gemm<T>(false, true, m, keys, E, static_cast<T>(scale), Qb, hq.ld, hk.at(b, h), hk.ld, T(0), pb, S);
+          mm<T>(false, m, keys, E, static_cast<T>(scale), Qb, hq.ld, kt.data(), S, pb, S);
           for (int64_t i = i0; i < i0 + m; ++i) causal_softmax_row(p + i * S, std::min(i + 1, S), S);
           const T* weights = pb;
           if (nz) {  // the visible weights times the noise; the rest of the block's keys are 0
@@ -142,8 +163,7 @@ bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const 
             }
             weights = db;
           }
-          gemm<T>(false, false, m, Ev, keys, T(1), weights, S, hv.at(b, h), hv.ld, T(0), ho.at(b, h) + i0 * ho.ld,
-                  ho.ld);
+          mm<T>(false, m, Ev, keys, T(1), weights, S, hv.at(b, h), hv.ld, ho.at(b, h) + i0 * ho.ld, ho.ld);
         }
         if (S == 0)  // no keys: the output is empty sums
           for (int64_t i = 0; i < L; ++i) std::fill(ho.at(b, h) + i * ho.ld, ho.at(b, h) + i * ho.ld + Ev, T(0));
@@ -164,11 +184,12 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
     const T* N = noise.defined() ? noise.data_ptr<T>() : nullptr;
 #pragma omp parallel if (B * H > 1 && B * H * L * S * E >= 262144)
     {
-      std::vector<T> dp(L * S), dropped(N ? L * S : 0);
+      std::vector<T> dp(L * S), dropped(N ? L * S : 0), vt(Ev * S);
 #pragma omp for
       for (int64_t bh = 0; bh < B * H; ++bh) {
         const int64_t b = bh / H, h = bh % H;
         const T* p = P + bh * L * S;
+        transpose_head(vt.data(), hv.at(b, h), S, Ev, hv.ld);
         const T* nz = N ? N + bh * L * S : nullptr;
         const T* weights = p;
         if (nz) {  // zero above the diagonal, as P is
@@ -185,7 +206,7 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
           const int64_t m = std::min(block, L - i0), keys = std::min(i0 + m, S);
           T* d = dp.data() + i0 * S;
           if (keys > 0)
-            gemm<T>(false, true, m, keys, Ev, T(1), hg.at(b, h) + i0 * hg.ld, hg.ld, hv.at(b, h), hv.ld, T(0), d, S);
+            mm<T>(false, m, keys, Ev, T(1), hg.at(b, h) + i0 * hg.ld, hg.ld, vt.data(), S, d, S);
           for (int64_t i = i0; i < i0 + m; ++i) {
             const int64_t n = std::min(i + 1, S);
             if constexpr (std::is_same_v<T, float>)
@@ -195,7 +216,7 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
           }
           T* dqb = hdq.at(b, h) + i0 * hdq.ld;
           if (keys > 0)
-            gemm<T>(false, false, m, E, keys, static_cast<T>(scale), d, S, hk.at(b, h), hk.ld, T(0), dqb, hdq.ld);
+            mm<T>(false, m, E, keys, static_cast<T>(scale), d, S, hk.at(b, h), hk.ld, dqb, hdq.ld);
           else
             for (int64_t i = 0; i < m; ++i) std::fill(dqb + i * hdq.ld, dqb + i * hdq.ld + E, T(0));
         }
@@ -212,10 +233,9 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
             }
             continue;
           }
-          gemm<T>(true, false, n, Ev, rows, T(1), weights + j0 * S + j0, S, hg.at(b, h) + j0 * hg.ld, hg.ld, T(0), dvb,
-                  hdv.ld);
-          gemm<T>(true, false, n, E, rows, static_cast<T>(scale), dp.data() + j0 * S + j0, S, hq.at(b, h) + j0 * hq.ld,
-                  hq.ld, T(0), dkb, hdk.ld);
+          mm<T>(true, n, Ev, rows, T(1), weights + j0 * S + j0, S, hg.at(b, h) + j0 * hg.ld, hg.ld, dvb, hdv.ld);
+          mm<T>(true, n, E, rows, static_cast<T>(scale), dp.data() + j0 * S + j0, S, hq.at(b, h) + j0 * hq.ld, hq.ld,
+                dkb, hdk.ld);
         }
       }
     }

@@ -104,7 +104,7 @@ void unary_loop(const Tensor& out, const Tensor& in, F f) {
       T* o = reinterpret_cast<T*>(p[0]);
       const T* x = reinterpret_cast<const T*>(p[1]);
       if constexpr (std::is_same_v<T, float>) {
-        if (separate(o, n * 4, x, n * 4)) return unary_run_f32(o, x, n, f);
+        if (separate(o, n * sizeof(float), x, n * sizeof(float))) return unary_run_f32(o, x, n, f);
       }
       for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
     } else {

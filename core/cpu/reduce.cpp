@@ -110,10 +110,11 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   constexpr bool kRowSum = std::is_same_v<R, SumR<T>> && std::is_same_v<O, T> && std::is_floating_point_v<T>;
   if constexpr (kRowSum) {
     // A sum over the leading dims of a contiguous input, as (rows, cols) -> (cols) for a bias
-    // gradient: each thread (when it pays to have more than one) sums its own block of rows (the rows it most likely wrote itself,
-    // so they are in its cache) into a partial row, then the partial rows are added in thread
-    // order. The result depends on the thread count only through that grouping of rows.
-    bool leading_only = in.is_contiguous() && out.is_contiguous() && !dims.empty();
+    // gradient: each thread (when it pays to have more than one) sums its own block of rows, the
+    // rows it most likely wrote itself and has in its cache, into a partial row; then the partial
+    // rows are added in thread order. The result depends on the thread count only through that
+    // grouping of rows. (A sum to one value keeps the double accumulator of the loops below.)
+    bool leading_only = in.is_contiguous() && out.is_contiguous() && !dims.empty() && out.numel() > 1;
     for (size_t i = 0; i < dims.size(); ++i) leading_only = leading_only && dims[i] == static_cast<int64_t>(i);
     const int64_t cols = out.numel(), rows = cols ? in.numel() / cols : 0;
     const int max_threads = omp_get_max_threads();
