@@ -111,6 +111,25 @@ TEST(TensorHooks, LeafKeepsAPrivateGradientWhenAHookReturnsAViewOfATensorItHolds
   EXPECT_TRUE(w.grad().equal(full({2, 3}, 4.0, dtype(w.dtype()))));
 }
 
+TEST(TensorHooks, HookOnANonLeafUnderGradWithCreateGraph) {
+  // x = [1, 2, 3], y = x * x with y's hook g -> 3 g, z = sum(y * c), c = [1, 2, 3]. By hand:
+  // dz/dx = 3 c * 2 x = [6, 24, 54], and its graph runs through the hook's result: d sum(dz/dx)/dx = 6 c.
+  Tensor x = leaf({1.0, 2.0, 3.0});
+  Tensor y = x * x;
+  int calls = 0;
+  y.register_hook([&calls](const Tensor& g) {
+    ++calls;
+    return g * 3;
+  });
+  Tensor dx = autograd::grad({(y * c()).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(dx.requires_grad());
+  EXPECT_TENSOR_CLOSE(dx, tensor({6.0, 24.0, 54.0}, kFloat64), 0, 0);
+  Tensor ddx = autograd::grad({dx.sum()}, {x})[0];
+  EXPECT_EQ(calls, 1);  // the second pass does not go back through y
+  EXPECT_TENSOR_CLOSE(ddx, tensor({6.0, 12.0, 18.0}, kFloat64), 0, 0);
+}
+
 TEST(TensorHooks, SeveralHooksRunInRegistrationOrder) {
   const auto& fx = tensor_hooks()["several_hooks_in_order"];
   // y = x.sin(); y hooks: g * 2, inspect, g - 1; x hooks: inspect, g * 10; (y * c).sum().backward()

@@ -202,6 +202,12 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
        },
        {wave64({3, 4}, 0.0, 2.0)}},
       {"mse_loss", [](const tensor_list& x) { return F::mse_loss(x[0], x[1]); }, {wave64({2, 3}), wave64({2, 3}, 1.0)}},
+      // the losses of the libtorch compatibility work, checked until now only against libtorch's output
+      {"l1_loss_sum", [](const tensor_list& x) { return F::l1_loss(x[0], x[1], F::L1LossFuncOptions(kSum)); },
+       {wave64({2, 3}), wave64({2, 3}, 1.0)}},
+      {"smooth_l1_loss_beta",
+       [](const tensor_list& x) { return F::smooth_l1_loss(x[0], x[1], F::SmoothL1LossFuncOptions().beta(0.5)); },
+       {wave64({2, 3}, 0.0, 2.0), wave64({2, 3}, 1.0)}},
       {"sdpa_bool_mask", [keep](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], keep); },
        {wave64({3, 2}), wave64({4, 2}, 1.0), wave64({4, 3}, 2.0)}},
       {"sdpa_causal_batched",
