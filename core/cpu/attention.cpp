@@ -53,8 +53,13 @@ void mm(bool trans_a, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int6
 // products that contract over the head dim read them row by row.
 template <typename T>
 void transpose_head(T* out, const T* in, int64_t rows, int64_t cols, int64_t ld) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) out[j * rows + i] = in[i * ld + j];
+  constexpr int64_t kTile = 16;  // tiles of 16 x 16: reads and writes both stay within a few cache lines
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t i1 = std::min(rows, i0 + kTile), j1 = std::min(cols, j0 + kTile);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = i0; i < i1; ++i) out[j * rows + i] = in[i * ld + j];
+    }
 }
 
 // A (B, H, rows, cols) strided view: the pointer to matrix (b, h) and its row stride.
