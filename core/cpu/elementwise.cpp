@@ -144,47 +144,28 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
-}  // namespace
-
-namespace {
-
 // Float GELU and its backward with the vectorisable erf and exp of vec_math.h (std::erf and
 // std::exp are scalar libm calls, and the MLP's GELU is a tenth of a GPT step without these).
+// They run through the same loops as every other op, whose contiguous float runs are compiled
+// per instruction set.
 constexpr float kInvSqrt2Pi = 0.3989422804014327f;
-inline float gelu_f32(float x) { return 0.5f * x * (1.0f + erf_vec(x * static_cast<float>(kSqrtHalf))); }
+struct GeluF32 {
+  float operator()(float x) const { return 0.5f * x * (1.0f + erf_vec(x * static_cast<float>(kSqrtHalf))); }
+};
 // One exponential serves both terms: erf(x/sqrt2) needs e^(-x^2/2), which is sqrt(2 pi) pdf(x).
-inline float gelu_backward_f32(float g, float x) {
-  const float z = x * static_cast<float>(kSqrtHalf);
-  const float e = exp_vec(-z * z);
-  const float cdf = 0.5f * (1.0f + erf_with_exp(z, e));
-  return g * (cdf + x * (e * kInvSqrt2Pi));
-}
-
-// Contiguous runs, compiled for AVX-512, AVX2 and baseline, picked at run time.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void gelu_run_f32(float* y, const float* x, int64_t n) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) y[i] = gelu_f32(x[i]);
-}
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void gelu_backward_run_f32(float* dx, const float* g, const float* x, int64_t n) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) dx[i] = gelu_backward_f32(g[i], x[i]);
-}
-
+struct GeluBackwardF32 {
+  float operator()(float g, float x) const {
+    const float z = x * static_cast<float>(kSqrtHalf);
+    const float e = exp_vec(-z * z);
+    const float cdf = 0.5f * (1.0f + erf_with_exp(z, e));
+    return g * (cdf + x * (e * kInvSqrt2Pi));
+  }
+};
 
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
-  if (op == UnaryOp::Gelu && in.dtype() == kFloat32) {
-    for_each_run<2>({&out, &in}, [](char** p, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(float) && s[1] == sizeof(float))
-        return gelu_run_f32(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<float*>(p[0] + i * s[0]) = gelu_f32(*reinterpret_cast<const float*>(p[1] + i * s[1]));
-    });
-    return;
-  }
+  if (op == UnaryOp::Gelu && in.dtype() == kFloat32) return unary_loop<float>(out, in, GeluF32{});
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
@@ -196,17 +177,8 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (op == BinaryOp::GeluBackward && a.dtype() == kFloat32) {
-    for_each_run<3>({&out, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
-      if (s[0] == sizeof(float) && s[1] == sizeof(float) && s[2] == sizeof(float))
-        return gelu_backward_run_f32(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]),
-                                     reinterpret_cast<const float*>(p[2]), n);
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<float*>(p[0] + i * s[0]) = gelu_backward_f32(
-            *reinterpret_cast<const float*>(p[1] + i * s[1]), *reinterpret_cast<const float*>(p[2] + i * s[2]));
-    });
-    return;
-  }
+  if (op == BinaryOp::GeluBackward && a.dtype() == kFloat32)
+    return binary_loop<float, float>(out, a, b, GeluBackwardF32{});
   dispatch(a.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \
