@@ -18,8 +18,9 @@ namespace ember::autograd {
 
 namespace {
 
-// BLAS reads a head in place when its rows are unit-stride and do not overlap.
-Tensor blas_ready(const Tensor& t) {
+// A kernel reads a head in place when its rows are unit-stride and do not overlap (the backend's
+// contract: last dim stride 1); otherwise the head is copied first.
+Tensor rows_in_place(const Tensor& t) {
   const bool ok = t.stride(3) == 1 && (t.size(2) <= 1 || t.stride(2) >= t.size(3));
   return ok ? t : kernel::contiguous(t);
 }
@@ -45,7 +46,7 @@ std::optional<Tensor> fused_causal_attention(const Tensor& query, const Tensor& 
   for (const Tensor* t : {&query, &key, &value})
     if (t->numel() == 0) return std::nullopt;
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
-  Tensor q = blas_ready(query), k = blas_ready(key), v = blas_ready(value);
+  Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
   Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
   Tensor probs = raw_empty({B, H, L, S}, q.dtype(), q.device());
   Tensor nz = noise.defined() ? kernel::contiguous(noise) : Tensor();
@@ -68,8 +69,8 @@ std::optional<Tensor> fused_causal_attention(const Tensor& query, const Tensor& 
              Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
              return {ds.matmul(k), ds.mT().matmul(q), dv};
            }
-           q = blas_ready(q), k = blas_ready(k), v = blas_ready(v);
-           Tensor go = blas_ready(g);
+           q = rows_in_place(q), k = rows_in_place(k), v = rows_in_place(v);
+           Tensor go = rows_in_place(g);
            Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
            Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
            Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());

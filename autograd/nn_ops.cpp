@@ -66,14 +66,22 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   return y;
 }
 
-// LayerNorm from primitive ops: the reference the fused kernel is tested against, and the path
-// for a backend without one. dims are the normalized (last) dims.
+// From differentiable ops, over the normalized (last) dims: rstd = 1 / sqrt(var + eps) with var
+// biased (divided by the count), and xhat = (x - mean) * rstd.
+struct Normalized {
+  Tensor xhat, rstd;
+};
+Normalized normalize_composed(const Tensor& x, IntArrayRef dims, double eps) {
+  Tensor centered = x - x.mean(dims, /*keepdim=*/true);
+  Tensor rstd = (centered.square().mean(dims, /*keepdim=*/true) + eps).rsqrt();
+  return {centered * rstd, rstd};
+}
+
+// LayerNorm from primitive ops, y = xhat * weight + bias: the reference the fused kernel is tested
+// against, and the path for a backend without one.
 Tensor layer_norm_composed(const Tensor& input, IntArrayRef dims, const Tensor& weight, const Tensor& bias,
                            double eps) {
-  // y = (x - mean) / sqrt(var + eps) * weight + bias, var biased (divides by the count).
-  Tensor centered = input - input.mean(dims, /*keepdim=*/true);
-  Tensor var = centered.square().mean(dims, /*keepdim=*/true);
-  Tensor y = centered * (var + eps).rsqrt();
+  Tensor y = normalize_composed(input, dims, eps).xhat;
   if (weight.defined()) y = y * weight;
   if (bias.defined()) y = y + bias;
   return y;
@@ -126,9 +134,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
            Tensor x = sx.unpack("NativeLayerNormBackward0");
            Tensor w = sw.unpack("NativeLayerNormBackward0");
            if (GradMode::is_enabled()) {  // create_graph: the formula from differentiable ops
-             Tensor centered = x - x.mean(dims, true);
-             Tensor rs = (centered.square().mean(dims, true) + eps).rsqrt();
-             Tensor xhat = centered * rs;
+             auto [xhat, rs] = normalize_composed(x, dims, eps);
              Tensor gw = w.defined() ? g * w : g;
              Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
              std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
@@ -144,7 +150,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
            Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
            Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
            Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
-           backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd, w.defined() ? kernel::contiguous(w) : Tensor());
+           backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd,
+                                              w.defined() ? kernel::contiguous(w) : Tensor());
            if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
            return {dx, dw, db};
          });
