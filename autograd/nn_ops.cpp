@@ -4,6 +4,8 @@
 // Softmax runs over the last dim in the kernel; another dim is moved there with a transpose
 // (and moved back after). Indices are range-checked here, once, for every device, so kernels
 // never read out of bounds.
+#include <limits>
+
 #include "autograd/autograd.h"
 #include "core/kernel.h"
 
@@ -285,9 +287,12 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   EMBER_CHECK(indices.dtype() == kInt64, "one_hot: is only applicable to index tensor (int64), got {}",
               dtype_name(indices.dtype()));
+  EMBER_CHECK(num_classes >= -1, "one_hot: num_classes must be -1 (inferred) or non-negative, got {}", num_classes);
   if (num_classes == -1) {
     EMBER_CHECK(indices.numel() > 0, "one_hot: can not infer total number of classes from empty tensor");
-    num_classes = indices.max().item<int64_t>() + 1;
+    const int64_t hi = indices.max().item<int64_t>();
+    EMBER_CHECK(hi < std::numeric_limits<int64_t>::max(), "one_hot: cannot infer num_classes from the index {}", hi);
+    num_classes = hi + 1;
   }
   check_index(indices, num_classes, "one_hot");
   Tensor classes = arange(num_classes, TensorOptions(kInt64).device(indices.device()));

@@ -211,7 +211,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
   int64_t d = wrap_dim(dim_, dim(), "narrow");
   const int64_t n = sizes()[d];
   if (start < 0) start += n;
-  EMBER_CHECK(start >= 0 && length >= 0 && start + length <= n,
+  EMBER_CHECK(start >= 0 && length >= 0 && start <= n && length <= n - start,  // no start + length: it may overflow
               "narrow: start ({}) + length ({}) exceeds dimension size ({}) of dim {} (shape {})", start, length, n, d,
               sizes());
   return slice(d, start, start + length);
@@ -228,8 +228,8 @@ Tensor Tensor::slice(int64_t dim_, std::optional<int64_t> start_, std::optional<
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
   std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
-  sz[d] = (end - start + step - 1) / step;
-  st[d] *= step;
+  sz[d] = end == start ? 0 : (end - start - 1) / step + 1;  // ceil((end - start) / step) without overflow
+  if (sz[d] > 1) st[d] *= step;  // step < n here, so the product stays inside the storage's span
   const int64_t offset = storage_offset() + start * strides()[d];
   return make_view(*this, sz, st, offset, "SliceBackward0",
                    [in = sizes().vec(), d, start, end, step](const Tensor& g) -> tensor_list {
@@ -340,18 +340,23 @@ tensor_list Tensor::split(int64_t split_size, int64_t dim_) const {
 
 tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) const {
   int64_t d = wrap_dim(dim_, dim(), "split_with_sizes");
-  int64_t total = std::accumulate(split_sizes.begin(), split_sizes.end(), int64_t{0});
+  int64_t total = 0;
+  for (int64_t n : split_sizes) {
+    EMBER_CHECK(n >= 0, "split_with_sizes: split sizes must be non-negative, got {}", split_sizes);
+    EMBER_CHECK(!__builtin_add_overflow(total, n, &total),
+                "split_with_sizes: sizes {} add up to more than 64 bits hold, but dimension {} has size {}", split_sizes,
+                d, sizes()[d]);
+  }
   EMBER_CHECK(total == sizes()[d], "split_with_sizes: sizes {} add up to {} but dimension {} has size {}", split_sizes,
               total, d, sizes()[d]);
-  for (int64_t n : split_sizes)
-    EMBER_CHECK(n >= 0, "split_with_sizes: split sizes must be non-negative, got {}", split_sizes);
   return split_views(*this, d, split_sizes, "SplitWithSizesBackward0");
 }
 
 tensor_list Tensor::chunk(int64_t chunks, int64_t dim_) const {
   EMBER_CHECK(chunks > 0, "chunk: number of chunks must be greater than 0, got {}", chunks);
   int64_t d = wrap_dim(dim_, dim(), "chunk");
-  return split(std::max<int64_t>((sizes()[d] + chunks - 1) / chunks, 1), d);
+  const int64_t n = sizes()[d];
+  return split(n == 0 ? 1 : (n - 1) / chunks + 1, d);  // ceil(n / chunks) without overflow
 }
 
 tensor_list Tensor::unbind(int64_t dim_) const {
@@ -364,10 +369,16 @@ tensor_list Tensor::unbind(int64_t dim_) const {
 Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t> offset) const {
   EMBER_CHECK(sz.size() == st.size(), "as_strided: got {} sizes and {} strides", sz.size(), st.size());
   const int64_t off = offset.value_or(storage_offset());
-  int64_t last = off;
-  for (size_t d = 0; d < sz.size(); ++d) last += (sz[d] - 1) * st[d];
-  EMBER_CHECK(numel_of(sz) == 0 || (off >= 0 && last * static_cast<int64_t>(element_size()) <
-                                                     static_cast<int64_t>(storage()->nbytes)),
+  const int64_t numel = checked_numel(sz, "as_strided");
+  // The last element's byte offset, computed with overflow checks; strides must be non-negative.
+  int64_t last = off, last_byte = 0;
+  bool fits = off >= 0;
+  for (size_t d = 0; d < sz.size() && fits && numel > 0; ++d) {
+    int64_t step = 0;
+    fits = st[d] >= 0 && !__builtin_mul_overflow(sz[d] - 1, st[d], &step) && !__builtin_add_overflow(last, step, &last);
+  }
+  fits = fits && !__builtin_mul_overflow(last, static_cast<int64_t>(element_size()), &last_byte);
+  EMBER_CHECK(numel == 0 || (fits && last_byte < static_cast<int64_t>(storage()->nbytes)),
               "as_strided: sizes {} and strides {} at offset {} reach outside the storage ({} bytes)", sz, st, off,
               storage()->nbytes);
   EMBER_CHECK(!any_requires_grad({this}), "as_strided: not differentiable in Ember; use view/narrow/expand instead");

@@ -70,9 +70,11 @@ class CachingAllocator {
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
   // A block of at least `nbytes`; reuses a cached block of the same size class when there is one.
-  // On a device out-of-memory, frees the cache and tries once more, then throws ember::Error.
+  // On a device out-of-memory, frees the cache and tries once more, then throws OutOfMemoryError.
   void* allocate(size_t nbytes) {
     if (nbytes == 0) return nullptr;
+    if (nbytes > SIZE_MAX - kLargeBlockQuantum)  // rounding up to a size class would wrap around
+      throw OutOfMemoryError(fmt::format("{} out of memory: tried to allocate {} bytes", name_, nbytes));
     std::lock_guard<std::mutex> lock(mutex_);
     const size_t size = round_block_size(nbytes);
     void* p = nullptr;
@@ -88,9 +90,10 @@ class CachingAllocator {
       }
       if (p == nullptr) {
         std::string extra = device_.describe();
-        EMBER_FAIL("{} out of memory: tried to allocate {} (requested {} bytes); {} already allocated by tensors{}. "
-                   "Free tensors you no longer need, or use a smaller batch or model",
-                   name_, format_bytes(size), nbytes, format_bytes(stats_.allocated), extra.empty() ? "" : "; " + extra);
+        throw OutOfMemoryError(fmt::format(
+            "{} out of memory: tried to allocate {} (requested {} bytes); {} already allocated by tensors{}. "
+            "Free tensors you no longer need, or use a smaller batch or model",
+            name_, format_bytes(size), nbytes, format_bytes(stats_.allocated), extra.empty() ? "" : "; " + extra));
       }
       stats_.reserved += size;
       ++stats_.device_allocs;

@@ -25,6 +25,13 @@ class NotImplementedError : public Error {
   using Error::Error;
 };
 
+// Raised when memory for a tensor cannot be had (torch.OutOfMemoryError): the device refused it, or
+// its size in bytes does not fit in 64 bits. The message names the shape and dtype asked for.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 [[noreturn]] void throw_error(std::string msg);
 }  // namespace detail

@@ -24,20 +24,36 @@ TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options)
   return o.requires_grad(options->requires_grad());
 }
 
-// Writes host values into a tensor on options' device.
-template <typename T>
-Tensor from_host(const std::vector<T>& values, IntArrayRef sizes, ScalarType dtype, Device device) {
-  Tensor host = raw_empty(sizes, dtype_of<T>::value, Device(kCPU));
-  std::copy(values.begin(), values.end(), host.data_ptr<T>());
-  Tensor out = raw_empty(sizes, dtype, device);
+// A host tensor converted to `dtype` on `device` (a new tensor; `host` is not kept).
+Tensor convert_host(const Tensor& host, ScalarType dtype, Device device, const char* op) {
+  Tensor out = raw_empty(host.sizes(), dtype, device, op);
   if (device.is_cpu()) {
     backend_for(device).copy(out, host);
   } else {
-    Tensor converted = raw_empty(sizes, dtype, Device(kCPU));
+    Tensor converted = raw_empty(host.sizes(), dtype, Device(kCPU), op);
     backend_for(Device(kCPU)).copy(converted, host);
     backend_for(device).copy_from_host(out.raw_data_ptr(), converted.raw_data_ptr(), converted.nbytes(), device);
   }
   return out;
+}
+
+// Writes host values into a tensor on options' device.
+template <typename T>
+Tensor from_host(const std::vector<T>& values, IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {
+  Tensor host = raw_empty(sizes, dtype_of<T>::value, Device(kCPU), op);
+  std::copy(values.begin(), values.end(), host.data_ptr<T>());
+  return convert_host(host, dtype, device, op);
+}
+
+// A float64 host tensor of `sizes` whose element i is f(i), converted to `dtype` on `device`. The
+// tensor is allocated (and its size checked) before any value is computed.
+template <typename F>
+Tensor generate(IntArrayRef sizes, ScalarType dtype, Device device, const char* op, F f) {
+  Tensor host = raw_empty(sizes, kFloat64, Device(kCPU), op);
+  double* v = host.data_ptr<double>();
+  const int64_t n = host.numel();
+  for (int64_t i = 0; i < n; ++i) v[i] = f(i);
+  return convert_host(host, dtype, device, op);
 }
 
 }  // namespace
@@ -69,42 +85,47 @@ Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& optio
 }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
   const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: {} -> {}", s, e);
   EMBER_CHECK(st != 0, "arange: step must be nonzero");
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
               "arange: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})", s, e, st);
   const bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kInt64 : kFloat32);
-  const int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = s + static_cast<double>(i) * st;
-  return finish(from_host(v, {n}, dt, options.device()), options);
+  // Compared as doubles: a count of 2^63 or more would be undefined as an int64.
+  const double count = std::ceil((e - s) / st);
+  EMBER_CHECK(count < 0x1p63, "arange: invalid size, possible overflow? (start {}, end {}, step {} give {} elements)", s,
+              e, st, count);
+  const int64_t n = static_cast<int64_t>(count);
+  return finish(generate({n}, dt, options.device(), "arange", [&](int64_t i) { return s + static_cast<double>(i) * st; }),
+                options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
   EMBER_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got {}", steps);
   const double s = start.toDouble(), e = end.toDouble();
-  std::vector<double> v(steps);
   // PyTorch fills the first half from the start and the second half from the end.
   const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   const int64_t half = steps == 1 ? 1 : steps / 2;  // a single step is the start, as in PyTorch
-  for (int64_t i = 0; i < steps; ++i) v[i] = i < half ? s + step * i : e - step * (steps - i - 1);
-  return finish(from_host(v, {steps}, options.dtype(), options.device()), options);
+  return finish(generate({steps}, options.dtype(), options.device(), "linspace",
+                         [&](int64_t i) { return i < half ? s + step * i : e - step * (steps - i - 1); }),
+                options);
 }
 
 Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   EMBER_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got {} and {}", n, m);
-  std::vector<double> v(n * m, 0.0);
-  for (int64_t i = 0; i < std::min(n, m); ++i) v[i * m + i] = 1.0;
-  return finish(from_host(v, {n, m}, options.dtype(), options.device()), options);
+  return finish(generate({n, m}, options.dtype(), options.device(), "eye",
+                         [m](int64_t i) { return i / m == i % m ? 1.0 : 0.0; }),
+                options);
 }
 
 template <typename T>
 Tensor from_vector(const std::vector<T>& data, IntArrayRef sizes, const TensorOptions& options) {
-  EMBER_CHECK(static_cast<int64_t>(data.size()) == numel_of(sizes),
-              "from_vector: {} values cannot fill a tensor of shape {} ({} elements)", data.size(), sizes, numel_of(sizes));
+  const int64_t numel = checked_numel(sizes, "from_vector");
+  EMBER_CHECK(static_cast<int64_t>(data.size()) == numel,
+              "from_vector: {} values cannot fill a tensor of shape {} ({} elements)", data.size(), sizes, numel);
   ScalarType dt = options.has_dtype() ? options.dtype() : dtype_of<T>::value;
-  return finish(from_host(data, sizes, dt, options.device()), options);
+  return finish(from_host(data, sizes, dt, options.device(), "from_vector"), options);
 }
 template Tensor from_vector<float>(const std::vector<float>&, IntArrayRef, const TensorOptions&);
 template Tensor from_vector<double>(const std::vector<double>&, IntArrayRef, const TensorOptions&);
@@ -112,12 +133,12 @@ template Tensor from_vector<int64_t>(const std::vector<int64_t>&, IntArrayRef, c
 template Tensor from_vector<bool>(const std::vector<bool>&, IntArrayRef, const TensorOptions&);
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options, std::function<void(void*)> deleter) {
+  const int64_t nbytes = checked_nbytes(sizes, options.dtype(), "from_blob");
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes.vec();
   impl->strides = contiguous_strides(sizes);
   impl->dtype = options.dtype();
-  impl->storage = std::make_shared<StorageImpl>(data, numel_of(sizes) * element_size(options.dtype()), options.device(),
-                                                std::move(deleter));
+  impl->storage = std::make_shared<StorageImpl>(data, static_cast<size_t>(nbytes), options.device(), std::move(deleter));
   return finish(Tensor(std::move(impl)), options);
 }
 
@@ -152,7 +173,7 @@ Tensor tensor(const TensorLiteral& data, const TensorOptions& options) {
   std::vector<double> values;
   data.flatten(values);
   ScalarType dt = options.has_dtype() ? options.dtype() : data.inferred_dtype();
-  return finish(from_host(values, data.sizes(), dt, options.device()), options);
+  return finish(from_host(values, data.sizes(), dt, options.device(), "tensor"), options);
 }
 
 }  // namespace ember

@@ -71,6 +71,7 @@ Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) {
   const int64_t nd = static_cast<int64_t>(sizes.size()), lead = nd - t.dim();
   EMBER_CHECK(lead >= 0, "expand: the number of sizes provided ({}) must be greater or equal to the number of "
               "dimensions in the tensor ({})", nd, t.dim());
+  checked_numel(sizes, "expand");
   std::vector<int64_t> strides(nd, 0);
   for (int64_t d = 0; d < t.dim(); ++d) {
     int64_t have = t.sizes()[d], want = sizes[d + lead];

@@ -266,8 +266,7 @@ Tensor finish(Tensor t, const TensorOptions& options) {
 
 Tensor new_floating(IntArrayRef sizes, const TensorOptions& options, const char* op) {
   EMBER_CHECK(is_floating_point(options.dtype()), "{}: expected a floating point dtype, got {}", op, dtype_name(options.dtype()));
-  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "{}: negative dimension {} in size {}", op, s, sizes);
-  return empty(sizes, options.requires_grad(false));
+  return raw_empty(sizes, options.dtype(), options.device(), op);
 }
 
 }  // namespace
@@ -404,8 +403,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, Generator generator, const TensorOptions& options) {
   EMBER_CHECK(low < high, "randint: expects 'low' to be less than 'high', but got low={} >= high={}", low, high);
   TensorOptions o = options.has_dtype() ? options : options.dtype(kInt64);
-  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "randint: negative dimension {} in size {}", s, sizes);
-  Tensor t = empty(sizes, o.requires_grad(false));
+  Tensor t = raw_empty(sizes, o.dtype(), o.device(), "randint");
   t.random_(low, high, generator);
   return t;
 }
@@ -413,8 +411,9 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, Generator generator
 Tensor randperm(int64_t n, const TensorOptions& options) { return randperm(n, default_generator(), options); }
 Tensor randperm(int64_t n, Generator generator, const TensorOptions& options) {
   EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got {}", n);
-  std::vector<int64_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
+  Tensor out = raw_empty({n}, kInt64, Device(kCPU), "randperm");
+  int64_t* perm = out.data_ptr<int64_t>();
+  std::iota(perm, perm + n, 0);
   {
     // PyTorch's randperm_cpu: swap element i with one drawn uniformly from [i, n).
     std::lock_guard<std::mutex> lock(generator.mutex());
@@ -424,7 +423,7 @@ Tensor randperm(int64_t n, Generator generator, const TensorOptions& options) {
     }
   }
   TensorOptions o = options.has_dtype() ? options : options.dtype(kInt64);
-  return from_vector(perm, {n}, o);
+  return finish(out.to(o.device(), o.dtype()), o);
 }
 
 Tensor bernoulli(const Tensor& self, double p, OptGenerator generator) {
@@ -540,7 +539,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, O
   Tensor p = probs.detach().to(Device(kCPU)).contiguous();
   std::vector<int64_t> out_sizes = probs.dim() == 2 ? std::vector<int64_t>{probs.size(0), num_samples}
                                                     : std::vector<int64_t>{num_samples};
-  Tensor out = raw_empty(out_sizes, kInt64, Device(kCPU));
+  Tensor out = raw_empty(out_sizes, kInt64, Device(kCPU), "multinomial");
   Generator& g = pick(generator);
   std::lock_guard<std::mutex> lock(g.mutex());
   if (p.scalar_type() == kFloat32) multinomial_rows<float>(p, num_samples, replacement, g, out.data_ptr<int64_t>());

@@ -18,7 +18,17 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 std::vector<int64_t> wrap_dims(IntArrayRef dims, int64_t ndim, const char* op);
 
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+// The product of `sizes`, unchecked: for the sizes of a tensor that exists (checked when it was made).
 int64_t numel_of(IntArrayRef sizes);
+
+// The element count of a shape given by a user. Throws ember::Error naming `op` when a size is
+// negative, or when the product of the sizes (counting 0 as 1, so that contiguous strides fit as
+// well) does not fit in int64. Every path that turns user sizes into a tensor goes through here.
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+// The bytes behind a contiguous tensor of `sizes` and `dtype`, checked as checked_numel; a byte
+// count over int64 throws OutOfMemoryError ("empty: cannot allocate a tensor of shape [...] float32
+// (the size overflows 64 bits)"), the same error as an allocation the device refuses.
+int64_t checked_nbytes(IntArrayRef sizes, ScalarType dtype, const char* op);
 
 // PyTorch broadcasting of two shapes; throws naming `op` and both shapes when they don't match.
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
@@ -33,8 +43,9 @@ std::optional<std::vector<int64_t>> view_strides(IntArrayRef sizes, IntArrayRef 
 // A new tensor on the same storage (no autograd information): the building block of views.
 Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
 
-// A new, uninitialised, contiguous tensor; no autograd.
-Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device);
+// A new, uninitialised, contiguous tensor; no autograd. Sizes are checked (checked_nbytes) and an
+// allocation failure is an OutOfMemoryError naming `op`, the shape and the dtype.
+Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op = "empty");
 
 // Bumps the version counter of a tensor written in place (what saved-tensor checks look at).
 inline void mark_written(const Tensor& t) { t.bump_version(); }

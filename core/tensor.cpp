@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "core/backend.h"
+#include "core/caching_allocator.h"
 #include "core/shape.h"
 
 namespace ember {
@@ -170,6 +171,35 @@ int64_t numel_of(IntArrayRef sizes) {
   return n;
 }
 
+namespace {
+// The product of `sizes` with each 0 counted as 1 (the span contiguous strides need), or nothing on
+// an int64 overflow. Negative sizes are rejected first, naming `op`.
+std::optional<int64_t> checked_span(IntArrayRef sizes, const char* op) {
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "{}: negative dimension {} in shape {}", op, s, sizes);
+  int64_t span = 1;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(span, std::max<int64_t>(s, 1), &span)) return std::nullopt;
+  return span;
+}
+bool has_zero(IntArrayRef sizes) { return std::find(sizes.begin(), sizes.end(), 0) != sizes.end(); }
+}  // namespace
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  std::optional<int64_t> span = checked_span(sizes, op);
+  EMBER_CHECK(span.has_value(), "{}: shape {} has too many elements (the product of the sizes overflows 64 bits)", op,
+              sizes);
+  return has_zero(sizes) ? 0 : *span;
+}
+
+int64_t checked_nbytes(IntArrayRef sizes, ScalarType dtype, const char* op) {
+  std::optional<int64_t> span = checked_span(sizes, op);
+  int64_t nbytes = 0;
+  if (!span || __builtin_mul_overflow(*span, static_cast<int64_t>(element_size(dtype)), &nbytes))
+    throw OutOfMemoryError(fmt::format("{}: cannot allocate a tensor of shape {} {} (the size overflows 64 bits)", op,
+                                       sizes, dtype_name(dtype)));
+  return has_zero(sizes) ? 0 : nbytes;
+}
+
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   size_t n = std::max(a.size(), b.size());
   std::vector<int64_t> out(n);
@@ -194,7 +224,9 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel, const char* op
       infer = i;
     } else {
       EMBER_CHECK(out[i] >= 0, "{}: invalid shape dimension {} in {}", op, out[i], shape);
-      known *= out[i];
+      EMBER_CHECK(!__builtin_mul_overflow(known, out[i], &known),
+                  "{}: shape {} is invalid for input of size {} (the product of the sizes overflows 64 bits)", op,
+                  shape, numel);
     }
   }
   if (infer) {
@@ -203,6 +235,7 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel, const char* op
   } else {
     EMBER_CHECK(known == numel, "{}: shape {} is invalid for input of size {}", op, shape, numel);
   }
+  checked_numel(out, op);  // an empty tensor's new strides must fit too
   return out;
 }
 
@@ -248,13 +281,18 @@ Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int6
   return Tensor(std::move(impl));
 }
 
-Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
-  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "empty: negative dimension {} in shape {}", s, sizes);
+Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {
+  const int64_t nbytes = checked_nbytes(sizes, dtype, op);
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes.vec();
   impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
-  impl->storage = make_storage(static_cast<size_t>(numel_of(sizes)) * element_size(dtype), device);
+  try {
+    impl->storage = make_storage(static_cast<size_t>(nbytes), device);
+  } catch (const OutOfMemoryError& e) {
+    throw OutOfMemoryError(fmt::format("{}: cannot allocate a tensor of shape {} {} ({}): {}", op, sizes,
+                                       dtype_name(dtype), format_bytes(static_cast<size_t>(nbytes)), e.what()));
+  }
   return Tensor(std::move(impl));
 }
 
