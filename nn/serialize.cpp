@@ -6,7 +6,8 @@
 // and renamed over the target, so readers see the old file or the new one, never a mix.
 // Reading: every header field is checked before any data is read, and the tensors' byte ranges
 // must tile the data section exactly (no overlap, no gap, no trailing bytes), as the reference
-// reader requires.
+// reader requires. Hostile headers are errors, not crashes: nesting is bounded before parsing,
+// names must be UTF-8, and messages quote only a short excerpt of any value (nn/json_guard.h).
 #include "nn/serialize.h"
 
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/grad_mode.h"
+#include "nn/json_guard.h"
 
 namespace ember {
 
@@ -124,7 +126,19 @@ void sync_directory_of(const std::string& path) {
   ::close(fd);
 }
 
+// JSON strings must be UTF-8; a name that is not would only fail deep inside the JSON writer.
+void check_utf8(const std::string& text, const char* what) {
+  const size_t at = first_invalid_utf8(text);
+  EMBER_CHECK(at == std::string::npos, "save_safetensors: the {} '{}' is not valid UTF-8 (byte {} of it, 0x{:02x})",
+              what, excerpt(text), at, static_cast<unsigned char>(at == std::string::npos ? 0 : text[at]));
+}
+
 std::string header_bytes(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
+  for (const auto& [k, v] : metadata) {
+    check_utf8(k, "metadata key");
+    check_utf8(v, "metadata value");
+  }
+  for (const auto& [name, t] : tensors) check_utf8(name, "tensor name");
   ordered_json header = ordered_json::object();
   if (!metadata.empty()) {
     ordered_json meta = ordered_json::object();
@@ -140,7 +154,12 @@ std::string header_bytes(const NamedTensors& tensors, const std::map<std::string
     header[name] = info;
     offset += t.nbytes();
   }
-  std::string text = header.dump();
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::json::exception& e) {  // not expected after the checks above
+    EMBER_FAIL("save_safetensors: cannot write the header: {}", excerpt(e.what(), 200));
+  }
   text.append((8 - text.size() % 8) % 8, ' ');
   return text;
 }
@@ -166,7 +185,7 @@ bool SafetensorsFile::contains(const std::string& name) const {
 const Tensor& SafetensorsFile::at(const std::string& name) const {
   for (const auto& [n, t] : tensors)
     if (n == name) return t;
-  EMBER_FAIL("safetensors: {} has no tensor '{}' ({} tensors in the file)", path, name, tensors.size());
+  EMBER_FAIL("safetensors: {} has no tensor '{}' ({} tensors in the file)", path, excerpt(name), tensors.size());
 }
 
 NamedTensors SafetensorsFile::with_prefix(const std::string& prefix) const {
@@ -185,8 +204,8 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   for (const auto& [name, t] : tensors) {
     EMBER_CHECK(name != kMetadataKey, "save_safetensors: '{}' is reserved for the metadata and cannot name a tensor",
                 name);
-    EMBER_CHECK(seen.insert(name).second, "save_safetensors: the tensor name '{}' appears twice", name);
-    EMBER_CHECK(t.defined(), "save_safetensors: tensor '{}' is undefined", name);
+    EMBER_CHECK(seen.insert(name).second, "save_safetensors: the tensor name '{}' appears twice", excerpt(name));
+    EMBER_CHECK(t.defined(), "save_safetensors: tensor '{}' is undefined", excerpt(name));
   }
   const std::string header = header_bytes(tensors, metadata);
   const uint64_t header_len = header.size();
@@ -223,42 +242,42 @@ struct Entry {
 };
 
 uint64_t to_offset(const ordered_json& v, const std::string& where) {
-  EMBER_CHECK(v.is_number_unsigned(), "{}: data_offsets must hold non-negative integers, got {}", where, v.dump());
+  EMBER_CHECK(v.is_number_unsigned(), "{}: data_offsets must hold non-negative integers, got {}", where, json_excerpt(v));
   return v.get<uint64_t>();
 }
 
 Entry parse_entry(const std::string& name, const ordered_json& info, const std::string& where) {
   EMBER_CHECK(info.is_object(), "{}: expected an object with dtype, shape and data_offsets, got {}", where,
-              info.dump());
+              json_excerpt(info));
   for (const char* field : {"dtype", "shape", "data_offsets"})
     EMBER_CHECK(info.contains(field), "{}: the field \"{}\" is missing", where, field);
   const ordered_json& dt = info["dtype"];
-  EMBER_CHECK(dt.is_string(), "{}: dtype must be a string, got {}", where, dt.dump());
+  EMBER_CHECK(dt.is_string(), "{}: dtype must be a string, got {}", where, json_excerpt(dt));
   const std::string dts = dt.get<std::string>();
   std::optional<ScalarType> dtype = dtype_from_safetensors(dts);
   EMBER_CHECK(dtype || !is_known_unsupported_dtype(dts),
               "{}: dtype {} is not supported by Ember (it reads F32, F64, I64 and BOOL)", where, dts);
-  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, I64 or BOOL)", where, dts);
+  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, I64 or BOOL)", where, excerpt(dts));
 
   const ordered_json& sh = info["shape"];
-  EMBER_CHECK(sh.is_array(), "{}: shape must be a list of sizes, got {}", where, sh.dump());
+  EMBER_CHECK(sh.is_array(), "{}: shape must be a list of sizes, got {}", where, json_excerpt(sh));
   Entry e{name, *dtype, {}, 0, 0};
   uint64_t numel = 1;
   for (const auto& s : sh) {
-    EMBER_CHECK(s.is_number_unsigned(), "{}: shape {} must hold non-negative integers", where, sh.dump());
+    EMBER_CHECK(s.is_number_unsigned(), "{}: shape {} must hold non-negative integers", where, json_excerpt(sh));
     const uint64_t size = s.get<uint64_t>();
     EMBER_CHECK(size <= static_cast<uint64_t>(INT64_MAX) && !__builtin_mul_overflow(numel, size, &numel),
-                "{}: shape {} has too many elements", where, sh.dump());
+                "{}: shape {} has too many elements", where, json_excerpt(sh));
     e.shape.push_back(static_cast<int64_t>(size));
   }
   const ordered_json& off = info["data_offsets"];
-  EMBER_CHECK(off.is_array() && off.size() == 2, "{}: data_offsets must be [begin, end], got {}", where, off.dump());
+  EMBER_CHECK(off.is_array() && off.size() == 2, "{}: data_offsets must be [begin, end], got {}", where, json_excerpt(off));
   e.begin = to_offset(off[0], where);
   e.end = to_offset(off[1], where);
   EMBER_CHECK(e.begin <= e.end, "{}: data_offsets [{}, {}] end before they begin", where, e.begin, e.end);
   uint64_t nbytes = 0;
   EMBER_CHECK(!__builtin_mul_overflow(numel, element_size(e.dtype), &nbytes), "{}: shape {} has too many bytes",
-              where, sh.dump());
+              where, json_excerpt(sh));
   EMBER_CHECK(e.end - e.begin == nbytes, "{}: data_offsets [{}, {}] span {} bytes, but shape {} of {} needs {}", where,
               e.begin, e.end, e.end - e.begin, e.shape, dts, nbytes);
   return e;
@@ -285,6 +304,8 @@ SafetensorsFile load_safetensors(const std::string& path) {
   std::string text(header_len, '\0');
   EMBER_CHECK(read_all(fd.get(), text.data(), header_len, 8), "{}: cannot read the header: {}", op, errno_text());
 
+  check_json_depth(text, op + ": the header");
+
   // Duplicate names would silently shadow each other in a JSON object, so the parser reports them.
   std::string duplicate;
   std::set<std::string> top_keys;
@@ -297,24 +318,29 @@ SafetensorsFile load_safetensors(const std::string& path) {
   try {
     header = ordered_json::parse(text, on_event);
   } catch (const nlohmann::json::exception& e) {
-    EMBER_FAIL("{}: the header is not valid JSON ({})", op, e.what());
+    EMBER_FAIL("{}: the header is not valid JSON ({})", op, excerpt(e.what(), 200));
   }
   EMBER_CHECK(header.is_object(), "{}: the header must be a JSON object, got {}", op, header.type_name());
-  EMBER_CHECK(duplicate.empty(), "{}: the header names '{}' twice", op, duplicate);
+  EMBER_CHECK(duplicate.empty(), "{}: the header names '{}' twice", op, excerpt(duplicate));
 
   SafetensorsFile file;
   file.path = path;
   std::vector<Entry> entries;
-  for (const auto& [name, info] : header.items()) {
-    if (name == kMetadataKey) {
-      EMBER_CHECK(info.is_object(), "{}: __metadata__ must map strings to strings, got {}", op, info.dump());
-      for (const auto& [k, v] : info.items()) {
-        EMBER_CHECK(v.is_string(), "{}: __metadata__ value of '{}' must be a string, got {}", op, k, v.dump());
-        file.metadata[k] = v.get<std::string>();
+  try {  // every field is type-checked first; this turns anything missed into an ember::Error too
+    for (const auto& [name, info] : header.items()) {
+      if (name == kMetadataKey) {
+        EMBER_CHECK(info.is_object(), "{}: __metadata__ must map strings to strings, got {}", op, json_excerpt(info));
+        for (const auto& [k, v] : info.items()) {
+          EMBER_CHECK(v.is_string(), "{}: __metadata__ value of '{}' must be a string, got {}", op, excerpt(k),
+                      json_excerpt(v));
+          file.metadata[k] = v.get<std::string>();
+        }
+        continue;
       }
-      continue;
+      entries.push_back(parse_entry(name, info, fmt::format("{}: tensor '{}'", op, excerpt(name))));
     }
-    entries.push_back(parse_entry(name, info, fmt::format("{}: tensor '{}'", op, name)));
+  } catch (const nlohmann::json::exception& e) {
+    EMBER_FAIL("{}: the header does not have the safetensors layout ({})", op, excerpt(e.what(), 200));
   }
 
   // The byte ranges must tile [0, data_size) in order: no overlap, no gap, nothing after the end.
@@ -326,11 +352,12 @@ SafetensorsFile load_safetensors(const std::string& path) {
   for (const Entry& e : entries) {
     EMBER_CHECK(e.end <= data_size,
                 "{}: tensor '{}': data_offsets [{}, {}] go past the end of the data ({} bytes; the file is truncated)",
-                op, e.name, e.begin, e.end, data_size);
+                op, excerpt(e.name), e.begin, e.end, data_size);
     EMBER_CHECK(e.begin >= expected, "{}: tensors '{}' and '{}' overlap (bytes [{}, {}) and [{}, {}))", op,
-                previous ? previous->name : "", e.name, previous ? previous->begin : 0, expected, e.begin, e.end);
+                excerpt(previous ? previous->name : ""), excerpt(e.name), previous ? previous->begin : 0, expected,
+                e.begin, e.end);
     EMBER_CHECK(e.begin == expected, "{}: tensor '{}': {} bytes before its data_offsets [{}, {}] belong to no tensor", op,
-                e.name, e.begin - expected, e.begin, e.end);
+                excerpt(e.name), e.begin - expected, e.begin, e.end);
     expected = e.end;
     previous = &e;
   }
@@ -342,11 +369,11 @@ SafetensorsFile load_safetensors(const std::string& path) {
     const uint64_t nbytes = e.end - e.begin;
     if (nbytes > 0)
       EMBER_CHECK(read_all(fd.get(), t.raw_data_ptr(), nbytes, data_start + e.begin), "{}: tensor '{}': read failed: {}",
-                  op, e.name, errno_text());
+                  op, excerpt(e.name), errno_text());
     if (e.dtype == kBool) {  // a C++ bool must hold 0 or 1
       const auto* bytes = static_cast<const unsigned char*>(t.raw_data_ptr());
       for (uint64_t i = 0; i < nbytes; ++i)
-        EMBER_CHECK(bytes[i] <= 1, "{}: tensor '{}': BOOL element {} holds the byte {}, not 0 or 1", op, e.name, i,
+        EMBER_CHECK(bytes[i] <= 1, "{}: tensor '{}': BOOL element {} holds the byte {}, not 0 or 1", op, excerpt(e.name), i,
                     bytes[i]);
     }
     file.tensors.emplace_back(e.name, t);

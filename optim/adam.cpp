@@ -31,7 +31,7 @@ std::string options_to_json(const Options& o) {
 
 template <typename Options>
 void options_from_json(Options& o, const std::string& text) {
-  json j = json::parse(text);
+  json j = detail::parse_json(text, "from_json");
   auto betas = detail::field<std::vector<double>>(j, "betas");
   EMBER_CHECK(betas.size() == 2, "the saved option 'betas' must hold two numbers, got {}", betas.size());
   o.lr(detail::field<double>(j, "lr"));

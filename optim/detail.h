@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/tensor.h"
+#include "nn/json_guard.h"
 #include "optim/optimizer.h"
 
 namespace ember::optim::detail {
@@ -78,14 +79,26 @@ const Options& options_as(const OptimizerOptions& options, const char* op) {
   return *o;
 }
 
+// Parses JSON from a checkpoint: nesting deeper than kMaxJsonDepth and malformed text are
+// ember::Errors starting with `what`, never nlohmann exceptions or a stack overflow.
+inline nlohmann::json parse_json(const std::string& text, const std::string& what) {
+  check_json_depth(text, what);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    EMBER_FAIL("{}: not valid JSON ({})", what, excerpt(e.what(), 200));
+  }
+}
+
 // The field `name` of a saved options object, with an error naming it when absent or mistyped.
 template <typename T>
 T field(const nlohmann::json& j, const char* name) {
+  EMBER_CHECK(j.is_object(), "the saved options must be a JSON object, got {}", json_excerpt(j));
   EMBER_CHECK(j.contains(name), "the saved options have no '{}'", name);
   try {
     return j.at(name).get<T>();
   } catch (const nlohmann::json::exception&) {
-    EMBER_FAIL("the saved option '{}' has the wrong type: {}", name, j.at(name).dump());
+    EMBER_FAIL("the saved option '{}' has the wrong type: {}", name, json_excerpt(j.at(name)));
   }
 }
 

@@ -14,7 +14,9 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
+#include "nn/json_guard.h"
 #include "nn/serialize.h"
+#include "optim/detail.h"
 
 namespace ember::optim {
 
@@ -178,15 +180,11 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
                 "prefix?)", op, prefix, key);
     return it->second;
   };
-  EMBER_CHECK(meta("type") == type_name(), "{}: the state was saved by {}, not {}", op, meta("type"), type_name());
+  EMBER_CHECK(meta("type") == type_name(), "{}: the state was saved by {}, not {}", op, excerpt(meta("type")),
+              type_name());
 
   // 1. Group options, into copies.
-  json groups;
-  try {
-    groups = json::parse(meta("param_groups"));
-  } catch (const json::exception& e) {
-    EMBER_FAIL("{}: param_groups is not valid JSON ({})", op, e.what());
-  }
+  json groups = detail::parse_json(meta("param_groups"), op + ": param_groups");
   EMBER_CHECK(groups.is_array() && groups.size() == param_groups_.size(),
               "{}: the checkpoint has {} parameter groups, this optimizer {}", op, groups.is_array() ? groups.size() : 0,
               param_groups_.size());
@@ -203,7 +201,7 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
                 "in this optimizer", op, g, ids.size(), group.params().size());
     for (size_t k = 0; k < ids.size(); ++k)
       EMBER_CHECK(ids[k].is_number_integer() && ids[k].get<int64_t>() == static_cast<int64_t>(params.size() + k),
-                  "{}: parameter group {} lists parameter {} where {} was expected", op, g, ids[k].dump(),
+                  "{}: parameter group {} lists parameter {} where {} was expected", op, g, json_excerpt(ids[k]),
                   params.size() + k);
     saved.erase("params");
     auto options = group.options().clone();
@@ -259,7 +257,8 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
     EMBER_CHECK(slot != nullptr, "{}: unexpected state entry '{}' ({} keeps no counter '{}')", op, key, type_name(),
                 name);
     std::optional<int64_t> v = parse_int(value);
-    EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be an integer, got '{}'", op, key, value);
+    EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be an integer, got '{}'", op, excerpt(key),
+                excerpt(value));
     *slot = *v;
   }
   for (auto& [i, s] : new_state)

@@ -24,7 +24,7 @@ std::string SGDOptions::to_json() const {
 }
 
 void SGDOptions::from_json(const std::string& text) {
-  json j = json::parse(text);
+  json j = detail::parse_json(text, "SGDOptions::from_json");
   lr(detail::field<double>(j, "lr"));
   momentum(detail::field<double>(j, "momentum"));
   dampening(detail::field<double>(j, "dampening"));

@@ -15,6 +15,7 @@
 
 #include "core/caching_allocator.h"
 #include "core/shape.h"
+#include "nn/json_guard.h"
 #include "test_util.h"
 
 // Under AddressSanitizer a refused allocation must come back as nullptr (and so as an
@@ -169,6 +170,150 @@ TEST(Robustness, HugeStepsAndChunkCountsGiveTheRightViews) {
   std::vector<int64_t> perm = randperm(6).to_vector<int64_t>();
   std::sort(perm.begin(), perm.end());
   EXPECT_EQ(perm, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+}
+
+// ---- JSON ----
+
+namespace fs = std::filesystem;
+
+class RobustFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("ember_robust_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // A safetensors file with this header text and data.
+  std::string write(const std::string& name, std::string header, const std::string& data = "") {
+    header.append((8 - header.size() % 8) % 8, ' ');
+    const uint64_t n = header.size();
+    std::ofstream out(path(name), std::ios::binary);
+    out << std::string(reinterpret_cast<const char*>(&n), 8) << header << data;
+    return path(name);
+  }
+  fs::path dir_;
+};
+
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST_F(RobustFiles, DeeplyNestedHeadersAreRejectedBeforeParsing) {
+  // 200 KB nested 100,000 deep: copying or dumping such a value would overflow the stack.
+  const std::string deep = write("deep.safetensors", "{\"a\":" + nested(100000) + "}");
+  const std::string deep_meta = write("meta.safetensors", "{\"__metadata__\":{\"k\":" + nested(100000) + "}}");
+  // Brackets inside strings do not count.
+  const std::string in_string = write("str.safetensors", "{\"__metadata__\":{\"k\":\"" + nested(1000) + "\"}}");
+  expect_errors({
+      {"100,000 deep", [&] { load_safetensors(deep); }, "the JSON nests arrays and objects more than 64 deep (at byte 68)"},
+      {"in the metadata", [&] { load_safetensors(deep_meta); }, "more than 64 deep"},
+      {"65 deep", [&] { load_safetensors(write("65.safetensors", "{\"a\":" + nested(64) + "}")); }, "more than 64 deep"},
+  });
+  // 64 deep is parsed, and then rejected for its layout.
+  expect_error({"64 deep", [&] { load_safetensors(write("64.safetensors", "{\"a\":" + nested(63) + "}")); },
+                "tensor 'a': expected an object with dtype, shape and data_offsets"});
+  EXPECT_EQ(load_safetensors(in_string).metadata.at("k").size(), 2000u);
+}
+
+TEST_F(RobustFiles, HeadersWithWrongTypesAreErrors) {
+  const std::string ok = R"("shape":[2],"data_offsets":[0,8])";
+  const std::string data(8, '\0');
+  expect_errors({
+      {"dtype a number", [&] { load_safetensors(write("a", R"({"w":{"dtype":5,)" + ok + "}}", data)); },
+       "tensor 'w': dtype must be a string, got 5"},
+      {"shape a string", [&] { load_safetensors(write("b", R"({"w":{"dtype":"F32","shape":"2","data_offsets":[0,8]}})", data)); },
+       "shape must be a list of sizes"},
+      {"shape negative", [&] { load_safetensors(write("c", R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data)); },
+       "must hold non-negative integers"},
+      {"shape fractional", [&] { load_safetensors(write("d", R"({"w":{"dtype":"F32","shape":[1.5],"data_offsets":[0,8]}})", data)); },
+       "must hold non-negative integers"},
+      {"offsets an object", [&] { load_safetensors(write("e", R"({"w":{"dtype":"F32","shape":[2],"data_offsets":{"a":0}}})", data)); },
+       "data_offsets must be [begin, end]"},
+      {"metadata value a number", [&] { load_safetensors(write("f", R"({"__metadata__":{"k":1}})")); },
+       "__metadata__ value of 'k' must be a string, got 1"},
+      {"metadata a list", [&] { load_safetensors(write("g", R"({"__metadata__":[1]})")); },
+       "__metadata__ must map strings to strings"},
+      {"header a list", [&] { load_safetensors(write("h", "[1,2]")); }, "the header must be a JSON object, got array"},
+      {"lone surrogate escape", [&] { load_safetensors(write("i", R"({"__metadata__":{"k":"\ud800"}})")); },
+       "the header is not valid JSON"},
+      {"invalid UTF-8 in the header", [&] { load_safetensors(write("j", "{\"\xff\":1}")); }, "not valid JSON"},
+  });
+}
+
+TEST_F(RobustFiles, ErrorMessagesQuoteOnlyAShortPrefixOfUserData) {
+  const std::string big(100000, 'x');
+  expect_errors({
+      {"a long dtype value",
+       [&] { load_safetensors(write("a", R"({"w":{"dtype":[")" + big + R"("],"shape":[],"data_offsets":[0,0]}})")); },
+       "dtype must be a string, got [\"xxxx"},
+      {"a long wrong value", [&] { load_safetensors(write("b", R"({"w":")" + big + R"("})")); },
+       "expected an object with dtype, shape and data_offsets, got \"xxxxxxxx"},
+      {"a long name", [&] { load_safetensors(write("c", "{\"" + big + "\":1}")); }, "(100000 bytes in all)"},
+      {"an unterminated string", [&] { load_safetensors(write("d", "{\"" + big)); }, "the header is not valid JSON"},
+      {"a long unknown dtype", [&] { load_safetensors(write("e", R"({"w":{"dtype":")" + big + R"(","shape":[],"data_offsets":[0,0]}})")); },
+       "unknown dtype 'xxxx"},
+  });
+}
+
+TEST_F(RobustFiles, NamesThatAreNotUtf8AreErrorsNamingTheByte) {
+  const Tensor w = ones({2});
+  expect_errors({
+      {"tensor name ff fe", [&] { save_safetensors(path("a"), {{"\xff\xfe", w}}); },
+       "save_safetensors: the tensor name '\\xff\\xfe' is not valid UTF-8 (byte 0 of it, 0xff)"},
+      {"metadata value with a surrogate", [&] { save_safetensors(path("b"), {{"w", w}}, {{"k", "ok\xed\xa0\x80"}}); },
+       "the metadata value 'ok\\xed\\xa0\\x80' is not valid UTF-8 (byte 2 of it, 0xed)"},
+      {"metadata key cut short", [&] { save_safetensors(path("c"), {{"w", w}}, {{"ab\xe2\x82", "v"}}); },
+       "the metadata key 'ab\\xe2\\x82' is not valid UTF-8 (byte 2 of it, 0xe2)"},
+  });
+  EXPECT_FALSE(fs::exists(path("a")));
+  // Multi-byte UTF-8 is fine.
+  save_safetensors(path("d"), {{"w\xc3\xa9\xe2\x82\xac", w}}, {{"k\xf0\x9f\x98\x80", "v"}});
+  SafetensorsFile f = load_safetensors(path("d"));
+  EXPECT_TRUE(equal(f.at("w\xc3\xa9\xe2\x82\xac"), w));
+  EXPECT_EQ(f.metadata.at("k\xf0\x9f\x98\x80"), "v");
+}
+
+TEST(Robustness, Utf8ValidationFollowsRfc3629) {
+  const size_t ok = std::string::npos;
+  const std::vector<std::pair<std::string, size_t>> cases = {
+      {"", ok}, {"abc", ok}, {"\xc3\xa9", ok}, {"\xe2\x82\xac", ok}, {"\xf0\x9f\x98\x80", ok}, {"\xf4\x8f\xbf\xbf", ok},
+      {"\xed\x9f\xbf", ok},      // U+D7FF, just below the surrogates
+      {"a\xff", 1},              // never in UTF-8
+      {"\xc0\xaf", 0},           // overlong '/'
+      {"\xe0\x80\xaf", 0},       // overlong, 3 bytes
+      {"\xed\xa0\x80", 0},       // U+D800, a surrogate
+      {"\xf4\x90\x80\x80", 0},   // U+110000
+      {"ab\xe2\x82", 2},         // cut short
+      {"\x80", 0},               // a continuation byte alone
+  };
+  for (const auto& [text, at] : cases) EXPECT_EQ(first_invalid_utf8(text), at) << excerpt(text);
+  EXPECT_EQ(excerpt(std::string(100, 'a'), 4), "aaaa... (100 bytes in all)");
+  EXPECT_EQ(excerpt("a\nb\xff"), "a\\x0ab\\xff");
+}
+
+TEST_F(RobustFiles, OptimizerStateJsonIsBoundedAndChecked) {
+  Tensor p = ones({2}).requires_grad_();
+  optim::SGD sgd({p}, optim::SGDOptions(0.1));
+  auto load_with_groups = [&](const std::string& groups) {
+    save_safetensors(path("opt"), {}, {{"type", "SGD"}, {"param_groups", groups}});
+    sgd.load(path("opt"));
+  };
+  optim::SGDOptions options(0.1);
+  expect_errors({
+      {"param_groups 100,000 deep", [&] { load_with_groups(nested(100000)); },
+       "SGD load_state: " + path("opt") + ": param_groups: the JSON nests arrays and objects more than 64 deep"},
+      {"param_groups not JSON", [&] { load_with_groups("{"); }, "param_groups: not valid JSON"},
+      {"a long wrong lr", [&] { load_with_groups(R"([{"params":[0],"lr":")" + std::string(10000, 'x') + "\"}]"); },
+       "the saved option 'lr' has the wrong type: \"xxxx"},
+      {"a long parameter id", [&] { load_with_groups(R"([{"params":[")" + std::string(10000, 'x') + "\"]}]"); },
+       "parameter group 0 lists parameter \"xxx"},
+      {"from_json of text that is not JSON", [&] { options.from_json("not json"); },
+       "SGDOptions::from_json: not valid JSON"},
+      {"from_json of a list", [&] { options.from_json("[1]"); }, "the saved options must be a JSON object, got [1]"},
+      {"from_json deep", [&] { options.from_json(nested(100000)); }, "more than 64 deep"},
+      {"Adam from_json", [&] { optim::AdamOptions().from_json("{\"lr\":"); }, "from_json: not valid JSON"},
+  });
 }
 
 }  // namespace
