@@ -4,7 +4,10 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,8 +16,25 @@
 
 namespace ember {
 
+int max_num_threads() {
+  if (const char* env = std::getenv("EMBER_MAX_THREADS"); env && *env) {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(env, &end, 10);
+    EMBER_CHECK(*end == '\0' && errno == 0 && v > 0 && v <= INT_MAX,
+                "set_num_threads: EMBER_MAX_THREADS='{}' is not a positive integer", env);
+    return static_cast<int>(v);
+  }
+  return kThreadsPerCore * std::max(omp_get_num_procs(), 1);
+}
+
 void set_num_threads(int n) {
-  EMBER_CHECK(n > 0, "set_num_threads: expected a positive number of threads, got {}", n);
+  const int max = max_num_threads();
+  const char* env = std::getenv("EMBER_MAX_THREADS");
+  EMBER_CHECK(n > 0 && n <= max, "set_num_threads: {} threads is outside the range 1 to {} ({}; the environment "
+              "variable EMBER_MAX_THREADS overrides the limit)", n, max,
+              env && *env ? fmt::format("EMBER_MAX_THREADS={}", env)
+                          : fmt::format("{} x the {} cores", kThreadsPerCore, omp_get_num_procs()));
   omp_set_num_threads(n);
   use_one_thread_pool();
 }

@@ -10,7 +10,13 @@
 
 namespace ember {
 
+// Threads a CPU kernel may use: 1 to max_num_threads(), else an ember::Error naming the range
+// (a huge count would make OpenMP try to start that many threads and crash).
 void set_num_threads(int n);
+// The most set_num_threads accepts: kThreadsPerCore x the cores this process may run on, or the
+// value of the environment variable EMBER_MAX_THREADS when it is set (a positive integer).
+int max_num_threads();
+inline constexpr int kThreadsPerCore = 4;
 // Keeps OpenBLAS single-threaded, so OpenMP's pool is the only one (called when the CPU backend
 // starts, and by set_num_threads). Matmuls are split across OpenMP's threads by Ember.
 void use_one_thread_pool();

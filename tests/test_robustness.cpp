@@ -316,5 +316,53 @@ TEST_F(RobustFiles, OptimizerStateJsonIsBoundedAndChecked) {
   });
 }
 
+// ---- threads ----
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(Robustness, ThreadCountsOutsideTheRangeAreErrors) {
+  const int before = get_num_threads();
+  ::unsetenv("EMBER_MAX_THREADS");
+  const int max = max_num_threads();
+  EXPECT_GE(max, kThreadsPerCore);
+  expect_errors({
+      {"100000", [] { set_num_threads(100000); },
+       fmt::format("set_num_threads: 100000 threads is outside the range 1 to {} ({} x the", max, kThreadsPerCore)},
+      {"max + 1", [&] { set_num_threads(max + 1); }, "EMBER_MAX_THREADS overrides the limit"},
+      {"0", [] { set_num_threads(0); }, "set_num_threads: 0 threads is outside the range 1 to"},
+      {"-1", [] { set_num_threads(-1); }, "set_num_threads: -1 threads is outside the range"},
+      {"INT_MIN", [] { set_num_threads(std::numeric_limits<int>::min()); }, "is outside the range"},
+  });
+  set_num_threads(1);
+  EXPECT_EQ(get_num_threads(), 1);
+  {
+    ScopedEnv env("EMBER_MAX_THREADS", "1000");
+    EXPECT_EQ(max_num_threads(), 1000);
+    expect_error({"over the override", [] { set_num_threads(1001); },
+                  "1001 threads is outside the range 1 to 1000 (EMBER_MAX_THREADS=1000;"});
+  }
+  {
+    ScopedEnv env("EMBER_MAX_THREADS", "many");
+    expect_error({"a bad override", [] { set_num_threads(2); }, "EMBER_MAX_THREADS='many' is not a positive integer"});
+  }
+  set_num_threads(before);
+  EXPECT_EQ(get_num_threads(), before);
+}
+
 }  // namespace
 }  // namespace ember
