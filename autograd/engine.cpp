@@ -274,8 +274,11 @@ void add_to_buffer(tensor_list& buf, size_t pos, const Tensor& g) {
 // Anomaly mode: the first non-finite gradient names the node, and the forward op it stands for.
 void check_anomaly(const Node& node, const tensor_list& grads_in, const tensor_list& outs) {
   NoGradGuard no_grad;
+  // |x| < inf is false for inf, -inf and NaN alike. (Comparing with DBL_MAX instead would miss inf
+  // in float32: DBL_MAX rounds to inf in the tensor's dtype.)
   auto finite = [](const Tensor& t) {
-    return !t.defined() || !t.is_floating_point() || t.abs().le(std::numeric_limits<double>::max()).all().item<bool>();
+    return !t.defined() || !t.is_floating_point() ||
+           t.abs().lt(std::numeric_limits<double>::infinity()).all().item<bool>();
   };
   for (size_t i = 0; i < outs.size(); ++i) {
     if (finite(outs[i])) continue;

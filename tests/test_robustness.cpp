@@ -364,5 +364,34 @@ TEST(Robustness, ThreadCountsOutsideTheRangeAreErrors) {
   EXPECT_EQ(get_num_threads(), before);
 }
 
+// ---- anomaly mode ----
+
+TEST(Robustness, AnomalyModeReportsInfInEveryFloatingDtype) {
+  autograd::DetectAnomalyGuard anomaly;
+  struct Case {
+    const char* name;
+    Tensor x;
+    const char* value;
+  };
+  // d/dx x^2 = 2x, which overflows for x near the dtype's largest value.
+  const std::vector<Case> cases = {
+      {"float32 inf", tensor({1.0, 3e38}, kFloat32), "inf"},
+      {"float32 -inf", tensor({-3e38}, kFloat32), "inf"},
+      {"float64 inf", tensor({1e308}, kFloat64), "inf"},
+      {"float64 -inf", tensor({1.0, -1e308}, kFloat64), "inf"},
+  };
+  for (const Case& c : cases) {
+    Tensor x = c.x.detach().requires_grad_();
+    expect_error({c.name, [&] { x.pow(2).sum().backward(); },
+                  fmt::format("Function 'PowBackward0' returned {} values in its 0th output", c.value)});
+  }
+  // nan in float32 too, and a finite float32 gradient near the top of the range passes.
+  Tensor y = tensor({-1.0}, kFloat32).requires_grad_();
+  expect_error({"float32 nan", [&] { y.sqrt().sum().backward(); }, "returned nan values"});
+  Tensor z = tensor({1e38}, kFloat32).requires_grad_();
+  z.mul(3).sum().backward();
+  EXPECT_FLOAT_EQ(z.grad().item<float>(), 3.0f);
+}
+
 }  // namespace
 }  // namespace ember
