@@ -425,11 +425,13 @@ Tensor cat(const tensor_list& tensors, int64_t dim) {
       EMBER_CHECK(k == d || t.sizes()[k] == sz[k], "cat: sizes of tensors must match except in dimension {}. Expected "
                   "size {} but got size {} for tensor number {} in the list (shapes {} and {})", d, sz[k], t.sizes()[k], i,
                   first.sizes(), t.sizes());
-    total += t.sizes()[d];
+    EMBER_CHECK(!__builtin_add_overflow(total, t.sizes()[d], &total),
+                "cat: the sizes in dimension {} add up to more than 64 bits hold (at tensor {}, shape {})", d, i,
+                t.sizes());
     dt = promote_types(dt, t.dtype());
   }
   sz[d] = total;
-  Tensor out = raw_empty(sz, dt, first.device());
+  Tensor out = raw_empty(sz, dt, first.device(), "cat");
   int64_t start = 0;
   std::vector<int64_t> lengths;
   for (const Tensor& t : tensors) {

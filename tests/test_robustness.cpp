@@ -146,6 +146,8 @@ TEST(Robustness, ViewsWhoseSizesOverflowAreErrors) {
       {"as_strided negative", [] { ones({4}).as_strided({2}, {-1}, 1); }, "reach outside the storage"},
       {"split_with_sizes wrapping to 0", [] { ones({0}).split_with_sizes({kMax, kMax, 2}); },
        "split_with_sizes: sizes [9223372036854775807, 9223372036854775807, 2] add up to more than 64 bits hold"},
+      {"cat of sizes that add past int64", [] { Tensor a = ones({1}).expand({kMax}); cat({a, a}); },
+       "cat: the sizes in dimension 0 add up to more than 64 bits hold (at tensor 1, shape [9223372036854775807])"},
       {"narrow length", [] { arange(10).narrow(0, 1, kMax); }, "narrow: start (1) + length (9223372036854775807) "
                                                                "exceeds dimension size (10)"},
       {"narrow start", [] { arange(10).narrow(0, kMax, 1); }, "narrow: start (9223372036854775807)"},
