@@ -30,6 +30,7 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t k2to62 = int64_t(1) << 62;
 constexpr int64_t k2to40 = int64_t(1) << 40;
+constexpr int64_t k2to50 = int64_t(1) << 50;
 // 3 * kWrapsTo2 is 2 modulo 2^64: a shape [3, kWrapsTo2] "has" 2 elements if nobody checks.
 constexpr int64_t kWrapsTo2 = 6148914691236517206;
 
@@ -88,14 +89,15 @@ TEST(Robustness, SizesThatOverflowAreOutOfMemoryErrors) {
 }
 
 TEST(Robustness, HugeAllocationsAreOutOfMemoryErrors) {
-  // 4 TiB: the product fits, no machine running these tests has the memory.
+  // 4 PiB: the product fits, no machine running these tests has the memory.
   expect_errors({
-      {"empty 2^40 floats", [] { empty({k2to40}); },
-       "empty: cannot allocate a tensor of shape [1099511627776] float32 (4.00 TiB): cpu out of memory", true},
+      {"empty 2^50 floats", [] { empty({k2to50}); },
+       "empty: cannot allocate a tensor of shape [1125899906842624] float32 (4096.00 TiB): cpu out of memory", true},
+      {"empty 2^40 floats", [] { empty({k2to40}); }, "[1099511627776] float32 (4.00 TiB): cpu out of memory", true},
       {"int64 max bools", [] { empty({kMax}, kBool); }, "cpu out of memory", true},
-      {"zeros 2^20 x 2^20", [] { zeros({int64_t(1) << 20, int64_t(1) << 20}, kFloat64); }, "cpu out of memory", true},
-      {"one_hot with 2^40 classes", [] { one_hot(tensor({0, 1}, kInt64), k2to40); }, "out of memory", true},
-      {"randperm 2^40", [] { randperm(k2to40); }, "randperm: cannot allocate", true},
+      {"zeros 2^25 x 2^25", [] { zeros({int64_t(1) << 25, int64_t(1) << 25}, kFloat64); }, "cpu out of memory", true},
+      {"one_hot with 2^50 classes", [] { one_hot(tensor({0, 1}, kInt64), k2to50); }, "out of memory", true},
+      {"randperm 2^50", [] { randperm(k2to50); }, "randperm: cannot allocate", true},
   });
   // Memory is still usable afterwards.
   EXPECT_EQ(ones({3}).sum().item<float>(), 3.0f);
