@@ -84,6 +84,8 @@ TEST(Robustness, SizesThatOverflowAreOutOfMemoryErrors) {
       {"linspace", [] { linspace(0, 1, k2to62); }, "linspace: cannot allocate", true},
       {"eye", [] { eye(k2to40, k2to40); }, "eye: cannot allocate", true},
       {"randperm", [] { randperm(k2to62); }, "randperm: cannot allocate", true},
+      {"nn::Linear", [] { nn::Linear(k2to40, k2to40); }, "cannot allocate a tensor of shape [1099511627776, "
+                                                         "1099511627776] float32 (the size overflows 64 bits)", true},
       {"arange", [] { arange(k2to62); }, "arange: cannot allocate", true},
   });
 }
@@ -126,6 +128,7 @@ TEST(Robustness, NegativeSizesAreErrors) {
       {"expand, leading", [] { ones({2}).expand({-2, 2}); }, "expand: negative dimension -2"},
       {"eye", [] { eye(-1); }, "eye: n and m must be non-negative"},
       {"randperm", [] { randperm(-1); }, "randperm: n must be non-negative"},
+      {"nn::Embedding", [] { nn::Embedding(-1, 4); }, "Embedding: num_embeddings and embedding_dim must be non-negative"},
       {"one_hot", [] { one_hot(tensor({0}, kInt64), -5); }, "one_hot: num_classes must be -1 (inferred) or non-negative"},
   });
 }
