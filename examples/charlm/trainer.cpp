@@ -6,8 +6,13 @@
 //                                           dropout off; log to CSV; checkpoint; keep the best
 //     x, y = random batch; loss = model(x, y); backward; clip grad norm; AdamW step
 //
-// Everything random (init, batches, dropout) draws from the default generator, whose state is
-// saved in each checkpoint, so a resumed run repeats the uninterrupted one bit for bit.
+// Everything random (init, batches, dropout, scheduled evals) draws from the default generator,
+// whose state is saved in each checkpoint, so a resumed run repeats the uninterrupted one bit for
+// bit. The end-of-run eval off the eval_interval schedule draws from its own generator instead, so a
+// finished run extended with --resume --max_iters equals one straight run at every eval they share
+// (the cosine schedule depends on lr_decay_iters, not max_iters). Step 0 (the untrained model) is
+// logged but never saved; out_dir is locked for the run; SIGINT and SIGTERM save and stop, a second
+// one quits at once.
 #include "trainer.h"
 
 #include <spawn.h>
