@@ -172,6 +172,11 @@ TEST(CharLMSafety, RefusesModelsThatCannotFitInMemory) {
   const fs::path dir = fresh_dir("memory");
   EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--batch_size", "2305843009213693952"})), "this machine has");
   EXPECT_FAILS_WITH(run(train_args(dir, dir / "b", {"--n_layer", "99999999999"})), "n_layer 99999999999");
+  // The largest preset fits (about 4.4 GiB by the estimate): built, then stopped before its first step.
+  Result video = run({"train", "--preset", "video", "--data", (dir / "corpus.txt").string(), "--out_dir",
+                      (dir / "video").string(), "--threads", "1", "--stop_at", "0"});
+  EXPECT_EQ(video.status, 130) << video.output;
+  EXPECT_NE(video.output.find("nothing saved"), std::string::npos) << video.output;
   // A checkpoint whose config holds such a number: sample and resume refuse it the same way.
   const fs::path ok = dir / "ok";
   ASSERT_EQ(run(train_args(dir, ok, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
@@ -202,6 +207,10 @@ TEST(CharLMSafety, DataMustBeARegularFile) {
   ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
   EXPECT_FAILS_WITH(run(with_data((dir / "fifo").string()), {}, {}, 10), "not a regular file");
   EXPECT_FAILS_WITH(run(with_data(dir.string())), "is a directory");
+  // Over 2 GiB (a sparse file: no disk used).
+  std::ofstream(dir / "huge.txt").close();
+  fs::resize_file(dir / "huge.txt", (uint64_t{2} << 30) + 1);
+  EXPECT_FAILS_WITH(run(with_data((dir / "huge.txt").string())), "more than the 2147483648 (2 GiB)");
   fs::remove_all(dir);
 }
 
