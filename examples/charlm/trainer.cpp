@@ -335,8 +335,10 @@ TrainResult train(const TrainArgs& args) {
   result.best_val = st.best_val;
   result.median_tokens_per_s = progress.median_tokens_per_s();
   result.wall_s = progress.elapsed_s();
-  std::printf("summary: steps %lld, train loss %.4f, val loss %.4f (best %.4f), median %.0f tokens/s, wall %.1f s\n",
-              static_cast<long long>(cfg.max_iters), result.train_loss, result.val_loss, result.best_val,
+  // best_val stays at its 1e30 sentinel until a saved eval (step 0 is never saved).
+  const std::string best = st.best_val < 1e29 ? fmt::format("{:.4f}", st.best_val) : "none saved";
+  std::printf("summary: steps %lld, train loss %.4f, val loss %.4f (best %s), median %.0f tokens/s, wall %.1f s\n",
+              static_cast<long long>(cfg.max_iters), result.train_loss, result.val_loss, best.c_str(),
               result.median_tokens_per_s, result.wall_s);
   if (args.plot && !result.interrupted) plot(args.out_dir);
   return result;
