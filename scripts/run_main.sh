@@ -8,16 +8,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${PRESET:-baby}
-data=${DATA:-../shared/data/tinyshakespeare.txt}
+data=${DATA:-data/tinyshakespeare.txt}
 out=${OUT_DIR:-out-$preset}
 if [ ! -f "$data" ]; then
   echo "run_main.sh: no text at $data." >&2
-  echo "  Put tiny Shakespeare there (it is input.txt of Karpathy's char-rnn data, 1,115,394 characters)" >&2
-  echo "  or point DATA at any UTF-8 text file." >&2
+  echo "  The repository ships tiny Shakespeare as data/tinyshakespeare.txt (1,115,394 bytes);" >&2
+  echo "  point DATA at any UTF-8 text file." >&2
   exit 1
 fi
 bash scripts/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" --target ember-charlm
-./build/examples/charlm/ember-charlm train --preset "$preset" --data "$data" --out_dir "$out" --plot
+# Run again after a Ctrl-C, it continues the run in $out (delete $out to start over).
+if [ -f "$out/ckpt.safetensors" ]; then start=(--resume); else start=(--preset "$preset"); fi
+./build/examples/charlm/ember-charlm train "${start[@]}" --data "$data" --out_dir "$out" --plot
 ./build/examples/charlm/ember-charlm sample --out_dir "$out" --prompt $'ROMEO:\n' --num_chars 500

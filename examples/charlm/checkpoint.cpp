@@ -74,6 +74,8 @@ Loaded read_checkpoint_header(const std::string& path) {
     EMBER_FAIL("checkpoint {}: corrupt metadata ({})", path, e.what());
   }
   out.vocab = Vocab::from_chars(utf8_to_u32(meta(f, "vocab", path), "checkpoint vocabulary"));
+  // Threads recorded on a larger machine: this one's default instead (--threads sets it on resume).
+  if (out.cfg.threads > max_threads()) out.cfg.threads = 0;
   validate(out.cfg);
   return out;
 }

@@ -1,9 +1,49 @@
 // Presets, validation and JSON round trip of the trainer's settings (see config.h).
 #include "config.h"
 
+#include <unistd.h>
+
+#include <limits>
+#include <thread>
+
 #include <ember/ember.h>
+#include <fmt/format.h>
 
 namespace charlm {
+
+namespace {
+
+// Byte counts that saturate at UINT64_MAX instead of wrapping: a config with n_layer 99999999999 must
+// give "too big", never a small number.
+struct Bytes {
+  static constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  uint64_t v = 0;
+  static Bytes of(int64_t n) { return {n < 0 ? kMax : static_cast<uint64_t>(n)}; }
+  Bytes operator*(Bytes o) const {
+    uint64_t r;
+    return {__builtin_mul_overflow(v, o.v, &r) ? kMax : r};
+  }
+  Bytes operator+(Bytes o) const {
+    uint64_t r;
+    return {__builtin_add_overflow(v, o.v, &r) ? kMax : r};
+  }
+};
+
+std::string human_bytes(uint64_t n) {
+  if (n == Bytes::kMax) return "more than 16 EiB (the count overflows 64 bits)";
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(n);
+  int u = 0;
+  while (x >= 1024 && u < 6) x /= 1024, ++u;
+  return u == 0 ? fmt::format("{} bytes", n) : fmt::format("{:.1f} {}", x, units[u]);
+}
+
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : Bytes::kMax;
+}
+
+}  // namespace
 
 Config preset(const std::string& name) {
   Config c;
@@ -53,6 +93,46 @@ void validate(const Config& c) {
               "config: max_iters must be >= 0, eval_interval and eval_iters positive");
   EMBER_CHECK(c.device == "cpu" || c.device.rfind("cuda", 0) == 0, "config: device must be cpu or cuda, got '{}'",
               c.device);
+  EMBER_CHECK(c.threads >= 0 && c.threads <= max_threads(),
+              "config: --threads must be between 1 and {} (4 x the {} cores of this machine), or 0 for the library "
+              "default; got {}",
+              max_threads(), max_threads() / 4, c.threads);
+}
+
+int max_threads() { return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+MemoryEstimate estimate_memory(const Config& c, int64_t vocab_size, bool training) {
+  const Bytes V = Bytes::of(vocab_size), T = Bytes::of(c.block_size), C = Bytes::of(c.n_embd);
+  const Bytes L = Bytes::of(c.n_layer), NH = Bytes::of(c.n_head), B = Bytes::of(training ? c.batch_size : 1);
+  const Bytes f32{4};
+  // Parameters: token (tied with lm_head) and position embeddings; per block attention 4 C^2 and MLP
+  // 8 C^2 weights, 13 C of biases and LayerNorms; the final LayerNorm.
+  const Bytes per_block = Bytes{12} * C * C + Bytes{13} * C;
+  const Bytes params = V * C + T * C + L * per_block + Bytes{2} * C;
+  // Training keeps weights, gradients, both AdamW moments and a copy while saving; sampling keeps the
+  // weights and the loaded file.
+  MemoryEstimate e;
+  e.state_bytes = (Bytes{training ? 20u : 8u} * params).v;
+  // Per block the backward keeps about 16 (B, T, C) tensors (LayerNorms, q k v, the MLP's 4C hidden
+  // before and after GELU, residuals) and 3 (B, NH, T, T) attention maps (scores, softmax, dropout);
+  // then the logits, their softmax and gradient, 3 (B, T, V).
+  const Bytes per_block_act = Bytes{16} * C + Bytes{3} * NH * T;
+  e.activation_bytes = (f32 * B * T * (L * per_block_act + Bytes{3} * V)).v;
+  return e;
+}
+
+void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what) {
+  const MemoryEstimate e = estimate_memory(c, vocab_size, training);
+  // On a GPU the activations live in device memory, whose allocator reports its own shortage.
+  const uint64_t host = c.device == "cpu" ? (Bytes{e.state_bytes} + Bytes{e.activation_bytes}).v : e.state_bytes;
+  const uint64_t have = physical_memory_bytes();
+  EMBER_CHECK(host <= have,
+              "{}: the model needs {} for parameters{} + {} of activations at batch_size {} x block_size {} "
+              "(n_layer {}, n_head {}, n_embd {}, vocabulary {}), and this machine has {} of memory. Use a smaller "
+              "--n_layer, --n_embd, --batch_size or --block_size",
+              what, human_bytes(e.state_bytes), training ? ", gradients and AdamW state" : "",
+              human_bytes(e.activation_bytes), training ? c.batch_size : 1, c.block_size, c.n_layer, c.n_head,
+              c.n_embd, vocab_size, human_bytes(have));
 }
 
 nlohmann::json to_json(const Config& c) {
@@ -65,7 +145,8 @@ nlohmann::json to_json(const Config& c) {
           {"grad_clip", c.grad_clip},     {"warmup_iters", c.warmup_iters},
           {"lr_decay_iters", c.lr_decay_iters}, {"max_iters", c.max_iters},
           {"eval_interval", c.eval_interval}, {"eval_iters", c.eval_iters},
-          {"seed", c.seed},               {"device", c.device}};
+          {"seed", c.seed},               {"device", c.device},
+          {"threads", c.threads}};
 }
 
 Config config_from_json(const nlohmann::json& j) {
@@ -93,6 +174,7 @@ Config config_from_json(const nlohmann::json& j) {
   get("eval_iters", c.eval_iters);
   get("seed", c.seed);
   get("device", c.device);
+  get("threads", c.threads);
   return c;
 }
 

@@ -24,13 +24,28 @@ struct Config {
   int64_t eval_interval = 250, eval_iters = 200, log_interval = 10;
   uint64_t seed = 1337;
   std::string device = "cpu";
-  int threads = 0;  // 0: leave the library default
+  int threads = 0;  // 0: the library default (all cores); otherwise 1 .. 4 x cores
 };
 
 // Applies a preset by name; throws naming the valid presets otherwise.
 Config preset(const std::string& name);
 // Checks the values make sense (n_embd % n_head, positive sizes, ...), with messages naming the flag.
 void validate(const Config& c);
+// The most --threads accepts: 4 x the cores of this machine.
+int max_threads();
+
+// An upper-ish estimate of the memory a model of this config needs, from the config alone (nothing
+// is allocated): parameters with their gradients and AdamW moments, and the activations the
+// backward keeps for one (batch_size, block_size) step. `training` false: weights and one
+// (1, block_size) forward, as in sampling. Saturates at UINT64_MAX instead of overflowing.
+struct MemoryEstimate {
+  uint64_t state_bytes = 0;       // parameters (+ gradients and optimizer state when training)
+  uint64_t activation_bytes = 0;  // what one forward (and backward) step keeps alive
+};
+MemoryEstimate estimate_memory(const Config& c, int64_t vocab_size, bool training);
+// Throws, with the numbers, when the estimate exceeds this machine's physical memory. `what` names
+// the command ("train", "sample").
+void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what);
 
 nlohmann::json to_json(const Config& c);
 Config config_from_json(const nlohmann::json& j);

@@ -1,28 +1,48 @@
 // Character data: UTF-8 decoding, vocabulary, dataset split and batches (see data.h).
 #include "data.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <set>
-#include <sstream>
 
 namespace charlm {
 
 using ember::Tensor;
 
+namespace {
+constexpr int64_t kMaxTextBytes = int64_t{2} << 30;
+}  // namespace
+
 std::u32string utf8_to_u32(const std::string& s, const std::string& what) {
+  // The smallest code point each sequence length may encode: anything below is an overlong form.
+  constexpr char32_t kMinOfLength[5] = {0, 0, 0x80, 0x800, 0x10000};
   std::u32string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     const int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    EMBER_CHECK(len > 0 && i + len <= s.size(), "{}: invalid UTF-8 at byte {}", what, i);
+    EMBER_CHECK(len > 0, "{}: invalid UTF-8 at byte {} (0x{:02X} cannot start a character)", what, i, c);
+    EMBER_CHECK(i + len <= s.size(), "{}: invalid UTF-8 at byte {} (a {}-byte character cut off by the end)", what,
+                i, len);
     char32_t cp = len == 1 ? c : c & (0x7F >> len);
     for (int k = 1; k < len; ++k) {
       const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      EMBER_CHECK((cc >> 6) == 0x2, "{}: invalid UTF-8 at byte {}", what, i + k);
+      EMBER_CHECK((cc >> 6) == 0x2, "{}: invalid UTF-8 at byte {} (0x{:02X} is not a continuation byte)", what, i + k,
+                  cc);
       cp = (cp << 6) | (cc & 0x3F);
     }
+    EMBER_CHECK(cp >= kMinOfLength[len], "{}: invalid UTF-8 at byte {} (overlong {}-byte form of U+{:04X})", what, i,
+                len, static_cast<uint32_t>(cp));
+    EMBER_CHECK(cp < 0xD800 || cp > 0xDFFF, "{}: invalid UTF-8 at byte {} (U+{:04X} is a UTF-16 surrogate)", what, i,
+                static_cast<uint32_t>(cp));
+    EMBER_CHECK(cp <= 0x10FFFF, "{}: invalid UTF-8 at byte {} (U+{:X} is above U+10FFFF)", what, i,
+                static_cast<uint32_t>(cp));
     out.push_back(cp);
     i += len;
   }
@@ -52,15 +72,54 @@ std::string u32_to_utf8(const std::u32string& s) {
 }
 
 std::u32string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EMBER_CHECK(f.good(), "data: cannot open '{}' (missing or unreadable). Pass --data PATH to a UTF-8 text file, e.g. "
-              "tiny Shakespeare (../shared/data/tinyshakespeare.txt in this workspace)", path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  EMBER_CHECK(!f.bad(), "data: error while reading '{}'", path);
-  std::string bytes = ss.str();
+  // Stat before opening: a FIFO would block the open, /dev/zero would never end.
+  struct stat st {};
+  EMBER_CHECK(::stat(path.c_str(), &st) == 0,
+              "data: cannot open '{}' ({}). Pass --data PATH to a UTF-8 text file, e.g. data/tinyshakespeare.txt",
+              path, std::strerror(errno));
+  EMBER_CHECK(!S_ISDIR(st.st_mode), "data: '{}' is a directory; --data takes a UTF-8 text file", path);
+  EMBER_CHECK(S_ISREG(st.st_mode),
+              "data: '{}' is not a regular file (a FIFO, device or socket); --data takes a UTF-8 text file", path);
+  EMBER_CHECK(st.st_size <= kMaxTextBytes,
+              "data: '{}' has {} bytes, more than the {} (2 GiB) that ember-charlm reads into memory; use a shorter "
+              "text",
+              path, static_cast<int64_t>(st.st_size), kMaxTextBytes);
+  // O_NONBLOCK: if the path was swapped for a FIFO since the stat, the open still returns.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  EMBER_CHECK(fd >= 0, "data: cannot open '{}': {}", path, std::strerror(errno));
+  std::string bytes;
+  try {
+    EMBER_CHECK(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxTextBytes,
+                "data: '{}' changed while opening it (no longer a regular file of at most 2 GiB)", path);
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      EMBER_CHECK(n >= 0, "data: error while reading '{}': {}", path, std::strerror(errno));
+      if (n == 0) break;  // the file shrank meanwhile
+      got += static_cast<size_t>(n);
+    }
+    bytes.resize(got);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
   EMBER_CHECK(!bytes.empty(), "data: '{}' is empty; a character model needs text to learn from", path);
   return utf8_to_u32(bytes, "data: '" + path + "'");
+}
+
+std::string default_data_path() {
+  const std::string here = "data/tinyshakespeare.txt";
+  if (std::filesystem::exists(here)) return here;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path installed = exe.parent_path().parent_path() / "share" / "ember" / "tinyshakespeare.txt";
+  if (!ec && std::filesystem::exists(installed)) return installed.string();
+  EMBER_FAIL("data: no --data given, and neither {} (under the current directory) nor {} exists; pass --data PATH to a "
+             "UTF-8 text file",
+             here, ec ? std::string("<prefix>/share/ember/tinyshakespeare.txt") : installed.string());
 }
 
 Vocab::Vocab(const std::u32string& text) {

@@ -30,10 +30,17 @@ class Vocab {
   std::vector<int32_t> index_;  // code point -> id (dense table up to the largest code point)
 };
 
-std::u32string utf8_to_u32(const std::string& s, const std::string& what);
 std::string u32_to_utf8(const std::u32string& s);
-// Reads the whole file; missing, unreadable or empty files throw with the path in the message.
+// Strict UTF-8: overlong forms, UTF-16 surrogates and code points above U+10FFFF throw with the
+// byte offset, like truncated or stray bytes. `what` starts the message ("data: 'x.txt'").
+std::u32string utf8_to_u32(const std::string& s, const std::string& what);
+// Reads the whole file. Missing, unreadable, empty or non-regular files (a directory, FIFO or
+// device such as /dev/zero) and files over 2 GiB throw with the path in the message.
 std::u32string read_text(const std::string& path);
+// The text used without --data: data/tinyshakespeare.txt under the current directory, else the copy
+// installed beside the program (<prefix>/share/ember/tinyshakespeare.txt); throws saying to pass
+// --data when neither exists.
+std::string default_data_path();
 
 struct Dataset {
   ember::Tensor train;  // (N_train,) int64

@@ -1,15 +1,20 @@
 // ember-charlm: train a character-level GPT on a text file (tiny Shakespeare by default) and sample
 // from it, nanoGPT-style, on the command line.
 //
-//   ember-charlm train --preset baby --data ../shared/data/tinyshakespeare.txt --out_dir out-baby
+//   ember-charlm train --preset baby --out_dir out-baby      # --data defaults to data/tinyshakespeare.txt
 //   ember-charlm train --out_dir out-baby --resume           # continue an interrupted run exactly
+//   ember-charlm train --out_dir out-baby --resume --max_iters 4000   # or make it longer
 //   ember-charlm sample --out_dir out-baby --prompt "ROMEO:" --num_chars 300 --temperature 0.8
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <ember/ember.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "trainer.h"
 
@@ -44,7 +49,24 @@ struct Overrides {
     app->add_option("--eval_iters", eval_iters, "batches per evaluation");
     app->add_option("--seed", seed, "random seed");
     app->add_option("--device", device, "cpu or cuda");
-    app->add_option("--threads", threads, "CPU threads (default: all cores)");
+    app->add_option("--threads", threads, "CPU threads, 1 .. 4 x cores (0 or not given: all cores)");
+  }
+
+  // With --resume the checkpoint holds the config; these may change, the rest must not be given.
+  charlm::ResumeOverrides for_resume() const { return {max_iters, eval_interval, eval_iters, threads, device}; }
+  std::vector<std::string> fixed_by_checkpoint() const {
+    std::vector<std::string> given;
+    auto note = [&](const char* flag, bool set) {
+      if (set) given.push_back(flag);
+    };
+    note("--n_layer", n_layer.has_value()), note("--n_head", n_head.has_value()), note("--n_embd", n_embd.has_value());
+    note("--block_size", block_size.has_value()), note("--batch_size", batch_size.has_value());
+    note("--dropout", dropout.has_value()), note("--learning_rate", learning_rate.has_value());
+    note("--min_lr", min_lr.has_value()), note("--warmup_iters", warmup_iters.has_value());
+    note("--lr_decay_iters", lr_decay_iters.has_value()), note("--weight_decay", weight_decay.has_value());
+    note("--beta1", beta1.has_value()), note("--beta2", beta2.has_value()), note("--grad_clip", grad_clip.has_value());
+    note("--seed", seed.has_value());
+    return given;
   }
 
   void apply(charlm::Config& c) const {
@@ -60,14 +82,6 @@ struct Overrides {
   }
 };
 
-std::string default_data_path() {
-#ifdef EMBER_DATA_DIR
-  return std::string(EMBER_DATA_DIR) + "/tinyshakespeare.txt";
-#else
-  return "tinyshakespeare.txt";
-#endif
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,14 +89,18 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   charlm::TrainArgs train_args;
-  train_args.data_path = default_data_path();
   std::string preset = "baby";
   Overrides overrides;
   CLI::App* train = app.add_subcommand("train", "train a model (presets: tiny, baby, video)");
-  train->add_option("--data", train_args.data_path, "UTF-8 text file")->capture_default_str();
-  train->add_option("--preset", preset, "tiny, baby or video")->capture_default_str();
+  train->add_option("--data", train_args.data_path,
+                    "UTF-8 text file (default: data/tinyshakespeare.txt here, else the installed copy)");
+  CLI::Option* preset_option = train->add_option("--preset", preset, "tiny, baby or video")->capture_default_str();
   train->add_option("--out_dir", train_args.out_dir, "where checkpoints and log.csv go")->capture_default_str();
-  train->add_flag("--resume", train_args.resume, "continue from out_dir/ckpt.safetensors");
+  train->add_flag("--resume", train_args.resume,
+                  "continue from out_dir/ckpt.safetensors (may change --max_iters, --eval_interval, --eval_iters, "
+                  "--threads, --device)");
+  train->add_flag("--overwrite", train_args.overwrite,
+                  "start over in an out_dir that holds a run (deletes its checkpoints and log)");
   train->add_flag("--plot", train_args.plot, "draw out_dir/loss.png with gnuplot at the end");
   bool profile = false;
   train->add_flag("--profile", profile, "time every kernel and print a table by op at the end (EMBER_DEBUG=profile)");
@@ -94,7 +112,8 @@ int main(int argc, char** argv) {
   std::string sample_dir = "out-charlm";
   int64_t top_k = 200;
   CLI::App* sample = app.add_subcommand("sample", "generate text from a trained checkpoint");
-  sample->add_option("--out_dir", sample_dir, "the training run's directory (uses best.safetensors)")
+  sample->add_option("--out_dir", sample_dir,
+                     "the training run's directory (uses best.safetensors, else ckpt.safetensors)")
       ->capture_default_str();
   sample->add_option("--checkpoint", sample_args.checkpoint, "a checkpoint file (overrides --out_dir)");
   sample->add_option("--prompt", sample_args.prompt, "text to start from (default: a newline)");
@@ -117,15 +136,26 @@ int main(int argc, char** argv) {
         overrides.apply(train_args.cfg);
         charlm::validate(train_args.cfg);
       } else {
-        // A resumed run takes its settings from the checkpoint; only the length may change.
-        overrides.apply(train_args.cfg);
-        train_args.cfg.max_iters = overrides.max_iters.value_or(-1);
+        // A resumed run takes its settings from the checkpoint; only the length, the evals and where
+        // it runs may change (a new model shape or optimizer would not continue the same run).
+        std::vector<std::string> fixed = overrides.fixed_by_checkpoint();
+        if (preset_option->count() > 0) fixed.insert(fixed.begin(), "--preset");
+        EMBER_CHECK(fixed.empty(),
+                    "train --resume: {} cannot change in a resumed run (the checkpoint holds them); only --max_iters, "
+                    "--eval_interval, --eval_iters, --threads and --device can. Start a new run in another --out_dir "
+                    "instead",
+                    fmt::join(fixed, ", "));
+        train_args.continued = overrides.for_resume();
       }
       charlm::TrainResult r = charlm::train(train_args);
-      return r.interrupted ? 130 : 0;
+      return r.interrupted ? 128 + (r.signal != 0 ? r.signal : SIGINT) : 0;
     }
     if (sample->parsed()) {
-      if (sample_args.checkpoint.empty()) sample_args.checkpoint = sample_dir + "/best.safetensors";
+      if (sample_args.checkpoint.empty()) {
+        // A run interrupted before its first eval has a ckpt but no best yet.
+        const std::string best = sample_dir + "/best.safetensors", latest = sample_dir + "/ckpt.safetensors";
+        sample_args.checkpoint = !std::filesystem::exists(best) && std::filesystem::exists(latest) ? latest : best;
+      }
       sample_args.top_k = top_k > 0 ? std::optional<int64_t>(top_k) : std::nullopt;
       charlm::sample(sample_args);
       return 0;

@@ -6,25 +6,37 @@
 //                                           dropout off; log to CSV; checkpoint; keep the best
 //     x, y = random batch; loss = model(x, y); backward; clip grad norm; AdamW step
 //
-// Everything random (init, batches, dropout) draws from the default generator, whose state is
-// saved in each checkpoint, so a resumed run repeats the uninterrupted one bit for bit.
+// Everything random (init, batches, dropout, scheduled evals) draws from the default generator,
+// whose state is saved in each checkpoint, so a resumed run repeats the uninterrupted one bit for
+// bit. The end-of-run eval off the eval_interval schedule draws from its own generator instead, so a
+// finished run extended with --resume --max_iters equals one straight run at every eval they share
+// (the cosine schedule depends on lr_decay_iters, not max_iters). Step 0 (the untrained model) is
+// logged but never saved; out_dir is locked for the run; SIGINT and SIGTERM save and stop, a second
+// one quits at once.
 #include "trainer.h"
 
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <ember/ember.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checkpoint.h"
 #include "data.h"
 #include "progress.h"
+#include "rundir.h"
 
 namespace charlm {
 
@@ -33,8 +45,40 @@ using ember::Tensor;
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_sigint(int) { g_stop = true; }
+// The first SIGINT (Ctrl-C) or SIGTERM (batch schedulers) asks the loop to save and stop at the next
+// step; a second one quits at once, without saving: the last checkpoint on disk is intact, since
+// saves replace it by rename.
+std::atomic<int> g_signal{0};
+
+void on_stop_signal(int sig) {
+  if (g_signal.load() != 0) {
+    static const char kMessage[] =
+        "\nember-charlm: second interrupt: quitting without saving (the last saved checkpoint is intact)\n";
+    (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    ::_exit(128 + sig);
+  }
+  g_signal = sig;
+}
+
+// Installs the handler for SIGINT and SIGTERM for the training loop's lifetime.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &previous_int_);
+    sigaction(SIGTERM, &sa, &previous_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+
+ private:
+  struct sigaction previous_int_ {}, previous_term_ {};
+};
 
 // Peak resident memory of this process so far, in MiB (VmHWM in /proc/self/status).
 double peak_rss_mib() {
@@ -83,8 +127,10 @@ struct Losses {
   double train = 0, val = 0;
 };
 
-// Mean loss over eval_iters random batches of each split, in eval mode and without a graph.
-Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c, ember::Device dev) {
+// Mean loss over eval_iters random batches of each split (drawn from `gen`), in eval mode and
+// without a graph.
+Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c, ember::Device dev,
+                     ember::Generator& gen) {
   ember::NoGradGuard no_grad;
   model->eval();
   Losses out;
@@ -92,7 +138,7 @@ Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c
     const Tensor& d = split == 0 ? data.train : data.val;
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
-      auto [x, y] = get_batch(d, c.batch_size, c.block_size, ember::default_generator());
+      auto [x, y] = get_batch(d, c.batch_size, c.block_size, gen);
       sum += std::get<1>(model->forward(x.to(dev), y.to(dev))).item<double>();
     }
     (split == 0 ? out.train : out.val) = sum / static_cast<double>(c.eval_iters);
@@ -110,50 +156,113 @@ void append_csv(const fs::path& path, int64_t it, const Losses& l, double lr, do
                      peak_rss_mib());
 }
 
+// Keeps the rows of log.csv up to step `last` (header included): after a resume, the rows of the
+// steps that run again would otherwise appear twice. Rewritten beside and renamed, like checkpoints.
+void trim_log(const fs::path& path, int64_t last) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string kept, line;
+  bool dropped = false;
+  while (std::getline(in, line)) {
+    const bool is_row = !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]));
+    if (is_row && std::stoll(line) > last) {
+      dropped = true;
+      continue;
+    }
+    kept += line + "\n";
+  }
+  if (!dropped) return;
+  const fs::path tmp = path.string() + ".trim";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << kept;
+    out.flush();
+    EMBER_CHECK(out.good(), "train: cannot rewrite the log {}", tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+// Draws ARG1 (a log.csv) into ARG2 (a PNG) titled ARG3; run as `gnuplot -c loss.gp ARG1 ARG2 ARG3`.
+constexpr const char* kPlotScript = R"(# ember-charlm's loss curves: gnuplot -c loss.gp log.csv loss.png title
+set terminal pngcairo size 900,540 noenhanced
+set output ARG2
+set datafile separator ','
+set key autotitle columnhead
+set xlabel 'step'
+set ylabel 'loss'
+set grid
+set title 'ember-charlm: '.ARG3
+plot ARG1 using 1:2 with linespoints title 'train', '' using 1:3 with linespoints title 'val'
+)";
+
 }  // namespace
 
 TrainResult train(const TrainArgs& args) {
   const fs::path out_dir = args.out_dir;
   const fs::path ckpt_path = out_dir / "ckpt.safetensors", best_path = out_dir / "best.safetensors";
+  const fs::path log_path = out_dir / "log.csv";
+  EMBER_CHECK(!(args.resume && args.overwrite), "train: --resume continues the run in {} and --overwrite deletes it; "
+              "give one of them", out_dir.string());
+  const std::string data_path = args.data_path.empty() ? default_data_path() : args.data_path;
+  // From here a Ctrl-C or SIGTERM stops at the next step (before the first one: without saving).
+  StopSignals signals;
   Config cfg = args.cfg;
   TrainState st;
   Vocab vocab;
   std::u32string text;
+  std::optional<RunDirLock> lock;
 
   if (args.resume) {
     EMBER_CHECK(fs::exists(ckpt_path), "train --resume: no checkpoint at {} (train without --resume first)",
                 ckpt_path.string());
+    lock.emplace(out_dir);  // before reading: a run still writing here would change the file under us
     Loaded header = read_checkpoint_header(ckpt_path.string());
-    const int64_t max_iters = cfg.max_iters;
     cfg = header.cfg;
-    if (max_iters >= 0) cfg.max_iters = max_iters;
+    const ResumeOverrides& o = args.continued;
+    if (o.max_iters) cfg.max_iters = *o.max_iters;
+    if (o.eval_interval) cfg.eval_interval = *o.eval_interval;
+    if (o.eval_iters) cfg.eval_iters = *o.eval_iters;
+    if (o.threads) cfg.threads = *o.threads;
+    if (o.device) cfg.device = *o.device;
     vocab = header.vocab;
     st = header.state;
-    text = read_text(args.data_path);
+    text = read_text(data_path);
     // The text must use the checkpoint's vocabulary, or the ids would mean other characters.
     EMBER_CHECK(Vocab(text).chars() == vocab.chars(),
                 "train --resume: {} has a different character set than the checkpoint's vocabulary ({} characters)",
-                args.data_path, vocab.size());
+                data_path, vocab.size());
   } else {
-    text = read_text(args.data_path);
+    text = read_text(data_path);
     vocab = Vocab(text);
   }
   validate(cfg);
+  check_fits_in_memory(cfg, vocab.size(), /*training=*/true, args.resume ? "train --resume" : "train");
+  Dataset data = make_dataset(text, vocab, cfg.block_size);
+  if (!lock) {
+    lock.emplace(out_dir);
+    std::vector<std::string> held;
+    for (const fs::path& p : {ckpt_path, best_path, log_path})
+      if (fs::exists(p)) held.push_back(p.filename().string());
+    EMBER_CHECK(held.empty() || args.overwrite,
+                "train: {} already holds a run ({}); continue it with --resume, start over with --overwrite (deletes "
+                "them), or pick another --out_dir",
+                out_dir.string(), fmt::join(held, ", "));
+    for (const fs::path& p : {ckpt_path, best_path, log_path, out_dir / "loss.png"}) fs::remove(p);
+  }
+  if (int n = remove_stale_temporaries(out_dir); n > 0)
+    std::printf("ember-charlm: removed %d temporary file(s) left in %s by an interrupted save\n", n,
+                out_dir.string().c_str());
+  // The log's rows after the checkpoint belong to steps that will run again.
+  if (args.resume) trim_log(log_path, st.evaluated ? st.iter : st.iter - 1);
   if (cfg.threads > 0) ember::set_num_threads(cfg.threads);
   ember::warn_cpu_environment();
   const ember::Device dev = device_of(cfg);
-  Dataset data = make_dataset(text, vocab, cfg.block_size);
 
   ember::manual_seed(cfg.seed);
   ember::nn::GPT model(gpt_config(cfg, vocab.size()));
   model->to(dev);
   ember::optim::AdamW opt = make_optimizer(model, cfg);
-  if (args.resume) {
-    load_checkpoint(ckpt_path.string(), model, &opt, &ember::default_generator());
-  } else {
-    fs::create_directories(out_dir);
-    fs::remove(out_dir / "log.csv");
-  }
+  if (args.resume) load_checkpoint(ckpt_path.string(), model, &opt, &ember::default_generator());
 
   const bool interactive = isatty(STDOUT_FILENO);
   std::printf("ember-charlm: %s characters (vocabulary %lld), %lld train / %lld val; model %.2fM parameters; %s%s\n",
@@ -163,35 +272,48 @@ TrainResult train(const TrainArgs& args) {
               args.resume ? std::to_string(st.iter).c_str() : "");
   Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size, interactive, cfg.eval_interval / 5 + 1);
 
-  auto previous = std::signal(SIGINT, on_sigint);
-  g_stop = false;
   TrainResult result;
+  const int64_t first_iter = st.iter;
   double lr = 0;
   for (int64_t it = st.iter;; ++it) {
-    if (it == args.stop_at) g_stop = true;  // a scripted Ctrl-C, for the resume test
     lr = ember::optim::nanogpt_lr(it, cfg.learning_rate, cfg.min_lr, cfg.warmup_iters, cfg.lr_decay_iters);
     for (auto& group : opt.param_groups()) group.options().set_lr(lr);
 
-    if (g_stop) {
+    if (g_signal != 0 || it == args.stop_at) {  // it == stop_at: a scripted Ctrl-C, for the resume test
+      result.interrupted = true;
+      result.signal = g_signal;
+      const std::string why = fmt::format("interrupted{} at step {}", g_signal == SIGTERM ? " by SIGTERM" : "", it);
+      if (it == first_iter) {
+        // No step ran: what is on disk (a checkpoint of this step, or nothing) is already right.
+        progress.message(args.resume ? fmt::format("{}: no step ran, {} is unchanged", why, ckpt_path.string())
+                                     : fmt::format("{}: no step ran, nothing saved", why));
+        break;
+      }
       st.iter = it;
       st.evaluated = false;
       save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
-      progress.message(fmt::format("interrupted at step {}: saved {} (continue with --resume)", it, ckpt_path.string()));
-      result.interrupted = true;
+      progress.message(fmt::format("{}: saved {} (continue with --resume)", why, ckpt_path.string()));
       break;
     }
-    const bool eval_now = (it % cfg.eval_interval == 0 || it == cfg.max_iters) && !(st.evaluated && it == st.iter);
+    const bool scheduled = it % cfg.eval_interval == 0;
+    const bool eval_now = (scheduled || it == cfg.max_iters) && !(st.evaluated && it == st.iter);
     if (eval_now) {
-      Losses l = estimate_loss(model, data, cfg, dev);
+      // The end-of-run eval off the schedule draws from its own generator, so that extending a finished
+      // run with --resume --max_iters repeats the straight run's batches exactly.
+      ember::Generator end_of_run(cfg.seed + static_cast<uint64_t>(it));
+      Losses l = estimate_loss(model, data, cfg, dev, scheduled ? ember::default_generator() : end_of_run);
       st.last_train = l.train;
       st.last_val = l.val;
       st.iter = it;
       st.evaluated = true;
-      const bool best = l.val < st.best_val;
+      // Step 0 is the untrained model: logged, but never saved, so it can neither replace a checkpoint
+      // nor be the best one.
+      const bool save = it > 0, best = save && l.val < st.best_val;
       if (best) st.best_val = l.val;
-      append_csv(out_dir / "log.csv", it, l, lr, progress.median_tokens_per_s(), progress.elapsed_s());
-      save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
-      if (best) fs::copy_file(ckpt_path, best_path, fs::copy_options::overwrite_existing);
+      append_csv(log_path, it, l, lr, progress.median_tokens_per_s(), progress.elapsed_s());
+      if (save) save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      // The same state again, written atomically as well (never a truncated best.safetensors).
+      if (best) save_checkpoint(best_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
       progress.message(fmt::format("step {}: train loss {:.4f}, val loss {:.4f}{} (peak RSS {:.0f} MiB)", it, l.train,
                                    l.val, best ? ", best so far" : "", peak_rss_mib()));
     }
@@ -205,7 +327,6 @@ TrainResult train(const TrainArgs& args) {
     opt.step();
     progress.step(it, loss.item<double>(), lr);
   }
-  std::signal(SIGINT, previous);
   progress.finish();
 
   result.iters = cfg.max_iters;
@@ -214,8 +335,10 @@ TrainResult train(const TrainArgs& args) {
   result.best_val = st.best_val;
   result.median_tokens_per_s = progress.median_tokens_per_s();
   result.wall_s = progress.elapsed_s();
-  std::printf("summary: steps %lld, train loss %.4f, val loss %.4f (best %.4f), median %.0f tokens/s, wall %.1f s\n",
-              static_cast<long long>(cfg.max_iters), result.train_loss, result.val_loss, result.best_val,
+  // best_val stays at its 1e30 sentinel until a saved eval (step 0 is never saved).
+  const std::string best = st.best_val < 1e29 ? fmt::format("{:.4f}", st.best_val) : "none saved";
+  std::printf("summary: steps %lld, train loss %.4f, val loss %.4f (best %s), median %.0f tokens/s, wall %.1f s\n",
+              static_cast<long long>(cfg.max_iters), result.train_loss, result.val_loss, best.c_str(),
               result.median_tokens_per_s, result.wall_s);
   if (args.plot && !result.interrupted) plot(args.out_dir);
   return result;
@@ -226,6 +349,7 @@ std::string sample(const SampleArgs& args) {
   EMBER_CHECK(args.num_chars >= 0, "sample: --num_chars must be non-negative, got {}", args.num_chars);
   EMBER_CHECK(std::filesystem::exists(args.checkpoint), "sample: no checkpoint at {} (train first)", args.checkpoint);
   Loaded header = read_checkpoint_header(args.checkpoint);
+  check_fits_in_memory(header.cfg, header.vocab.size(), /*training=*/false, "sample");
   ember::nn::GPT model(gpt_config(header.cfg, header.vocab.size()));
   load_checkpoint(args.checkpoint, model, nullptr, nullptr);
   model->eval();
@@ -261,20 +385,30 @@ std::string sample(const SampleArgs& args) {
 }
 
 void plot(const std::string& out_dir) {
-  const fs::path csv = fs::path(out_dir) / "log.csv", png = fs::path(out_dir) / "loss.png";
+  const fs::path dir = fs::absolute(out_dir);
+  const fs::path csv = dir / "log.csv", png = dir / "loss.png", script = dir / "loss.gp";
   EMBER_CHECK(fs::exists(csv), "plot: no log at {} (train first)", csv.string());
-  EMBER_CHECK(std::system("command -v gnuplot > /dev/null 2>&1") == 0,
-              "plot: gnuplot is not installed (apt-get install gnuplot-nox)");
-  const std::string script = fmt::format(
-      "set terminal pngcairo size 900,540 noenhanced; set output '{}'; set datafile separator ',';"
-      "set key autotitle columnhead; set xlabel 'step'; set ylabel 'loss'; set grid;"
-      "set title 'ember-charlm: {}';"
-      "plot '{}' using 1:2 with linespoints title 'train', '' using 1:3 with linespoints title 'val'",
-      png.string(), out_dir, csv.string());
-  FILE* gp = popen("gnuplot", "w");
-  EMBER_CHECK(gp != nullptr, "plot: cannot start gnuplot");
-  std::fputs(script.c_str(), gp);
-  EMBER_CHECK(pclose(gp) == 0, "plot: gnuplot failed to draw {}", png.string());
+  // A fixed script; the paths reach gnuplot as arguments (ARG1..ARG3), never as code, and no shell
+  // is involved, so any character in out_dir is just a character.
+  {
+    std::ofstream out(script, std::ios::trunc);
+    out << kPlotScript;
+    EMBER_CHECK(out.good(), "plot: cannot write {}", script.string());
+  }
+  const std::string title = out_dir;
+  std::vector<std::string> args = {"gnuplot", "-c", script.string(), csv.string(), png.string(), title};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), environ);
+  EMBER_CHECK(err != ENOENT, "plot: gnuplot is not installed (apt-get install gnuplot-nox)");
+  EMBER_CHECK(err == 0, "plot: cannot start gnuplot: {}", std::strerror(err));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  EMBER_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "plot: gnuplot failed to draw {} (script {})",
+              png.string(), script.string());
   std::printf("plot: wrote %s\n", png.string().c_str());
 }
 

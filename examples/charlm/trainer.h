@@ -1,5 +1,5 @@
 // The two jobs of ember-charlm: train a character GPT (with evals, checkpoints, resume and a
-// clean stop on Ctrl-C) and sample text from a checkpoint.
+// clean stop on Ctrl-C or SIGTERM) and sample text from a checkpoint.
 #pragma once
 
 #include <optional>
@@ -9,13 +9,23 @@
 
 namespace charlm {
 
+// What --resume may change; everything else comes from the checkpoint, and the new values are
+// saved in the next checkpoint.
+struct ResumeOverrides {
+  std::optional<int64_t> max_iters, eval_interval, eval_iters;
+  std::optional<int> threads;
+  std::optional<std::string> device;
+};
+
 struct TrainArgs {
-  Config cfg;
+  Config cfg;                 // without --resume: the whole config
+  ResumeOverrides continued;  // with --resume: the changes to the checkpoint's config
   std::string data_path;
   std::string out_dir = "out-charlm";
-  bool resume = false;  // continue from out_dir/ckpt.safetensors
-  bool plot = false;    // draw out_dir/loss.png with gnuplot at the end
-  int64_t stop_at = -1;  // behave as if Ctrl-C came before this step (tests of resume)
+  bool resume = false;     // continue from out_dir/ckpt.safetensors
+  bool overwrite = false;  // start over in an out_dir that holds a run (deletes its checkpoints and log)
+  bool plot = false;       // draw out_dir/loss.png with gnuplot at the end
+  int64_t stop_at = -1;    // behave as if Ctrl-C came before this step (tests of resume)
 };
 
 struct TrainResult {
@@ -23,6 +33,7 @@ struct TrainResult {
   double train_loss = 0, val_loss = 0, best_val = 0;
   double median_tokens_per_s = 0, wall_s = 0;
   bool interrupted = false;
+  int signal = 0;  // SIGINT or SIGTERM when a signal interrupted the run (0: --stop_at)
 };
 
 TrainResult train(const TrainArgs& args);

@@ -1,0 +1,444 @@
+// ember-charlm against what users and machines do to it (issue 16): absurd sizes, odd files, bad
+// UTF-8, a second run in the same out_dir, SIGTERM, kill -9 at any moment, a full disk, a hostile
+// out_dir name. Each test runs the real program (posix_spawn, no shell) with tiny models.
+//
+// Not here: the model's numbers (test_charlm.cpp checks them against PyTorch).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace ember;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kProgram = std::string(EMBER_EXAMPLES_DIR) + "/charlm/ember-charlm";
+const std::vector<std::string> kSmall = {"--n_layer",    "1", "--n_head",     "2", "--n_embd",     "16",
+                                         "--block_size", "8", "--batch_size", "4", "--eval_iters", "3",
+                                         "--threads",    "1"};
+constexpr int kTimedOut = -2;
+
+// A running ember-charlm whose stdout and stderr go to `log`.
+struct Child {
+  pid_t pid = -1;
+  fs::path log;
+};
+
+Child start(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env = {},
+            const fs::path& cwd = {}) {
+  std::vector<std::string> argv_s = {kProgram};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_s = env;
+  for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
+  std::vector<char*> envp;
+  for (std::string& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  Child c{-1, log};
+  EXPECT_EQ(posix_spawn(&c.pid, kProgram.c_str(), &actions, nullptr, argv.data(), envp.data()), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return c;
+}
+
+// The exit code, 128 + the signal when a signal ended it, or kTimedOut (then it is killed).
+int wait_for(const Child& c, double timeout_s = 60) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  while (waitpid(c.pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(c.pid, SIGKILL);
+      waitpid(c.pid, &status, 0);
+      return kTimedOut;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}, const fs::path& cwd = {},
+           double timeout_s = 60) {
+  static int n = 0;
+  const fs::path log = fs::temp_directory_path() / fmt::format("ember_charlm_safety_{}_{}.log", getpid(), n++);
+  Child c = start(args, log, env, cwd);
+  Result r{wait_for(c, timeout_s), read_file(log)};
+  fs::remove(log);
+  return r;
+}
+
+std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A fresh directory with a few kilobytes of verse in corpus.txt.
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ember_charlm_safety_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream out(dir / "corpus.txt");
+  for (int i = 0; i < 60; ++i)
+    out << "First Citizen:\nBefore we proceed any further, hear me speak.\nAll:\nSpeak, speak.\n";
+  return dir;
+}
+
+// train on dir/corpus.txt into out_dir with the small model, `more` flags overriding kSmall's.
+std::vector<std::string> train_args(const fs::path& dir, const fs::path& out_dir, std::vector<std::string> more) {
+  std::vector<std::string> args = {"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out_dir.string()};
+  for (size_t i = 0; i < kSmall.size(); i += 2)
+    if (std::find(more.begin(), more.end(), kSmall[i]) == more.end()) args.insert(args.end(), {kSmall[i], kSmall[i + 1]});
+  return cat(args, more);
+}
+
+// train --resume on dir/corpus.txt in out_dir (the model comes from the checkpoint).
+std::vector<std::string> resume_args(const fs::path& dir, const fs::path& out_dir, std::vector<std::string> more) {
+  return cat({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out_dir.string(), "--resume"}, more);
+}
+
+#define EXPECT_FAILS_WITH(result, needle)                                                                    \
+  do {                                                                                                       \
+    const Result& r_ = (result);                                                                             \
+    EXPECT_NE(r_.status, 0) << r_.output;                                                                    \
+    EXPECT_NE(r_.status, kTimedOut) << "timed out:\n" << r_.output;                                          \
+    EXPECT_NE(r_.output.find(needle), std::string::npos) << "wanted '" << (needle) << "' in:\n" << r_.output; \
+  } while (0)
+
+std::vector<fs::path> temporaries(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp.") != std::string::npos) out.push_back(e.path());
+  return out;
+}
+
+// The columns step, train_loss, val_loss of log.csv, one string per row.
+std::vector<std::string> loss_rows(const fs::path& csv) {
+  std::vector<std::string> rows;
+  std::istringstream in(read_file(csv));
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t i = 0;
+    for (int commas = 0; i < line.size() && commas < 3; ++i) commas += line[i] == ',';
+    rows.push_back(line.substr(0, i));
+  }
+  return rows;
+}
+
+bool wait_until(const std::function<bool()>& ready, double timeout_s = 20) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+}  // namespace
+
+// Sizes that overflow or exceed the machine are refused from the config, before any allocation.
+TEST(CharLMSafety, RefusesModelsThatCannotFitInMemory) {
+  const fs::path dir = fresh_dir("memory");
+  EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--batch_size", "2305843009213693952"})), "this machine has");
+  EXPECT_FAILS_WITH(run(train_args(dir, dir / "b", {"--n_layer", "99999999999"})), "n_layer 99999999999");
+  // The largest preset fits (about 4.4 GiB by the estimate): built, then stopped before its first step.
+  Result video = run({"train", "--preset", "video", "--data", (dir / "corpus.txt").string(), "--out_dir",
+                      (dir / "video").string(), "--threads", "1", "--stop_at", "0"});
+  EXPECT_EQ(video.status, 130) << video.output;
+  EXPECT_NE(video.output.find("nothing saved"), std::string::npos) << video.output;
+  // A checkpoint whose config holds such a number: sample and resume refuse it the same way.
+  const fs::path ok = dir / "ok";
+  ASSERT_EQ(run(train_args(dir, ok, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  SafetensorsFile f = load_safetensors((ok / "ckpt.safetensors").string());
+  nlohmann::json cfg = nlohmann::json::parse(f.metadata["config"]);
+  cfg["n_layer"] = 99999999999LL;
+  f.metadata["config"] = cfg.dump();
+  save_safetensors((ok / "ckpt.safetensors").string(), f.tensors, f.metadata);
+  EXPECT_FAILS_WITH(run({"sample", "--checkpoint", (ok / "ckpt.safetensors").string()}), "this machine has");
+  EXPECT_FAILS_WITH(run(resume_args(dir, ok, {})), "this machine has");
+  fs::remove_all(dir);
+}
+
+TEST(CharLMSafety, ThreadsMustBeBetweenOneAndFourTimesTheCores) {
+  const fs::path dir = fresh_dir("threads");
+  EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--threads", "100000"})), "--threads must be between");
+  EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--threads", "-3"})), "got -3");
+  fs::remove_all(dir);
+}
+
+// /dev/zero and a FIFO used to be read forever, a directory was "empty".
+TEST(CharLMSafety, DataMustBeARegularFile) {
+  const fs::path dir = fresh_dir("data");
+  auto with_data = [&](const std::string& data) {
+    return cat({"train", "--data", data, "--out_dir", (dir / "out").string()}, kSmall);
+  };
+  EXPECT_FAILS_WITH(run(with_data("/dev/zero"), {}, {}, 10), "not a regular file");
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  EXPECT_FAILS_WITH(run(with_data((dir / "fifo").string()), {}, {}, 10), "not a regular file");
+  EXPECT_FAILS_WITH(run(with_data(dir.string())), "is a directory");
+  // Over 2 GiB (a sparse file: no disk used).
+  std::ofstream(dir / "huge.txt").close();
+  fs::resize_file(dir / "huge.txt", (uint64_t{2} << 30) + 1);
+  EXPECT_FAILS_WITH(run(with_data((dir / "huge.txt").string())), "more than the 2147483648 (2 GiB)");
+  fs::remove_all(dir);
+}
+
+// Surrogates, code points above U+10FFFF and overlong forms are refused at load with the byte offset.
+TEST(CharLMSafety, RejectsInvalidUtf8WithTheByteOffset) {
+  const fs::path dir = fresh_dir("utf8");
+  const std::string text = read_file(dir / "corpus.txt");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\xED\xA0\x80", "surrogate"}, {"\xF4\x90\x80\x80", "above U+10FFFF"}, {"\xC0\xAF", "overlong"},
+      {"\xE0\x80\xAF", "overlong"}};
+  for (const auto& [bad, why] : cases) {
+    std::ofstream(dir / "bad.txt", std::ios::binary) << "abc" << bad << text;
+    Result r = run(cat({"train", "--data", (dir / "bad.txt").string(), "--out_dir", (dir / "out").string()}, kSmall));
+    EXPECT_FAILS_WITH(r, "invalid UTF-8 at byte 3 (");
+    EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+  }
+  ASSERT_EQ(run(train_args(dir, dir / "run", {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  EXPECT_FAILS_WITH(run({"sample", "--out_dir", (dir / "run").string(), "--prompt", "Al\xED\xA0\x80"}),
+                    "--prompt: invalid UTF-8 at byte 2");
+  fs::remove_all(dir);
+}
+
+// train without --resume used to replace ckpt and best with the untrained model and delete log.csv.
+TEST(CharLMSafety, NeverReplacesARunWithoutResume) {
+  const fs::path dir = fresh_dir("replace");
+  const fs::path out = dir / "run";
+  // Step 0 is logged but never saved: a run of 0 steps leaves no checkpoint.
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "0"})).status, 0);
+  EXPECT_FALSE(fs::exists(out / "ckpt.safetensors"));
+  EXPECT_FALSE(fs::exists(out / "best.safetensors"));
+  fs::remove_all(out);
+  // Stopped before the first step: nothing saved, and it says so.
+  Result stopped = run(train_args(dir, out, {"--max_iters", "4", "--stop_at", "0"}));
+  EXPECT_EQ(stopped.status, 130) << stopped.output;
+  EXPECT_NE(stopped.output.find("nothing saved"), std::string::npos) << stopped.output;
+  EXPECT_FALSE(fs::exists(out / "ckpt.safetensors"));
+
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "4", "--eval_interval", "2"})).status, 0);
+  const std::string ckpt = read_file(out / "ckpt.safetensors"), best = read_file(out / "best.safetensors");
+  const std::string log = read_file(out / "log.csv");
+  EXPECT_FAILS_WITH(run(train_args(dir, out, {"--max_iters", "4", "--eval_interval", "2"})), "--resume");
+  EXPECT_EQ(read_file(out / "ckpt.safetensors"), ckpt);
+  EXPECT_EQ(read_file(out / "best.safetensors"), best);
+  EXPECT_EQ(read_file(out / "log.csv"), log);
+  // --overwrite really starts over.
+  Result again = run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2", "--overwrite"}));
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(loss_rows(out / "log.csv").size(), 3u);  // header, steps 0 and 2
+  EXPECT_FAILS_WITH(run(resume_args(dir, out, {"--overwrite"})), "give one of them");
+  fs::remove_all(dir);
+}
+
+// Two runs in one out_dir: the second fails at once naming the first's pid.
+TEST(CharLMSafety, OneRunPerOutDir) {
+  const fs::path dir = fresh_dir("lock");
+  const fs::path out = dir / "run";
+  Child first = start(train_args(dir, out, {"--max_iters", "1000000", "--eval_interval", "5"}), dir / "first.log");
+  ASSERT_TRUE(wait_until([&] { return fs::exists(out / "ckpt.safetensors"); }));
+  EXPECT_FAILS_WITH(run(resume_args(dir, out, {})), fmt::format("(pid {}) is training in", first.pid));
+  EXPECT_FAILS_WITH(run(train_args(dir, out, {"--overwrite"})), fmt::format("(pid {})", first.pid));
+  kill(first.pid, SIGTERM);
+  EXPECT_EQ(wait_for(first), 128 + SIGTERM) << read_file(first.log);
+  fs::remove_all(dir);
+}
+
+// SIGTERM (what batch schedulers send) saves like Ctrl-C; a second signal during a long eval quits
+// at once without saving.
+TEST(CharLMSafety, SigtermSavesAndASecondSignalQuitsAtOnce) {
+  const fs::path dir = fresh_dir("sigterm");
+  const fs::path out = dir / "run";
+  Child c = start(train_args(dir, out, {"--max_iters", "1000000", "--eval_interval", "5"}), dir / "term.log");
+  ASSERT_TRUE(wait_until([&] { return fs::exists(out / "ckpt.safetensors"); }));
+  kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_for(c, 20), 128 + SIGTERM);
+  const std::string said = read_file(dir / "term.log");
+  EXPECT_NE(said.find("interrupted by SIGTERM at step"), std::string::npos) << said;
+  Result resumed = run(resume_args(dir, out, {"--max_iters", "60"}));
+  EXPECT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming at step"), std::string::npos) << resumed.output;
+
+  // An eval of a million batches at the next step: the first Ctrl-C waits for it, the second must not.
+  const std::string before = read_file(out / "ckpt.safetensors");
+  Child slow = start({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
+                      "--max_iters", "1000000", "--eval_interval", "1", "--eval_iters", "1000000"},
+                     dir / "slow.log");
+  ASSERT_TRUE(wait_until([&] { return read_file(out / ".lock") == std::to_string(slow.pid) + "\n"; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(slow.pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(slow.pid, SIGINT);
+  EXPECT_EQ(wait_for(slow, 10), 128 + SIGINT) << read_file(dir / "slow.log");
+  EXPECT_NE(read_file(dir / "slow.log").find("quitting without saving"), std::string::npos) << read_file(dir / "slow.log");
+  EXPECT_EQ(read_file(out / "ckpt.safetensors"), before);
+  fs::remove_all(dir);
+}
+
+// --resume used to ignore every flag but --max_iters silently.
+TEST(CharLMSafety, ResumeHonoursOrRefusesFlags) {
+  const fs::path dir = fresh_dir("flags");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "4", "--eval_interval", "2"})).status, 0);
+  const std::string ckpt = read_file(out / "ckpt.safetensors");
+  EXPECT_FAILS_WITH(run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
+                         "--n_layer", "2", "--learning_rate", "0.1"}),
+                    "--n_layer, --learning_rate cannot change in a resumed run");
+  EXPECT_FAILS_WITH(run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
+                         "--preset", "tiny"}),
+                    "--preset cannot change");
+  EXPECT_EQ(read_file(out / "ckpt.safetensors"), ckpt);
+  Result r = run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
+                  "--max_iters", "9", "--eval_interval", "3", "--eval_iters", "2", "--threads", "1"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::vector<std::string> rows = loss_rows(out / "log.csv");
+  ASSERT_EQ(rows.size(), 6u) << read_file(out / "log.csv");  // header, 0, 2, 4, then 6 and 9
+  EXPECT_EQ(rows[4].substr(0, 2), "6,");
+  EXPECT_EQ(rows[5].substr(0, 2), "9,");
+  nlohmann::json cfg = nlohmann::json::parse(load_safetensors((out / "ckpt.safetensors").string()).metadata["config"]);
+  EXPECT_EQ(cfg["max_iters"], 9);
+  EXPECT_EQ(cfg["eval_interval"], 3);
+  EXPECT_EQ(cfg["eval_iters"], 2);
+  EXPECT_EQ(cfg["threads"], 1);
+  fs::remove_all(dir);
+}
+
+// A finished run of 25 steps extended to 30 equals a straight run of 30 at every eval they share
+// (the extended log also holds the end-of-run eval at 25, drawn from its own generator).
+TEST(CharLMSafety, ExtendingAFinishedRunEqualsAStraightRun) {
+  const fs::path dir = fresh_dir("extend");
+  ASSERT_EQ(run(train_args(dir, dir / "straight", {"--max_iters", "30", "--eval_interval", "10"})).status, 0);
+  ASSERT_EQ(run(train_args(dir, dir / "extended", {"--max_iters", "25", "--eval_interval", "10"})).status, 0);
+  Result more = run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", (dir / "extended").string(),
+                     "--resume", "--max_iters", "30"});
+  ASSERT_EQ(more.status, 0) << more.output;
+  std::vector<std::string> extended = loss_rows(dir / "extended" / "log.csv");
+  std::erase_if(extended, [](const std::string& row) { return row.rfind("25,", 0) == 0; });
+  EXPECT_EQ(loss_rows(dir / "straight" / "log.csv"), extended);
+  fs::remove_all(dir);
+}
+
+// out_dir reached gnuplot as code: this name ran `touch PWNED`.
+TEST(CharLMSafety, PlotTreatsOutDirAsData) {
+  const fs::path dir = fresh_dir("plot");
+  const fs::path out = dir / "x'; system('touch PWNED'); print '";
+  Result r = run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "1", "--plot"}), {}, dir);
+  EXPECT_FALSE(fs::exists(dir / "PWNED"));
+  EXPECT_FALSE(fs::exists(out / "PWNED"));
+  if (std::system("command -v gnuplot > /dev/null 2>&1") == 0) {
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_TRUE(fs::exists(out / "loss.png")) << r.output;
+  }
+  fs::remove_all(dir);
+}
+
+// Without --data: data/tinyshakespeare.txt under the current directory, else a clear error.
+TEST(CharLMSafety, DefaultDataIsTheShippedText) {
+  const fs::path dir = fresh_dir("default_data");
+  Result r = run(cat({"train", "--out_dir", (dir / "run").string(), "--max_iters", "0"}, kSmall), {}, EMBER_SOURCE_DIR);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(vocabulary 65)"), std::string::npos) << r.output;
+  EXPECT_FAILS_WITH(run(cat({"train", "--out_dir", (dir / "run2").string()}, kSmall), {}, dir), "pass --data");
+  fs::remove_all(dir);
+}
+
+// kill -9 at 20 moments (during training, evals and saves) always leaves a checkpoint that loads
+// and resumes, and the next start removes the temporary files of interrupted saves.
+TEST(CharLMSafety, SurvivesSigkillAtAnyMoment) {
+  const fs::path dir = fresh_dir("sigkill");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2", "--eval_iters", "1"})).status, 0);
+  std::mt19937 rng(16);
+  int temporaries_seen = 0;
+  for (int k = 0; k < 20; ++k) {
+    Child c = start({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
+                     "--max_iters", "1000000", "--eval_interval", "2"},
+                    dir / "kill.log");
+    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 400000)(rng)));
+    kill(c.pid, SIGKILL);
+    wait_for(c);
+    temporaries_seen += static_cast<int>(temporaries(out).size());
+    EXPECT_EQ(read_file(dir / "kill.log").find("error:"), std::string::npos) << read_file(dir / "kill.log");
+    Result s = run({"sample", "--checkpoint", (out / "ckpt.safetensors").string(), "--num_chars", "5"});
+    ASSERT_EQ(s.status, 0) << "after kill " << k << ":\n" << s.output << read_file(dir / "kill.log");
+  }
+  Result last = run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
+                     "--max_iters", "0"});
+  EXPECT_EQ(last.status, 0) << last.output;
+  EXPECT_TRUE(temporaries(out).empty());
+  std::printf("(%d temporary files of killed saves were seen and cleaned)\n", temporaries_seen);
+  fs::remove_all(dir);
+}
+
+// A disk full for the new checkpoint (or for best) leaves the previous files byte for byte.
+TEST(CharLMSafety, FullDiskLeavesCheckpointsIntact) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "LD_PRELOAD of the shim conflicts with ASan's runtime, which must come first";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "LD_PRELOAD of the shim conflicts with ASan's runtime, which must come first";
+#endif
+#endif
+  const fs::path dir = fresh_dir("enospc");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "4", "--eval_interval", "2", "--learning_rate", "1e-2"})).status,
+            0);
+  const std::string ckpt = read_file(out / "ckpt.safetensors"), best = read_file(out / "best.safetensors");
+  const std::string shim = std::string("LD_PRELOAD=") + EMBER_ENOSPC_SHIM;
+  const std::vector<std::string> resume = {"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(),
+                                           "--resume", "--max_iters", "8"};
+  for (const char* full_for : {".tmp.", "best.safetensors"}) {
+    Result r = run(resume, {shim, std::string("EMBER_ENOSPC_MATCH=") + full_for});
+    EXPECT_FAILS_WITH(r, "No space left on device");
+    EXPECT_EQ(read_file(out / "best.safetensors"), best) << full_for;
+    if (std::string(full_for) == ".tmp.") EXPECT_EQ(read_file(out / "ckpt.safetensors"), ckpt);
+    EXPECT_TRUE(temporaries(out).empty());
+  }
+  fs::remove_all(dir);
+}
+
+// Temporary files of a save killed earlier are removed at the next start.
+TEST(CharLMSafety, StaleTemporariesAreRemovedAtStart) {
+  const fs::path dir = fresh_dir("stale");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  std::ofstream(out / "ckpt.safetensors.tmp.999999.0") << "half a checkpoint";
+  std::ofstream(out / "notes.tmp.txt") << "not ours";
+  Result r = run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(fs::exists(out / "ckpt.safetensors.tmp.999999.0"));
+  EXPECT_TRUE(fs::exists(out / "notes.tmp.txt"));
+  fs::remove_all(dir);
+}
