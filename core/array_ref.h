@@ -18,10 +18,14 @@ class IntArrayRef {
   IntArrayRef() = default;
   IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
   // The list lives until the end of the full expression, which is as long as an argument needs.
+#if !defined(__clang__)  // GCC's warning; Clang has none by this name and would warn about the pragma
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}  // NOLINT
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   IntArrayRef(const int64_t* data, size_t n) : data_(data), size_(n) {}
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds Ember and runs every test; with --sanitize, the same suite under ASan + UBSan.
+# Builds Ember and runs every test; with --sanitize, the same suite under ASan + UBSan; with --clang,
+# the same suite built by Clang (build-clang, CPU only: the compiler check, not the GPU's).
 # This is the README's test command and what CI (.ci/run) calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,8 @@ run_suite() {  # build dir, extra cmake flags...
 if [ "${1:-}" = "--sanitize" ]; then
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite build-sanitize -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+elif [ "${1:-}" = "--clang" ]; then
+  run_suite build-clang -DCMAKE_CXX_COMPILER=clang++ -DEMBER_CUDA=OFF
 else
   run_suite build
   bash scripts/check_consumer.sh build

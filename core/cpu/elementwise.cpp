@@ -9,6 +9,7 @@
 #include "core/cpu/allocator.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
+#include "core/cpu/per_isa.h"
 #include "core/cpu/vec_math.h"
 #include "core/threads.h"
 
@@ -74,15 +75,13 @@ inline bool separate(const void* out, int64_t out_bytes, const void* in, int64_t
   return o == x || o + out_bytes <= x || x + in_bytes <= o;
 }
 template <typename F>
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void unary_run_f32(float* o, const float* x, int64_t n, F f) {
+inline EMBER_ALWAYS_INLINE void unary_run(float* o, const float* x, int64_t n, F f) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
 }
 enum class Operands { kBoth, kScalarRight, kScalarLeft };
 template <typename R, typename F>
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
+inline EMBER_ALWAYS_INLINE void binary_run(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
   if (kind == Operands::kBoth) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
@@ -96,6 +95,25 @@ void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands ki
     for (int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
   }
 }
+#if defined(__clang__)  // no target_clones on templates: core/cpu/per_isa.h
+template <typename F>
+void unary_run_f32(float* o, const float* x, int64_t n, F f) {
+  per_isa([&]() EMBER_ALWAYS_INLINE { unary_run(o, x, n, f); });
+}
+template <typename R, typename F>
+void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
+  per_isa([&]() EMBER_ALWAYS_INLINE { binary_run(o, x, y, n, kind, f); });
+}
+#else
+template <typename F>
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void unary_run_f32(float* o, const float* x, int64_t n, F f) { unary_run(o, x, n, f); }
+template <typename R, typename F>
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
+  binary_run(o, x, y, n, kind, f);
+}
+#endif
 
 template <typename T, typename F>
 void unary_loop(const Tensor& out, const Tensor& in, F f) {

@@ -14,7 +14,11 @@ int main() {
   torch::Tensor labels = x.matmul(directions).argmax(1);
   std::cout << labels.slice(0, 0, 16) << std::endl;
 
-  torch::nn::Sequential model(torch::nn::Linear(4, 16), torch::nn::ReLU(), torch::nn::Linear(16, 3));
+  // The layers are built before the call, last first: each draws its initial weights, and the order a
+  // call evaluates its arguments in is unspecified (GCC, which wrote expected/, goes right to left).
+  torch::nn::Linear fc2(16, 3);
+  torch::nn::Linear fc1(4, 16);
+  torch::nn::Sequential model(fc1, torch::nn::ReLU(), fc2);
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-2));
   std::cout << std::fixed << std::setprecision(5);
   for (int epoch = 1; epoch <= 40; ++epoch) {
