@@ -12,7 +12,12 @@
 //    them), its graph, backward node by node with each node's rule recomputed by hand and compared
 //    with what the engine produced, its picture, and a gradcheck of all its weights.
 // Every number here can be reproduced with PyTorch (scripts/gen_autograd_fixtures.py does).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -97,13 +102,27 @@ std::string shapes(const tensor_list& grads) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// Runs `argv` (argv[0] looked up on PATH) without a shell, so paths reach it as data, never as code;
+// true when it started and exited with status 0.
+bool run_program(std::vector<std::string> argv) {
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return false;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 // Writes the graph of `root` as DOT and, when Graphviz is installed, as PNG.
 void draw(const Tensor& root, const std::string& dir, const std::string& name, const autograd::DotOptions& opt) {
   const std::string dot_path = dir + "/" + name + ".dot";
   autograd::save_dot(root, dot_path, opt);
   const std::string png_path = dir + "/" + name + ".png";
-  if (std::system("command -v dot > /dev/null 2>&1") == 0 &&
-      std::system(("dot -Tpng '" + dot_path + "' -o '" + png_path + "'").c_str()) == 0) {
+  if (run_program({"dot", "-Tpng", dot_path, "-o", png_path})) {
     fmt::print("graph written to {} and {}\n", dot_path, png_path);
   } else {
     fmt::print("graph written to {} (install Graphviz, `apt-get install graphviz`, then run: dot -Tpng {} -o {})\n",

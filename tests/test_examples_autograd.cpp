@@ -1,7 +1,11 @@
 // Runs examples/autograd_tour and checks the numbers it prints against PyTorch 1.13
 // (tests/fixtures/autograd/tour.json, from scripts/gen_autograd_fixtures.py) and its graph files.
 // Skipped when the examples are not built (EMBER_BUILD_EXAMPLES=OFF).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -91,5 +95,35 @@ TEST(ExamplesAutograd, TourPrintsPyTorchNumbers) {
   // micrograd style: the intermediate n carries its value and gradient on the node that made it.
   EXPECT_NE(text.str().find("AddBackward0\\n[]\\nn\\ndata [0.8814]\\ngrad [0.5000]"), std::string::npos) << text.str();
   EXPECT_TRUE(std::filesystem::exists(dir + "/autograd_tour_attention.dot"));
+#endif
+}
+
+// The output directory is data: a name built to break out of shell quoting runs nothing.
+TEST(ExamplesAutograd, TourTreatsItsOutputDirAsData) {
+#ifndef EMBER_EXAMPLES_DIR
+  GTEST_SKIP() << "examples are not built";
+#else
+  namespace fs = std::filesystem;
+  const fs::path base = fs::path(::testing::TempDir()) / "ember_tour_hostile";
+  fs::remove_all(base);
+  const fs::path dir = base / "x'; touch PWNED; echo '";
+  fs::create_directories(dir);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // run the tour in `base`, where a shell would create PWNED; no shell between us
+    if (chdir(base.c_str()) != 0) _exit(126);
+    if (!freopen("/dev/null", "w", stdout)) _exit(126);
+    const std::string exe = std::string(EMBER_EXAMPLES_DIR) + "/autograd_tour";
+    execl(exe.c_str(), exe.c_str(), dir.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_FALSE(fs::exists(base / "PWNED"));
+  EXPECT_FALSE(fs::exists(dir / "PWNED"));
+  EXPECT_TRUE(fs::exists(dir / "autograd_tour_neuron.dot"));
+  if (std::system("command -v dot > /dev/null 2>&1") == 0) EXPECT_TRUE(fs::exists(dir / "autograd_tour_neuron.png"));
+  fs::remove_all(base);
 #endif
 }
