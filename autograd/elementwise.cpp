@@ -99,9 +99,8 @@ Tensor Tensor::reciprocal() const {
 }
 // d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 Tensor Tensor::erf() const {
-  const double two_over_sqrt_pi = 1.1283791670955126;
   return unary_op(UnaryOp::Erf, "ErfBackward0", *this,
-                  [two_over_sqrt_pi](const Tensor& x, const Tensor&) { return (-x.square()).exp() * two_over_sqrt_pi; }, false);
+                  [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * kTwoOverSqrtPi; }, false);
 }
 // d/dx sin(x) = cos(x)
 Tensor Tensor::sin() const {
@@ -149,9 +148,8 @@ Tensor Tensor::gelu(const std::string& approximate) const {
         Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
         return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};
       }
-      const double inv_sqrt_2pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density's scale
       Tensor cdf = ((x * kSqrtHalf).erf() + 1) * 0.5;
-      Tensor pdf = (x.square() * -0.5).exp() * inv_sqrt_2pi;
+      Tensor pdf = (x.square() * -0.5).exp() * kInvSqrt2Pi;
       return {g * (cdf + x * pdf)};
     });
   }

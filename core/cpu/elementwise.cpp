@@ -9,7 +9,6 @@
 #include "core/cpu/allocator.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
-#include "core/cpu/vec_math.h"
 #include "core/threads.h"
 
 namespace ember::cpu {
@@ -144,28 +143,9 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
-// Float GELU and its backward with the vectorisable erf and exp of vec_math.h (std::erf and
-// std::exp are scalar libm calls, and the MLP's GELU is a tenth of a GPT step without these).
-// They run through the same loops as every other op, whose contiguous float runs are compiled
-// per instruction set.
-constexpr float kInvSqrt2Pi = 0.3989422804014327f;
-struct GeluF32 {
-  float operator()(float x) const { return 0.5f * x * (1.0f + erf_vec(x * static_cast<float>(kSqrtHalf))); }
-};
-// One exponential serves both terms: erf(x/sqrt2) needs e^(-x^2/2), which is sqrt(2 pi) pdf(x).
-struct GeluBackwardF32 {
-  float operator()(float g, float x) const {
-    const float z = x * static_cast<float>(kSqrtHalf);
-    const float e = exp_vec(-z * z);
-    const float cdf = 0.5f * (1.0f + erf_with_exp(z, e));
-    return g * (cdf + x * (e * kInvSqrt2Pi));
-  }
-};
-
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
-  if (op == UnaryOp::Gelu && in.dtype() == kFloat32) return unary_loop<float>(out, in, GeluF32{});
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
@@ -177,8 +157,6 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (op == BinaryOp::GeluBackward && a.dtype() == kFloat32)
-    return binary_loop<float, float>(out, a, b, GeluBackwardF32{});
   dispatch(a.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \
