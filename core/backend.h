@@ -150,6 +150,20 @@ class Backend {
 Backend& backend_for(Device device);
 inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
 
+// For tests: while alive, kernels for `type`'s tensors run on `backend` instead (a device that
+// lacks a fused kernel, say). Not for use while other threads run ops.
+class ScopedBackendOverride {
+ public:
+  ScopedBackendOverride(DeviceType type, Backend& backend);
+  ~ScopedBackendOverride();
+  ScopedBackendOverride(const ScopedBackendOverride&) = delete;
+  ScopedBackendOverride& operator=(const ScopedBackendOverride&) = delete;
+
+ private:
+  DeviceType type_;
+  Backend* previous_;
+};
+
 // Runs `f.template operator()<T>()` with T the C++ type of `dtype`:
 //   dispatch(t.dtype(), "sum", [&]<typename T>() { ... });
 template <typename F>
