@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/functors.h"
 #include "core/tensor.h"
@@ -118,9 +119,47 @@ class Generator;
      const Tensor& v, const Tensor& probs, const Tensor& noise, double scale),                                      \
     (dq, dk, dv, dout, q, k, v, probs, noise, scale), "causal_attention_backward", dq, (&dout, &q, &k, &v))
 
+// The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them
+// (Python's arithmetic); a kernel rounds them to the parameter's dtype, as PyTorch's kernels do.
+struct AdamStep {
+  double lr, beta1, beta2, eps, weight_decay;
+  double step_size;              // lr / (1 - beta1^step)
+  double bias_correction2_sqrt;  // sqrt(1 - beta2^step)
+  bool amsgrad, maximize, decoupled;  // decoupled: AdamW's weight decay
+};
+// The scalars of one parameter's SGD step; first_step: the momentum buffer is written, not read.
+struct SgdStep {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize, first_step;
+};
+
+// Optimizer kernels: optional, and, as optimizer steps are not ops of a model, not traced by
+// EMBER_DEBUG. Each takes many tensors at once (lists of one length, one entry per parameter) and
+// writes in place; the optimizer composes the same update from tensor ops where one returns false.
+//   X(name, (parameters), (arguments))
+#define EMBER_OPTIMIZER_KERNELS(X)                                                                                  \
+  /* Adam / AdamW (torch 1.13's _single_tensor_adam(w)): params, exp_avgs, exp_avg_sqs and, with amsgrad, */        \
+  /* max_exp_avg_sqs (else undefined) updated from grads with steps[i]. */                                         \
+  X(adam_update,                                                                                                    \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,                              \
+     const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs, const std::vector<AdamStep>& steps),       \
+    (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps))                                                 \
+  /* SGD (torch 1.13's _single_tensor_sgd): params and, with momentum, momentum_buffers (else undefined) */         \
+  /* updated from grads with steps[i]. */                                                                           \
+  X(sgd_update,                                                                                                     \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,                      \
+     const std::vector<SgdStep>& steps),                                                                            \
+    (params, grads, momentum_buffers, steps))                                                                       \
+  /* out (n) float64 contiguous: out[i] = sum of tensors[i]'s squares, each square in the tensors' dtype, */       \
+  /* summed in double (the 2-norms of gradient clipping). */                                                        \
+  X(sum_of_squares, (const Tensor& out, const tensor_list& tensors), (out, tensors))                                \
+  /* tensors[i] *= factor (rounded to their dtype), in place. */                                                    \
+  X(scale_, (const tensor_list& tensors, double factor), (tensors, factor))
+
 // Expansions for the classes that implement the lists: a backend's class body holds
 //   EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)            every kernel, as overrides
 //   EMBER_FUSED_KERNELS(EMBER_DECLARE_FUSED_KERNEL)         the fused kernels, where it has all of them
+//   EMBER_OPTIMIZER_KERNELS(EMBER_DECLARE_FUSED_KERNEL)     likewise the optimizer kernels
 #define EMBER_DECLARE_KERNEL(name, params, ...) void name params override;
 #define EMBER_DECLARE_FUSED_KERNEL(name, params, ...) bool name params override;
 
@@ -143,6 +182,7 @@ class Backend {
 #define EMBER_OPTIONAL_KERNEL(name, params, ...) \
   virtual bool name params { return false; }
   EMBER_FUSED_KERNELS(EMBER_OPTIONAL_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(EMBER_OPTIONAL_KERNEL)
 #undef EMBER_OPTIONAL_KERNEL
 };
 

@@ -126,8 +126,12 @@ class TracingBackend final : public Backend {
   bool name params override {                                                    \
     return traced_fused(op, out, {EMBER_UNPAREN ins}, [&] { return in_.name args; }); \
   }
+#define EMBER_UNTRACED_KERNEL(name, params, args) \
+  bool name params override { return in_.name args; }
   EMBER_BACKEND_KERNELS(EMBER_TRACED_KERNEL)
   EMBER_FUSED_KERNELS(EMBER_TRACED_FUSED_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(EMBER_UNTRACED_KERNEL)
+#undef EMBER_UNTRACED_KERNEL
 #undef EMBER_TRACED_FUSED_KERNEL
 #undef EMBER_TRACED_KERNEL
 #undef EMBER_UNPAREN
