@@ -191,7 +191,8 @@ Backend& backend_for(Device device);
 inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
 
 // For tests: while alive, kernels for `type`'s tensors run on `backend` instead (a device that
-// lacks a fused kernel, say). Not for use while other threads run ops.
+// lacks a fused kernel, say). Not for use while other threads run ops; `backend` must outlive the
+// tensors allocated through it (their storage frees itself through it).
 class ScopedBackendOverride {
  public:
   ScopedBackendOverride(DeviceType type, Backend& backend);

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string_view>
 
 #include <ember/ember.h>
@@ -362,6 +364,36 @@ TEST(FusedFallback, AttentionBackwardComposedWhenTheBackendHasOnlyTheForward) {
   expect_same_gradients_with_forwards_only(
       [](const tensor_list& in) { return F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, true); },
       {a.q, a.k, a.v}, "ScaledDotProductAttentionBackward0");
+}
+
+// Two steps of each optimizer and a clipping, with and without the backend's optimizer kernels
+// (ForwardsOnlyBackend has none): the composed updates agree with the kernels to rounding.
+TEST(FusedFallback, OptimizersComposeTheUpdateWhereTheBackendHasNoKernel) {
+  auto train = [](bool with_kernels, const std::string& which, ScalarType dt) {
+    manual_seed(7);
+    std::vector<Tensor> params{randn({5, 3}, dtype(dt)).requires_grad_(true), randn({3}, dtype(dt)).requires_grad_(true)};
+    static ForwardsOnlyBackend be(backend_for(Device(kCPU)));  // outlives the tensors it allocates
+    std::optional<ScopedBackendOverride> use;
+    if (!with_kernels) use.emplace(kCPU, be);
+    std::unique_ptr<optim::Optimizer> opt;
+    if (which == "adamw") opt = std::make_unique<optim::AdamW>(params, optim::AdamWOptions(0.1).weight_decay(0.1));
+    if (which == "adam") opt = std::make_unique<optim::Adam>(params, optim::AdamOptions(0.1).amsgrad(true));
+    if (which == "sgd") opt = std::make_unique<optim::SGD>(params, optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
+    for (int step = 0; step < 2; ++step) {
+      opt->zero_grad();
+      ((params[0].sum(0) * params[1]).square().sum() * 3).backward();
+      nn::utils::clip_grad_norm_(params, 1.0);
+      opt->step();
+    }
+    return params;
+  };
+  for (ScalarType dt : {kFloat32, kFloat64})
+    for (const std::string which : {"adamw", "adam", "sgd"}) {
+      std::vector<Tensor> fused = train(true, which, dt), composed = train(false, which, dt);
+      const double tol = dt == kFloat32 ? 1e-5 : 1e-12;
+      for (size_t i = 0; i < fused.size(); ++i)
+        EXPECT_TENSOR_CLOSE(composed[i], fused[i], tol, tol) << which << " " << dtype_name(dt) << " param " << i;
+    }
 }
 
 // ---- split as one node ----
