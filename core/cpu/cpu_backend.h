@@ -28,8 +28,8 @@ class CpuBackend final : public Backend {
 Backend& backend();
 
 // Per-thread rows of n partial sums (zeroed), each starting on its own cache line: threads that
-// write neighbouring bytes of one line take turns owning it, which made a 2-thread LayerNorm
-// backward three times slower than one thread.
+// write neighbouring bytes of one line would take turns owning it (docs/PERFORMANCE.md, "Threads
+// that do not share cache lines").
 template <typename T>
 class ThreadPartials {
  public:
