@@ -187,11 +187,6 @@ Tensor Tensor::squeeze_dims(IntArrayRef dims) const {
 Tensor sum(const Tensor& x) { return x.sum(); }
 Tensor mean(const Tensor& x) { return x.mean(); }
 
-Tensor allclose_diff(const Tensor& a, const Tensor& b) {
-  NoGradGuard no_grad;
-  return (a.to(kFloat64) - b.to(kFloat64)).abs().max();
-}
-
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   NoGradGuard no_grad;
   Tensor x = a.to(kFloat64), y = b.to(kFloat64);
