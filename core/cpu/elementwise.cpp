@@ -67,20 +67,22 @@ namespace {
 // The contiguous float loops, compiled for AVX-512, AVX2 and the baseline and picked at run time:
 // the library itself targets baseline x86-64, whose vectors hold 4 floats. `omp simd` lets the
 // compiler skip its aliasing checks, so callers pass only outputs that are their input exactly
-// (in place) or do not overlap it (separate()).
+// (in place) or do not overlap it (separate()). `flatten` inlines the whole formula of
+// core/functors.h (GELU's backward calls exp and erf helpers), as a loop with a call in it does
+// not vectorise.
 inline bool separate(const void* out, int64_t out_bytes, const void* in, int64_t in_bytes) {
   const char *o = static_cast<const char*>(out), *x = static_cast<const char*>(in);
   return o == x || o + out_bytes <= x || x + in_bytes <= o;
 }
 template <typename F>
-__attribute__((target_clones("avx512f", "avx2", "default")))
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 void unary_run_f32(float* o, const float* x, int64_t n, F f) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
 }
 enum class Operands { kBoth, kScalarRight, kScalarLeft };
 template <typename R, typename F>
-__attribute__((target_clones("avx512f", "avx2", "default")))
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
   if (kind == Operands::kBoth) {
 #pragma omp simd
