@@ -3,13 +3,14 @@
 // The output is allocated as (B, L, H, Ev) and returned as its (B, H, L, Ev) transpose, so the
 // usual `y.transpose(1, 2).contiguous()` that puts heads side by side copies nothing. The
 // gradients of q, k, v are laid out the same way. Saved for backward: q, k, v, the softmax
-// weights and the dropout noise. Under create_graph the backward recomputes the weights and
-// applies the same formula with differentiable ops.
+// weights and the dropout noise. Under create_graph, or on a backend without the fused backward,
+// the backward recomputes the weights and applies the same formula with differentiable ops.
 #include "autograd/attention.h"
 
 #include <limits>
 
 #include "autograd/autograd.h"
+#include "autograd/fused.h"
 #include "core/backend.h"
 #include "core/kernel.h"
 #include "core/shape.h"
@@ -53,30 +54,32 @@ std::optional<Tensor> fused_causal_attention(const Tensor& query, const Tensor& 
   if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
   if (!any_requires_grad({&query, &key, &value})) return out;
 
-  record("ScaledDotProductAttentionBackward0", out, {query, key, value},
-         [sq = SavedVariable(query, false), sk = SavedVariable(key, false), sv = SavedVariable(value, false), probs, nz,
-          scale](const Tensor& g) -> tensor_list {
-           const char* name = "ScaledDotProductAttentionBackward0";
-           Tensor q = sq.unpack(name), k = sk.unpack(name), v = sv.unpack(name);
-           if (GradMode::is_enabled()) {  // create_graph: differentiable ops; probs is a constant of q, k
-             Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
-             Tensor weights =
-                 (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
-             Tensor dropped = nz.defined() ? weights * nz : weights;
-             Tensor dv = dropped.mT().matmul(g);
-             Tensor dp = g.matmul(v.mT());
-             if (nz.defined()) dp = dp * nz;
-             Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
-             return {ds.matmul(k), ds.mT().matmul(q), dv};
-           }
-           q = rows_in_place(q), k = rows_in_place(k), v = rows_in_place(v);
-           Tensor go = rows_in_place(g);
-           Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
-           Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
-           Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
-           backend_for(go).causal_attention_backward(dq, dk, dv, go, q, k, v, probs, nz, scale);
-           return {dq, dk, dv};
-         });
+  // With p = softmax(s), s = scale q k^T (causal), pd = p * noise: dv = pd^T g, dpd = g v^T,
+  // dp = dpd * noise, ds = p (dp - sum(dp p)) scale, dq = ds k, dk = ds^T q.
+  record_fused(
+      "ScaledDotProductAttentionBackward0", out, {query, key, value}, {query, key, value}, SaveOutput::kNo,
+      {.composed = [nz, scale](const Tensor& g, const tensor_list& saved) -> tensor_list {
+         const Tensor &q = saved[0], &k = saved[1], &v = saved[2];
+         // The weights are recomputed from differentiable ops: probs is a constant of q, k.
+         Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
+         Tensor weights =
+             (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
+         Tensor dropped = nz.defined() ? weights * nz : weights;
+         Tensor dv = dropped.mT().matmul(g);
+         Tensor dp = g.matmul(v.mT());
+         if (nz.defined()) dp = dp * nz;
+         Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
+         return {ds.matmul(k), ds.mT().matmul(q), dv};
+       },
+       .fused = [probs, nz, scale](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+         Tensor q = rows_in_place(saved[0]), k = rows_in_place(saved[1]), v = rows_in_place(saved[2]);
+         Tensor go = rows_in_place(g);
+         Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
+         Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
+         Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
+         if (!backend_for(go).causal_attention_backward(dq, dk, dv, go, q, k, v, probs, nz, scale)) return std::nullopt;
+         return tensor_list{dq, dk, dv};
+       }});
   return out;
 }
 

@@ -7,13 +7,16 @@
 #include <cmath>
 
 #include "autograd/autograd.h"
+#include "autograd/fused.h"
 #include "core/kernel.h"
 
 namespace ember {
 
 using autograd::any_requires_grad;
 using autograd::record;
+using autograd::record_fused;
 using autograd::SavedVariable;
+using autograd::SaveOutput;
 using autograd::sum_to;
 
 namespace {
@@ -25,20 +28,18 @@ Tensor wrap(const Tensor& like, const Scalar& s) {
   return kernel::scalar(s, kernel::result_type(like, s), like.device());
 }
 
-// Forward of a unary op plus a backward that is `dout * local(x, y)`.
+// Forward of a unary op plus a backward that is `dout * local(x, y)`; keeps x or y, as `saves_output` says.
 Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
                 std::function<Tensor(const Tensor& x, const Tensor& y)> local, bool saves_output) {
   Tensor x = to_float(x_in);
   Tensor y = kernel::unary(op, x);
   if (any_requires_grad({&x})) {
-    SavedVariable sx(saves_output ? Tensor() : x, false);
-    std::string node = name;
-    auto bw = [sx, local = std::move(local), node](const Tensor& dout, const Tensor& y_saved) -> tensor_list {
-      return {dout * local(sx.unpack(node), y_saved)};
-    };
-    auto out_node = std::make_shared<SavedVariable>();
-    record(name, y, {x}, [bw, out_node, node](const Tensor& dout) { return bw(dout, out_node->unpack(node)); });
-    if (saves_output) *out_node = SavedVariable(y, true);
+    record_fused(name, y, {x}, saves_output ? tensor_list{} : tensor_list{x},
+                 saves_output ? SaveOutput::kYes : SaveOutput::kNo,
+                 {.composed = [local = std::move(local), saves_output](const Tensor& dout,
+                                                                       const tensor_list& saved) -> tensor_list {
+                   return {saves_output ? dout * local(Tensor(), saved[0]) : dout * local(saved[0], Tensor())};
+                 }});
   }
   return y;
 }
@@ -99,9 +100,8 @@ Tensor Tensor::reciprocal() const {
 }
 // d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 Tensor Tensor::erf() const {
-  const double two_over_sqrt_pi = 1.1283791670955126;
   return unary_op(UnaryOp::Erf, "ErfBackward0", *this,
-                  [two_over_sqrt_pi](const Tensor& x, const Tensor&) { return (-x.square()).exp() * two_over_sqrt_pi; }, false);
+                  [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * kTwoOverSqrtPi; }, false);
 }
 // d/dx sin(x) = cos(x)
 Tensor Tensor::sin() const {
@@ -122,13 +122,11 @@ Tensor Tensor::sigmoid() const {
 // d/dx relu(x) = [x > 0]
 Tensor Tensor::relu() const {
   Tensor y = kernel::unary(UnaryOp::Relu, *this);
-  if (any_requires_grad({this})) {
-    auto saved = std::make_shared<SavedVariable>();
-    record("ReluBackward0", y, {*this}, [saved](const Tensor& g) -> tensor_list {
-      return {g * saved->unpack("ReluBackward0").gt(0).to(g.dtype())};
-    });
-    *saved = SavedVariable(y, true);
-  }
+  if (any_requires_grad({this}))
+    record_fused("ReluBackward0", y, {*this}, {}, SaveOutput::kYes,
+                 {.composed = [](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                   return {g * saved[0].gt(0).to(g.dtype())};
+                 }});
   return y;
 }
 // exact:  d/dx x Phi(x) = Phi(x) + x phi(x)
@@ -139,22 +137,24 @@ Tensor Tensor::gelu(const std::string& approximate) const {
   const bool use_tanh = approximate == "tanh";
   Tensor x = to_float(*this);
   Tensor y = kernel::unary(use_tanh ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
-  if (any_requires_grad({&x})) {
-    record("GeluBackward0", y, {x}, [sx = SavedVariable(x, false), use_tanh](const Tensor& g) -> tensor_list {
-      Tensor x = sx.unpack("GeluBackward0");
-      if (!GradMode::is_enabled())  // no graph of the backward wanted: the one-pass kernel
-        return {kernel::binary(use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, x)};
-      if (use_tanh) {  // create_graph: the same formula from differentiable ops
-        Tensor t = ((x + x.pow(3) * kGeluTanhCubic) * kGeluTanhScale).tanh();
-        Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
-        return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};
-      }
-      const double inv_sqrt_2pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density's scale
-      Tensor cdf = ((x * kSqrtHalf).erf() + 1) * 0.5;
-      Tensor pdf = (x.square() * -0.5).exp() * inv_sqrt_2pi;
-      return {g * (cdf + x * pdf)};
-    });
-  }
+  if (any_requires_grad({&x}))
+    record_fused("GeluBackward0", y, {x}, {x}, SaveOutput::kNo,
+                 {.composed = [use_tanh](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                    const Tensor& x = saved[0];
+                    if (use_tanh) {
+                      Tensor t = ((x + x.pow(3) * kGeluTanhCubic) * kGeluTanhScale).tanh();
+                      Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
+                      return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};
+                    }
+                    Tensor cdf = ((x * kSqrtHalf).erf() + 1) * 0.5;
+                    Tensor pdf = (x.square() * -0.5).exp() * kInvSqrt2Pi;
+                    return {g * (cdf + x * pdf)};
+                  },
+                  // one pass: the functor of core/functors.h
+                  .fused = [use_tanh](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+                    return tensor_list{
+                        kernel::binary(use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, saved[0])};
+                  }});
   return y;
 }
 

@@ -25,7 +25,7 @@ void commit_inplace(const Tensor& self, const Tensor& result) {
     NoGradGuard no_grad;
     backend_for(self).copy(self, result);
   }
-  mark_written(self);
+  self.bump_version();
   AutogradMeta* m = meta(self);
   const Tensor base = m ? m->view_base : Tensor();
   if (!base.defined()) {

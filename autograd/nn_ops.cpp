@@ -7,13 +7,15 @@
 #include <limits>
 
 #include "autograd/autograd.h"
+#include "autograd/fused.h"
 #include "core/kernel.h"
 
 namespace ember {
 
 using autograd::any_requires_grad;
 using autograd::record;
-using autograd::SavedVariable;
+using autograd::record_fused;
+using autograd::SaveOutput;
 
 namespace {
 
@@ -48,23 +50,27 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
     NoGradGuard no_grad;
     y = softmax_forward(x, d, log);
   }
-  if (any_requires_grad({&x})) {
-    auto sy = std::make_shared<SavedVariable>();
-    record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", y, {x}, [sy, d, log](const Tensor& g) -> tensor_list {
-      Tensor out = sy->unpack(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0");
-      if (GradMode::is_enabled()) {  // create_graph: the composed (differentiable) formula
-        if (log) return {g - out.exp() * g.sum({d}, true)};
-        return {out * (g - (g * out).sum({d}, true))};
-      }
-      const int64_t last = out.dim() - 1;
-      auto to_last = [&](const Tensor& t) { return kernel::contiguous(out.dim() == 0 || d == last ? t : t.transpose(d, last)); };
-      Tensor go = to_last(g), yo = to_last(out);
-      Tensor din = raw_empty(go.sizes(), go.dtype(), go.device());
-      backend_for(go).softmax_backward(din, go, yo, log);
-      return {out.dim() == 0 || d == last ? din : din.transpose(d, last)};
-    });
-    *sy = SavedVariable(y, true);
-  }
+  // softmax:     dx = y (g - sum(g y))
+  // log_softmax: dx = g - exp(y) sum(g)
+  if (any_requires_grad({&x}))
+    record_fused(
+        log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", y, {x}, {}, SaveOutput::kYes,
+        {.composed = [d, log](const Tensor& g, const tensor_list& saved) -> tensor_list {
+           const Tensor& out = saved[0];
+           if (log) return {g - out.exp() * g.sum({d}, true)};
+           return {out * (g - (g * out).sum({d}, true))};
+         },
+         .fused = [d, log](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+           const Tensor& out = saved[0];
+           const int64_t last = out.dim() - 1;
+           auto to_last = [&](const Tensor& t) {
+             return kernel::contiguous(out.dim() == 0 || d == last ? t : t.transpose(d, last));
+           };
+           Tensor go = to_last(g), yo = to_last(out);
+           Tensor din = raw_empty(go.sizes(), go.dtype(), go.device());
+           backend_for(go).softmax_backward(din, go, yo, log);
+           return tensor_list{out.dim() == 0 || d == last ? din : din.transpose(d, last)};
+         }});
   return y;
 }
 
@@ -130,33 +136,35 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
 
   const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
-  record("NativeLayerNormBackward0", out, {input, weight, bias},
-         [sx = SavedVariable(input, false), sw = SavedVariable(weight, false), mean, rstd, dims, eps, need_x, need_w,
-          need_b, wshape = normalized_shape.vec()](const Tensor& g) -> tensor_list {
-           Tensor x = sx.unpack("NativeLayerNormBackward0");
-           Tensor w = sw.unpack("NativeLayerNormBackward0");
-           if (GradMode::is_enabled()) {  // create_graph: the formula from differentiable ops
-             auto [xhat, rs] = normalize_composed(x, dims, eps);
-             Tensor gw = w.defined() ? g * w : g;
-             Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
-             std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
-             for (int64_t d = 0; d < dims.front(); ++d) rows.push_back(d);
-             auto over_rows = [&](const Tensor& t) { return rows.empty() ? t : t.sum(rows); };
-             return {need_x ? dx : Tensor(), need_w ? over_rows(g * xhat) : Tensor(),
-                     need_b ? over_rows(g) : Tensor()};
-           }
-           const int64_t N = mean.size(0), D = N ? x.numel() / N : 0;
-           Tensor xc = kernel::contiguous(x);
-           Tensor x2 = raw_view(xc, {N, D}, {D, 1}, xc.storage_offset());
-           Tensor g2 = raw_view(kernel::contiguous(g), {N, D}, {D, 1}, 0);
-           Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
-           Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
-           Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
-           backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd,
-                                              w.defined() ? kernel::contiguous(w) : Tensor());
-           if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
-           return {dx, dw, db};
-         });
+  // dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) with gw = g weight; dweight = sum(g xhat), dbias = sum(g)
+  record_fused(
+      "NativeLayerNormBackward0", out, {input, weight, bias}, {input, weight}, SaveOutput::kNo,
+      {.composed = [dims, eps, need_x, need_w, need_b](const Tensor& g, const tensor_list& saved) -> tensor_list {
+         const Tensor &x = saved[0], &w = saved[1];
+         auto [xhat, rs] = normalize_composed(x, dims, eps);
+         Tensor gw = w.defined() ? g * w : g;
+         Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
+         std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
+         for (int64_t d = 0; d < dims.front(); ++d) rows.push_back(d);
+         auto over_rows = [&](const Tensor& t) { return rows.empty() ? t : t.sum(rows); };
+         return {need_x ? dx : Tensor(), need_w ? over_rows(g * xhat) : Tensor(), need_b ? over_rows(g) : Tensor()};
+       },
+       .fused = [mean, rstd, need_x, need_w, need_b,
+                 wshape = normalized_shape.vec()](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+         const Tensor &x = saved[0], &w = saved[1];
+         const int64_t N = mean.size(0), D = N ? x.numel() / N : 0;
+         Tensor xc = kernel::contiguous(x);
+         Tensor x2 = raw_view(xc, {N, D}, {D, 1}, xc.storage_offset());
+         Tensor g2 = raw_view(kernel::contiguous(g), {N, D}, {D, 1}, 0);
+         Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
+         Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
+         Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
+         if (!backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd,
+                                                 w.defined() ? kernel::contiguous(w) : Tensor()))
+           return std::nullopt;
+         if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
+         return tensor_list{dx, dw, db};
+       }});
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "autograd/autograd.h"
+#include "autograd/fused.h"
 #include "core/kernel.h"
 
 namespace ember {
@@ -84,17 +85,14 @@ Tensor Tensor::std(bool unbiased) const { return var(unbiased).sqrt(); }
 static Tensor amax_amin(const Tensor& x, IntArrayRef dims_in, bool keepdim, bool is_max) {
   std::vector<int64_t> dims = wrap_dims(dims_in, x.dim(), is_max ? "amax" : "amin");
   Tensor y = kernel::reduce(is_max ? ReduceOp::Max : ReduceOp::Min, x, dims, keepdim);
-  if (any_requires_grad({&x})) {
-    auto sy = std::make_shared<SavedVariable>();
-    record(is_max ? "AmaxBackward0" : "AminBackward0", y, {x},
-           [sx = SavedVariable(x, false), sy, dims, keepdim](const Tensor& g) -> tensor_list {
-             Tensor in = sx.unpack();
-             Tensor hit = in.eq(unsqueeze_reduced(sy->unpack(), in.sizes(), dims, keepdim)).to(g.dtype());
-             Tensor count = hit.sum(dims, true);
-             return {unsqueeze_reduced(g, in.sizes(), dims, keepdim) * hit / count};
-           });
-    *sy = SavedVariable(y, true);
-  }
+  if (any_requires_grad({&x}))
+    autograd::record_fused(is_max ? "AmaxBackward0" : "AminBackward0", y, {x}, {x}, autograd::SaveOutput::kYes,
+                           {.composed = [dims, keepdim](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                             const Tensor &in = saved[0], &out = saved[1];
+                             Tensor hit = in.eq(unsqueeze_reduced(out, in.sizes(), dims, keepdim)).to(g.dtype());
+                             Tensor count = hit.sum(dims, true);
+                             return {unsqueeze_reduced(g, in.sizes(), dims, keepdim) * hit / count};
+                           }});
   return y;
 }
 Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return amax_amin(*this, dims, keepdim, true); }
@@ -188,11 +186,6 @@ Tensor Tensor::squeeze_dims(IntArrayRef dims) const {
 
 Tensor sum(const Tensor& x) { return x.sum(); }
 Tensor mean(const Tensor& x) { return x.mean(); }
-
-Tensor allclose_diff(const Tensor& a, const Tensor& b) {
-  NoGradGuard no_grad;
-  return (a.to(kFloat64) - b.to(kFloat64)).abs().max();
-}
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   NoGradGuard no_grad;

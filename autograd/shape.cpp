@@ -72,7 +72,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
     Tensor s = kernel::broadcast_to(src, sizes());
     if (s.device() != device()) s = s.to(device());
     backend_for(*this).copy(*this, s);
-    mark_written(*this);
+    bump_version();
     return *this;
   }
   autograd::commit_inplace(*this, src.expand(sizes()).to(device(), dtype()));
@@ -83,7 +83,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   autograd::check_inplace(*this, "fill_");
   if (!any_requires_grad({this})) {
     backend_for(*this).fill(*this, value);
-    mark_written(*this);
+    bump_version();
     return *this;
   }
   autograd::commit_inplace(*this, full(sizes(), value, options()));

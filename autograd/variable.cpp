@@ -52,6 +52,11 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   return m ? m->grad_fn : nullptr;
 }
 
+std::string Tensor::grad_fn_name() const {
+  AutogradMeta* m = meta(*this);
+  return m && m->grad_fn ? m->grad_fn->name() : std::string();
+}
+
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 uint32_t Tensor::output_nr() const {

@@ -1,17 +1,30 @@
 // The backend registry: which kernel table serves which device type.
 #include "core/backend.h"
 
+#include <atomic>
+
 #include "core/cpu/cpu_backend.h"
 #include "core/trace.h"
 
 namespace ember {
 
+namespace {
+// ScopedBackendOverride's backends, by DeviceType; null when none.
+std::atomic<Backend*> overrides[2] = {nullptr, nullptr};
+}  // namespace
+
 Backend& backend_for(Device device) {
+  if (Backend* o = overrides[static_cast<int>(device.type)].load(std::memory_order_relaxed)) [[unlikely]]
+    return *o;
   static Backend& cpu = trace::level() > 0 ? trace::wrap(cpu::backend()) : cpu::backend();
   if (device.is_cpu()) return cpu;
   static Backend& cuda = trace::level() > 0 ? trace::wrap(cuda_backend()) : cuda_backend();
   return cuda;
 }
+
+ScopedBackendOverride::ScopedBackendOverride(DeviceType type, Backend& backend)
+    : type_(type), previous_(overrides[static_cast<int>(type)].exchange(&backend)) {}
+ScopedBackendOverride::~ScopedBackendOverride() { overrides[static_cast<int>(type_)].store(previous_); }
 
 #define EMBER_NAME_CASE(Name, name, ...) \
   case Op::Name: return #name;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/functors.h"
 #include "core/tensor.h"
@@ -20,6 +21,147 @@
 namespace ember {
 
 class Generator;
+
+// The kernels, listed once: Backend's pure virtual methods, the CPU and CUDA backends' declarations,
+// the stub of a build without CUDA and the tracing wrapper (core/trace.cpp) are all expanded from
+// these lists, so a new kernel is one line here plus its implementations (docs/ARCHITECTURE.md).
+//
+//   X(name, (parameters), (arguments), traced name, traced output, (traced inputs))
+//
+// The last three say what EMBER_DEBUG prints for a call: "[ember] <name> out <output> <- <inputs>".
+// Each kernel's contract is the comment above its line.
+#define EMBER_BACKEND_KERNELS(X)                                                                                    \
+  /* ---- layout ---- */                                                                                            \
+  /* dst[i] = src[i] over dst's shape; any strides, any dtypes (converts), same device. */                          \
+  X(copy, (const Tensor& dst, const Tensor& src), (dst, src), "copy", dst, (&src))                                  \
+  X(fill, (const Tensor& dst, const Scalar& value), (dst, value), "fill", dst, ())                                  \
+  /* ---- elementwise ---- */                                                                                       \
+  /* out and in have the same shape and dtype. */                                                                   \
+  X(unary, (UnaryOp op, const Tensor& out, const Tensor& in), (op, out, in), op_name(op), out, (&in))               \
+  /* a and b have out's shape (broadcast as stride-0 views) and one dtype; out has that dtype, or bool for */       \
+  /* comparisons and logical ops. */                                                                                \
+  X(binary, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b), (op, out, a, b), op_name(op), out,  \
+    (&a, &b))                                                                                                       \
+  /* out = cond ? a : b; cond is bool, a and b have out's dtype; all of out's shape. */                             \
+  X(where, (const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b), (out, cond, a, b), "where",    \
+    out, (&cond, &a, &b))                                                                                           \
+  /* ---- reductions ---- */                                                                                        \
+  /* out has in's shape with the reduced dims set to 1 (keepdim); `dims` are sorted, non-negative. */               \
+  /* Sum/Prod/Max/Min keep in's dtype (the caller converts first); All/Any write bool. */                           \
+  X(reduce, (ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims), (op, out, in, dims), op_name(op), \
+    out, (&in))                                                                                                     \
+  /* Max or min along `dim` with the index of the first extreme element (NaN counts as extreme). */                 \
+  /* values and indices (int64) have in's shape with size 1 at `dim`. */                                           \
+  X(arg_reduce, (bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim),          \
+    (is_max, values, indices, in, dim), is_max ? "max(dim)" : "min(dim)", values, (&in))                            \
+  /* ---- linear algebra ---- */                                                                                    \
+  /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */          \
+  X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))            \
+  /* ---- nn ---- */                                                                                                \
+  /* Softmax (or log-softmax) over the last dim; out and in contiguous, same shape. */                              \
+  X(softmax, (const Tensor& out, const Tensor& in, bool log), (out, in, log), log ? "log_softmax" : "softmax", out,  \
+    (&in))                                                                                                          \
+  /* din = softmax backward given dout and the forward's output; all contiguous. */                                 \
+  X(softmax_backward, (const Tensor& din, const Tensor& dout, const Tensor& out, bool log), (din, dout, out, log),   \
+    log ? "log_softmax_backward" : "softmax_backward", din, (&dout, &out))                                          \
+  /* out = in with elements above (lower=true) or below the k-th diagonal of the last two dims zeroed. */           \
+  X(triangle, (const Tensor& out, const Tensor& in, int64_t k, bool lower), (out, in, k, lower),                    \
+    lower ? "tril" : "triu", out, (&in))                                                                            \
+  /* ---- indexing; `index` is int64 and already range-checked by the caller ---- */                                \
+  /* out.select(dim, i) = in.select(dim, index[i]) */                                                               \
+  X(index_select, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index),    \
+    "index_select", out, (&in, &index))                                                                             \
+  /* out.select(dim, index[i]) += src.select(dim, i) */                                                             \
+  X(index_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),     \
+    "index_add", out, (&index, &src))                                                                               \
+  /* out[..i..] = in[..index[..i..]..] along dim; index has out's shape */                                          \
+  X(gather, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index),          \
+    "gather", out, (&in, &index))                                                                                   \
+  /* out[..index[..i..]..] += src[..i..] along dim; index has src's shape */                                        \
+  X(scatter_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),   \
+    "scatter_add", out, (&index, &src))
+
+// Fused kernels: optional. One pass where the composed ops would make several. A backend without
+// one returns false (Backend's default) and the op composes the same result from the kernels
+// above, so a new device works before it is fast; autograd/fused.h holds that contract. The
+// composed form stays the reference the fused kernels are tested against. A backend declares the
+// fused kernels it has with EMBER_DECLARE_FUSED_KERNEL.
+#define EMBER_FUSED_KERNELS(X)                                                                                      \
+  /* out (B, M, N) contiguous = addend + a @ b, addend any strides (a broadcast bias): the sum made in the */        \
+  /* product's buffer, as BLAS's beta = 1 does, instead of a second pass over out. */                               \
+  X(matmul_add, (const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b), (out, addend, a, b),    \
+    "addmm", out, (&addend, &a, &b))                                                                                \
+  /* LayerNorm over the last dim of a contiguous (N, D) `in`: out (N, D), mean and rstd (N) = */                    \
+  /* 1 / sqrt(biased var + eps), all of in's dtype; weight and bias (D) may be undefined. */                        \
+  X(layer_norm,                                                                                                     \
+    (const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,             \
+     const Tensor& bias, double eps),                                                                               \
+    (out, mean, rstd, in, weight, bias, eps), "layer_norm", out, (&in))                                             \
+  /* Its backward given dout (N, D) contiguous: din (N, D); dweight and dbias (D) are written when defined */       \
+  /* (the caller leaves undefined what needs no gradient). */                                                       \
+  X(layer_norm_backward,                                                                                            \
+    (const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout, const Tensor& in,           \
+     const Tensor& mean, const Tensor& rstd, const Tensor& weight),                                                 \
+    (din, dweight, dbias, dout, in, mean, rstd, weight), "layer_norm_backward", din.defined() ? din : dout,         \
+    (&dout, &in))                                                                                                   \
+  /* Causal attention (query i sees keys j <= i) over (B, H) matrices: q (B, H, L, E), k (B, H, S, E), */           \
+  /* v (B, H, S, Ev) and out (B, H, L, Ev) are strided views whose last dim has stride 1; probs */                  \
+  /* (B, H, L, S) contiguous receives the softmax weights (zero above the diagonal), kept for the */                \
+  /* backward. noise (B, H, L, S) contiguous, or undefined without dropout, is dropout's scaled keep */             \
+  /* mask: out = (probs * noise) @ v. scores are scale * q @ k^T. */                                                \
+  X(causal_attention,                                                                                               \
+    (const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,                     \
+     const Tensor& noise, double scale),                                                                            \
+    (out, probs, q, k, v, noise, scale), "causal_attention", out, (&q, &k, &v))                                     \
+  /* Its backward given dout (strided like out): dq, dk, dv strided like q, k, v (last dim stride 1). */            \
+  X(causal_attention_backward,                                                                                      \
+    (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k,    \
+     const Tensor& v, const Tensor& probs, const Tensor& noise, double scale),                                      \
+    (dq, dk, dv, dout, q, k, v, probs, noise, scale), "causal_attention_backward", dq, (&dout, &q, &k, &v))
+
+// The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them
+// (Python's arithmetic); a kernel rounds them to the parameter's dtype, as PyTorch's kernels do.
+struct AdamStep {
+  double lr, beta1, beta2, eps, weight_decay;
+  double step_size;              // lr / (1 - beta1^step)
+  double bias_correction2_sqrt;  // sqrt(1 - beta2^step)
+  bool amsgrad, maximize, decoupled;  // decoupled: AdamW's weight decay
+};
+// The scalars of one parameter's SGD step; first_step: the momentum buffer is written, not read.
+struct SgdStep {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize, first_step;
+};
+
+// Optimizer kernels: optional, and, as optimizer steps are not ops of a model, not traced by
+// EMBER_DEBUG. Each takes many tensors at once (lists of one length, one entry per parameter) and
+// writes in place; the optimizer composes the same update from tensor ops where one returns false.
+//   X(name, (parameters), (arguments))
+#define EMBER_OPTIMIZER_KERNELS(X)                                                                                  \
+  /* Adam / AdamW (torch 1.13's _single_tensor_adam(w)): params, exp_avgs, exp_avg_sqs and, with amsgrad, */        \
+  /* max_exp_avg_sqs (else undefined) updated from grads with steps[i]. */                                         \
+  X(adam_update,                                                                                                    \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,                              \
+     const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs, const std::vector<AdamStep>& steps),       \
+    (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps))                                                 \
+  /* SGD (torch 1.13's _single_tensor_sgd): params and, with momentum, momentum_buffers (else undefined) */         \
+  /* updated from grads with steps[i]. */                                                                           \
+  X(sgd_update,                                                                                                     \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,                      \
+     const std::vector<SgdStep>& steps),                                                                            \
+    (params, grads, momentum_buffers, steps))                                                                       \
+  /* out (n) float64 contiguous: out[i] = sum of tensors[i]'s squares, each square in the tensors' dtype, */       \
+  /* summed in double (the 2-norms of gradient clipping). */                                                        \
+  X(sum_of_squares, (const Tensor& out, const tensor_list& tensors), (out, tensors))                                \
+  /* tensors[i] *= factor (rounded to their dtype), in place. */                                                    \
+  X(scale_, (const tensor_list& tensors, double factor), (tensors, factor))
+
+// Expansions for the classes that implement the lists: a backend's class body holds
+//   EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)            every kernel, as overrides
+//   EMBER_FUSED_KERNELS(EMBER_DECLARE_FUSED_KERNEL)         the fused kernels, where it has all of them
+//   EMBER_OPTIMIZER_KERNELS(EMBER_DECLARE_FUSED_KERNEL)     likewise the optimizer kernels
+#define EMBER_DECLARE_KERNEL(name, params, ...) void name params override;
+#define EMBER_DECLARE_FUSED_KERNEL(name, params, ...) bool name params override;
 
 class Backend {
  public:
@@ -33,93 +175,35 @@ class Backend {
   virtual void copy_to_host(void* dst, const void* src, size_t nbytes, Device device) = 0;
   virtual void copy_from_host(void* dst, const void* src, size_t nbytes, Device device) = 0;
 
-  // ---- layout ----
-  // dst[i] = src[i] over dst's shape; any strides, any dtypes (converts), same device.
-  virtual void copy(const Tensor& dst, const Tensor& src) = 0;
-  virtual void fill(const Tensor& dst, const Scalar& value) = 0;
-
-  // ---- elementwise ----
-  // out and in have the same shape and dtype.
-  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in) = 0;
-  // a and b have out's shape (broadcast as stride-0 views) and one dtype; out has that dtype,
-  // or bool for comparisons and logical ops.
-  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) = 0;
-  // out = cond ? a : b; cond is bool, a and b have out's dtype; all of out's shape.
-  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
-
-  // ---- reductions ----
-  // out has in's shape with the reduced dims set to 1 (keepdim); `dims` are sorted, non-negative.
-  // Sum/Prod/Max/Min keep in's dtype (the caller converts first); All/Any write bool.
-  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) = 0;
-  // Max or min along `dim` with the index of the first extreme element (NaN counts as extreme).
-  // values and indices (int64) have in's shape with size 1 at `dim`.
-  virtual void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in,
-                          int64_t dim) = 0;
-
-  // ---- linear algebra ----
-  // out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch).
-  virtual void matmul(const Tensor& out, const Tensor& a, const Tensor& b) = 0;
-
-  // ---- nn ----
-  // Softmax (or log-softmax) over the last dim; out and in contiguous, same shape.
-  virtual void softmax(const Tensor& out, const Tensor& in, bool log) = 0;
-  // din = softmax backward given dout and the forward's output; all contiguous.
-  virtual void softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) = 0;
-  // out = in with elements above (lower=true) or below the k-th diagonal of the last two dims zeroed.
-  virtual void triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) = 0;
-
-  // ---- indexing; `index` is int64 and already range-checked by the caller ----
-  // out.select(dim, i) = in.select(dim, index[i])
-  virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
-  // out.select(dim, index[i]) += src.select(dim, i)
-  virtual void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) = 0;
-  // out[..i..] = in[..index[..i..]..] along dim; index has out's shape
-  virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
-  // out[..index[..i..]..] += src[..i..] along dim; index has src's shape
-  virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) = 0;
-
-  // ---- fused kernels: optional ----
-  // One pass where the composed ops would make several. A backend without one returns false and
-  // the op composes the same result from the kernels above, so a new device works before it is
-  // fast. The composed form stays the reference the fused kernels are tested against.
-
-  // out (B, M, N) contiguous = addend + a @ b, addend any strides (a broadcast bias): the sum made
-  // in the product's buffer, as BLAS's beta = 1 does, instead of a second pass over out.
-  virtual bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) { return false; }
-
-  // LayerNorm over the last dim of a contiguous (N, D) `in`: out (N, D), mean and rstd (N) =
-  // 1 / sqrt(biased var + eps), all of in's dtype; weight and bias (D) may be undefined.
-  virtual bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,
-                          const Tensor& weight, const Tensor& bias, double eps) {
-    return false;
-  }
-  // Its backward given dout (N, D) contiguous: din (N, D); dweight and dbias (D) are written when
-  // defined (the caller leaves undefined what needs no gradient).
-  virtual bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
-                                   const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) {
-    return false;
-  }
-
-  // Causal attention (query i sees keys j <= i) over (B, H) matrices: q (B, H, L, E), k (B, H, S, E),
-  // v (B, H, S, Ev) and out (B, H, L, Ev) are strided views whose last dim has stride 1; probs
-  // (B, H, L, S) contiguous receives the softmax weights (zero above the diagonal), kept for the
-  // backward. noise (B, H, L, S) contiguous, or undefined without dropout, is dropout's scaled keep
-  // mask: out = (probs * noise) @ v. scores are scale * q @ k^T.
-  virtual bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
-                                const Tensor& v, const Tensor& noise, double scale) {
-    return false;
-  }
-  // Its backward given dout (strided like out): dq, dk, dv strided like q, k, v (last dim stride 1).
-  virtual bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
-                                         const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
-                                         const Tensor& noise, double scale) {
-    return false;
-  }
+  // ---- kernels (contracts in the lists above) ----
+#define EMBER_PURE_KERNEL(name, params, ...) virtual void name params = 0;
+  EMBER_BACKEND_KERNELS(EMBER_PURE_KERNEL)
+#undef EMBER_PURE_KERNEL
+#define EMBER_OPTIONAL_KERNEL(name, params, ...) \
+  virtual bool name params { return false; }
+  EMBER_FUSED_KERNELS(EMBER_OPTIONAL_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(EMBER_OPTIONAL_KERNEL)
+#undef EMBER_OPTIONAL_KERNEL
 };
 
 // The backend that runs kernels for `device`: the one place device choice happens.
 Backend& backend_for(Device device);
 inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
+
+// For tests: while alive, kernels for `type`'s tensors run on `backend` instead (a device that
+// lacks a fused kernel, say). Not for use while other threads run ops; `backend` must outlive the
+// tensors allocated through it (their storage frees itself through it).
+class ScopedBackendOverride {
+ public:
+  ScopedBackendOverride(DeviceType type, Backend& backend);
+  ~ScopedBackendOverride();
+  ScopedBackendOverride(const ScopedBackendOverride&) = delete;
+  ScopedBackendOverride& operator=(const ScopedBackendOverride&) = delete;
+
+ private:
+  DeviceType type_;
+  Backend* previous_;
+};
 
 // Runs `f.template operator()<T>()` with T the C++ type of `dtype`:
 //   dispatch(t.dtype(), "sum", [&]<typename T>() { ... });

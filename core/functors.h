@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/cpu/vec_math.h"
+
 #ifdef __CUDACC__
 #define EMBER_HD __host__ __device__
 #else
@@ -20,7 +22,36 @@ namespace ember {
 // sqrt(2 / pi) and the cubic coefficient of GELU's tanh approximation (Hendrycks & Gimpel).
 inline constexpr double kGeluTanhScale = 0.7978845608028654;
 inline constexpr double kGeluTanhCubic = 0.044715;
-inline constexpr double kSqrtHalf = 0.7071067811865476;  // 1 / sqrt(2), for the exact GELU
+inline constexpr double kSqrtHalf = 0.7071067811865476;    // 1 / sqrt(2), for the exact GELU
+inline constexpr double kInvSqrt2Pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density's scale
+inline constexpr double kTwoOverSqrtPi = 1.1283791670955126;  // d/dx erf(x) = 2 / sqrt(pi) e^(-x^2)
+
+namespace detail {
+// erf and exp for the formulas below. On the host, float takes vec_math.h's branch-free forms
+// (std::erf and std::exp are scalar libm calls the loops cannot vectorise); double, the integer
+// types and CUDA devices take std::. erf_with_exp_ takes e^(-z^2) from a caller that has it.
+template <typename T>
+EMBER_HD T exp_(T x) {
+#ifndef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return cpu::exp_vec(x);
+#endif
+  return std::exp(x);
+}
+template <typename T>
+EMBER_HD T erf_with_exp_(T z, T exp_minus_z2) {
+#ifndef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return cpu::erf_with_exp(z, exp_minus_z2);
+#endif
+  return std::erf(z);
+}
+template <typename T>
+EMBER_HD T erf_(T x) {
+#ifndef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return cpu::erf_vec(x);
+#endif
+  return std::erf(x);
+}
+}  // namespace detail
 
 // X(Name, name, expression in x of type T)
 #define EMBER_UNARY_OPS(X)                                                                      \
@@ -40,7 +71,7 @@ inline constexpr double kSqrtHalf = 0.7071067811865476;  // 1 / sqrt(2), for the
   X(Tanh, tanh, std::tanh(x))                                                                   \
   X(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))                                             \
   X(Relu, relu, x > T(0) ? x : T(0))                                                            \
-  X(Gelu, gelu, T(0.5) * x * (T(1) + std::erf(x * T(kSqrtHalf))))                               \
+  X(Gelu, gelu, T(0.5) * x * (T(1) + detail::erf_(x * T(kSqrtHalf))))                           \
   X(GeluTanh, gelu_tanh,                                                                        \
     T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x))))
 
@@ -126,12 +157,15 @@ EMBER_HD T pow_(T a, T b) {
 // GELU's backward in one pass, a = the incoming gradient, b = the forward's input x:
 //   exact:  d/dx x Phi(x) = Phi(x) + x phi(x)
 //   tanh:   d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
+// The composed form of both (for create_graph) is in autograd/elementwise.cpp.
 template <typename T>
 EMBER_HD T gelu_backward_(T g, T x) {
   if constexpr (std::is_floating_point_v<T>) {
-    const T cdf = T(0.5) * (T(1) + std::erf(x * T(kSqrtHalf)));
-    const T pdf = std::exp(T(-0.5) * x * x) * T(0.3989422804014327);  // 1 / sqrt(2 pi)
-    return g * (cdf + x * pdf);
+    // One exponential serves both terms: erf(z), z = x / sqrt(2), needs e^(-z^2) = sqrt(2 pi) phi(x).
+    const T z = x * T(kSqrtHalf);
+    const T e = exp_(-z * z);
+    const T cdf = T(0.5) * (T(1) + erf_with_exp_(z, e));
+    return g * (cdf + x * (e * T(kInvSqrt2Pi)));
   } else {
     return T(0);  // never dispatched: gelu works on floating tensors only
   }
@@ -147,6 +181,30 @@ EMBER_HD T gelu_tanh_backward_(T g, T x) {
   }
 }
 }  // namespace detail
+
+// The scan of max(dim) / min(dim) along one row, shared by the CPU and CUDA kernels so ties and
+// NaN agree: the first extreme element wins, and a NaN wins and ends the scan.
+//   ArgExtreme<T> a(is_max, x[0]);
+//   for (int64_t j = 1; j < len && !a.done(); ++j) a.take(x[j * step], j);
+template <typename T>
+struct ArgExtreme {
+  bool is_max;
+  T best;
+  int64_t index = 0;
+  EMBER_HD ArgExtreme(bool is_max_, T first) : is_max(is_max_), best(first) {}
+  EMBER_HD bool done() const {
+    if constexpr (std::is_floating_point_v<T>) return best != best;
+    return false;
+  }
+  EMBER_HD void take(T v, int64_t j) {
+    bool better = is_max ? v > best : v < best;
+    if constexpr (std::is_floating_point_v<T>) better = better || v != v;
+    if (better) {
+      best = v;
+      index = j;
+    }
+  }
+};
 
 // One functor type per op, e.g. UnaryFn<UnaryOp::Exp>{}(x).
 template <UnaryOp op> struct UnaryFn;

@@ -121,7 +121,7 @@ void binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
     be.binary(op, tmp, cast(self, common), broadcast_to(cast(other, common), shape));
     be.copy(self, tmp);
   }
-  mark_written(self);
+  self.bump_version();
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -13,7 +13,6 @@
 #include <sstream>
 #include <vector>
 
-#include "autograd/node.h"  // only for grad_fn()->name()
 #include "core/shape.h"
 
 namespace ember {
@@ -282,8 +281,8 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     Printer printer(e, shown_sizes, summarised, opts);
     body = printer.str(formatter, 0, 0, indent);
   }
-  if (auto fn = t.grad_fn()) {
-    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  if (const std::string fn = t.grad_fn_name(); !fn.empty()) {
+    suffixes.push_back("grad_fn=<" + fn + ">");
   } else if (t.requires_grad()) {
     suffixes.push_back("requires_grad=True");
   }

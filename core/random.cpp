@@ -111,7 +111,7 @@ void fill_in_memory_order(Tensor& self, Draw draw) {
   const int64_t n = out.numel();
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(draw());
   if (direct) {
-    mark_written(self);
+    self.bump_version();
     return;
   }
   std::vector<int64_t> perm(self.dim());
@@ -296,7 +296,7 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> genera
     Tensor out = direct ? *this : raw_empty(sizes(), scalar_type(), Device(kCPU));
     if (scalar_type() == kFloat32) normal_fill<float>(out.data_ptr<float>(), numel(), float(mean), float(std), g);
     else normal_fill<double>(out.data_ptr<double>(), numel(), mean, std, g);
-    if (direct) mark_written(*this);
+    if (direct) bump_version();
     else copy_(out);
     return *this;
   }
@@ -318,7 +318,7 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
       case kInt64: bernoulli_fill(data_ptr<int64_t>(), numel(), p, g); break;
       case kBool: bernoulli_fill(data_ptr<bool>(), numel(), p, g); break;
     }
-    mark_written(*this);
+    bump_version();
     return *this;
   }
   dispatch_fill(*this, "bernoulli_", true, [&](auto tag) {

@@ -1,7 +1,7 @@
 // Shape and stride arithmetic shared by every op: dim wrapping, broadcasting, view strides.
 //
 // Pure functions on integer lists; they allocate nothing but the result and know nothing of
-// autograd. raw_view() is how every view is made: same storage, new sizes/strides/offset.
+// autograd. (raw_view and raw_empty, which make tensors, are in core/tensor.h.)
 #pragma once
 
 #include <cstdint>
@@ -39,15 +39,5 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel, const char* op
 // Strides that let a tensor of (sizes, strides) be viewed as `new_sizes` without a copy, or
 // nothing when the memory layout makes that impossible (then reshape copies).
 std::optional<std::vector<int64_t>> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes);
-
-// A new tensor on the same storage (no autograd information): the building block of views.
-Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
-
-// A new, uninitialised, contiguous tensor; no autograd. Sizes are checked (checked_nbytes) and an
-// allocation failure is an OutOfMemoryError naming `op`, the shape and the dtype.
-Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op = "empty");
-
-// Bumps the version counter of a tensor written in place (what saved-tensor checks look at).
-inline void mark_written(const Tensor& t) { t.bump_version(); }
 
 }  // namespace ember

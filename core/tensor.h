@@ -87,6 +87,7 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
   long use_count() const { return impl_.use_count(); }
   uint32_t _version() const { return storage()->version; }
+  // Marks an in-place write: what autograd's saved-tensor checks look at (core/storage.h).
   void bump_version() const { ++storage()->version; }
 
   // Pointer to element [0, 0, ...] (storage offset applied). Checks the dtype.
@@ -108,6 +109,8 @@ class Tensor {
   Tensor& mutable_grad() const;
   void set_grad(const Tensor& g) const;
   std::shared_ptr<autograd::Node> grad_fn() const;
+  // grad_fn()->name() ("MulBackward0"), or "" without one: lets core print it without autograd's headers.
+  std::string grad_fn_name() const;
   bool is_leaf() const;
   uint32_t output_nr() const;
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
@@ -378,7 +381,6 @@ Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor sum(const Tensor& x);
 Tensor mean(const Tensor& x);
-Tensor allclose_diff(const Tensor& a, const Tensor& b);  // max |a - b|, as a 0-dim float64 tensor
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 bool equal(const Tensor& a, const Tensor& b);
 
@@ -404,6 +406,13 @@ Tensor from_vector(const std::vector<T>& data, IntArrayRef sizes, const TensorOp
 // Wraps memory the caller owns (no copy); `deleter` runs when the last view dies.
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {},
                  std::function<void(void*)> deleter = nullptr);
+
+// ---- building blocks of ops and kernels, not in libtorch (core/tensor.cpp); no autograd ----
+// A new tensor on the same storage (no autograd information): how every view is made.
+Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
+// A new, uninitialised, contiguous tensor. Sizes are checked (checked_nbytes in core/shape.h) and an
+// allocation failure is an OutOfMemoryError naming `op`, the shape and the dtype.
+Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op = "empty");
 
 }  // namespace ember
 

@@ -113,89 +113,28 @@ class TracingBackend final : public Backend {
   void deallocate(void* p, Device d) override { in_.deallocate(p, d); }
   void copy_to_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_to_host(dst, src, n, d); }
   void copy_from_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_from_host(dst, src, n, d); }
-  void copy(const Tensor& dst, const Tensor& src) override {
-    Scope s("copy", dst, {&src});
-    in_.copy(dst, src);
+
+  // Every kernel forwards to the real backend under a Scope; a fused kernel's Scope is deferred,
+  // so a device without it prints nothing for it (the composed kernels print themselves).
+#define EMBER_UNPAREN(...) __VA_ARGS__
+#define EMBER_TRACED_KERNEL(name, params, args, op, out, ins) \
+  void name params override {                                 \
+    Scope s(op, out, {EMBER_UNPAREN ins});                    \
+    in_.name args;                                            \
   }
-  void fill(const Tensor& dst, const Scalar& v) override {
-    Scope s("fill", dst, {});
-    in_.fill(dst, v);
+#define EMBER_TRACED_FUSED_KERNEL(name, params, args, op, out, ins)              \
+  bool name params override {                                                    \
+    return traced_fused(op, out, {EMBER_UNPAREN ins}, [&] { return in_.name args; }); \
   }
-  void unary(UnaryOp op, const Tensor& out, const Tensor& in) override {
-    Scope s(op_name(op), out, {&in});
-    in_.unary(op, out, in);
-  }
-  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override {
-    Scope s(op_name(op), out, {&a, &b});
-    in_.binary(op, out, a, b);
-  }
-  void where(const Tensor& out, const Tensor& c, const Tensor& a, const Tensor& b) override {
-    Scope s("where", out, {&c, &a, &b});
-    in_.where(out, c, a, b);
-  }
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override {
-    Scope s(op_name(op), out, {&in});
-    in_.reduce(op, out, in, dims);
-  }
-  void arg_reduce(bool is_max, const Tensor& v, const Tensor& i, const Tensor& in, int64_t dim) override {
-    Scope s(is_max ? "max(dim)" : "min(dim)", v, {&in});
-    in_.arg_reduce(is_max, v, i, in, dim);
-  }
-  void matmul(const Tensor& out, const Tensor& a, const Tensor& b) override {
-    Scope s("matmul", out, {&a, &b});
-    in_.matmul(out, a, b);
-  }
-  void softmax(const Tensor& out, const Tensor& in, bool log) override {
-    Scope s(log ? "log_softmax" : "softmax", out, {&in});
-    in_.softmax(out, in, log);
-  }
-  void softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) override {
-    Scope s(log ? "log_softmax_backward" : "softmax_backward", din, {&dout, &out});
-    in_.softmax_backward(din, dout, out, log);
-  }
-  void triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) override {
-    Scope s(lower ? "tril" : "triu", out, {&in});
-    in_.triangle(out, in, k, lower);
-  }
-  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx) override {
-    Scope s("index_select", out, {&in, &idx});
-    in_.index_select(out, in, dim, idx);
-  }
-  void index_add(const Tensor& out, int64_t dim, const Tensor& idx, const Tensor& src) override {
-    Scope s("index_add", out, {&idx, &src});
-    in_.index_add(out, dim, idx, src);
-  }
-  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx) override {
-    Scope s("gather", out, {&in, &idx});
-    in_.gather(out, in, dim, idx);
-  }
-  void scatter_add(const Tensor& out, int64_t dim, const Tensor& idx, const Tensor& src) override {
-    Scope s("scatter_add", out, {&idx, &src});
-    in_.scatter_add(out, dim, idx, src);
-  }
-  bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) override {
-    return traced_fused("addmm", out, {&addend, &a, &b}, [&] { return in_.matmul_add(out, addend, a, b); });
-  }
-  bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& w,
-                  const Tensor& b, double eps) override {
-    return traced_fused("layer_norm", out, {&in}, [&] { return in_.layer_norm(out, mean, rstd, in, w, b, eps); });
-  }
-  bool layer_norm_backward(const Tensor& din, const Tensor& dw, const Tensor& db, const Tensor& dout,
-                           const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& w) override {
-    return traced_fused("layer_norm_backward", din.defined() ? din : dout, {&dout, &in},
-                        [&] { return in_.layer_norm_backward(din, dw, db, dout, in, mean, rstd, w); });
-  }
-  bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                        const Tensor& noise, double scale) override {
-    return traced_fused("causal_attention", out, {&q, &k, &v},
-                        [&] { return in_.causal_attention(out, probs, q, k, v, noise, scale); });
-  }
-  bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
-                                 const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
-                                 const Tensor& noise, double scale) override {
-    return traced_fused("causal_attention_backward", dq, {&dout, &q, &k, &v},
-                        [&] { return in_.causal_attention_backward(dq, dk, dv, dout, q, k, v, probs, noise, scale); });
-  }
+#define EMBER_UNTRACED_KERNEL(name, params, args) \
+  bool name params override { return in_.name args; }
+  EMBER_BACKEND_KERNELS(EMBER_TRACED_KERNEL)
+  EMBER_FUSED_KERNELS(EMBER_TRACED_FUSED_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(EMBER_UNTRACED_KERNEL)
+#undef EMBER_UNTRACED_KERNEL
+#undef EMBER_TRACED_FUSED_KERNEL
+#undef EMBER_TRACED_KERNEL
+#undef EMBER_UNPAREN
 
  private:
   Backend& in_;

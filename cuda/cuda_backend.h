@@ -51,25 +51,8 @@ class CudaBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t nbytes, Device device) override;
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device device) override;
 
-  void copy(const Tensor& dst, const Tensor& src) override;
-  void fill(const Tensor& dst, const Scalar& value) override;
-  void unary(UnaryOp op, const Tensor& out, const Tensor& in) override;
-  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
-
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
-  void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) override;
-
-  void matmul(const Tensor& out, const Tensor& a, const Tensor& b) override;
-
-  void softmax(const Tensor& out, const Tensor& in, bool log) override;
-  void softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) override;
-  void triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) override;
-
-  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
-  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)
+  // No fused kernels yet: the ops compose them from the kernels above (docs/GPU.md).
 };
 
 }  // namespace ember::cuda

@@ -89,24 +89,10 @@ __global__ void arg_reduce_kernel(bool is_max, int64_t n, OffsetCalc<3> calc, in
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const auto off = calc.offsets(i);
     const T* x = in + off[2];
-    T best = x[0];
-    int64_t best_i = 0;
-    for (int64_t j = 1; j < len; ++j) {  // the same scan as the CPU kernel, so ties and NaN agree
-      const T v = x[j * step];
-      bool better;
-      if constexpr (std::is_floating_point_v<T>) {
-        if (best != best) break;  // NaN wins and stays
-        better = v != v || (is_max ? v > best : v < best);
-      } else {
-        better = is_max ? v > best : v < best;
-      }
-      if (better) {
-        best = v;
-        best_i = j;
-      }
-    }
-    values[off[0]] = best;
-    indices[off[1]] = best_i;
+    ArgExtreme<T> a(is_max, x[0]);  // the CPU kernel's scan (core/functors.h), so ties and NaN agree
+    for (int64_t j = 1; j < len && !a.done(); ++j) a.take(x[j * step], j);
+    values[off[0]] = a.best;
+    indices[off[1]] = a.index;
   }
 }
 

@@ -21,21 +21,10 @@ class StubBackend final : public Backend {
   void deallocate(void*, Device) override {}
   void copy_to_host(void*, const void*, size_t, Device) override { no_cuda(); }
   void copy_from_host(void*, const void*, size_t, Device) override { no_cuda(); }
-  void copy(const Tensor&, const Tensor&) override { no_cuda(); }
-  void fill(const Tensor&, const Scalar&) override { no_cuda(); }
-  void unary(UnaryOp, const Tensor&, const Tensor&) override { no_cuda(); }
-  void binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&) override { no_cuda(); }
-  void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) override { no_cuda(); }
-  void reduce(ReduceOp, const Tensor&, const Tensor&, IntArrayRef) override { no_cuda(); }
-  void arg_reduce(bool, const Tensor&, const Tensor&, const Tensor&, int64_t) override { no_cuda(); }
-  void matmul(const Tensor&, const Tensor&, const Tensor&) override { no_cuda(); }
-  void softmax(const Tensor&, const Tensor&, bool) override { no_cuda(); }
-  void softmax_backward(const Tensor&, const Tensor&, const Tensor&, bool) override { no_cuda(); }
-  void triangle(const Tensor&, const Tensor&, int64_t, bool) override { no_cuda(); }
-  void index_select(const Tensor&, const Tensor&, int64_t, const Tensor&) override { no_cuda(); }
-  void index_add(const Tensor&, int64_t, const Tensor&, const Tensor&) override { no_cuda(); }
-  void gather(const Tensor&, const Tensor&, int64_t, const Tensor&) override { no_cuda(); }
-  void scatter_add(const Tensor&, int64_t, const Tensor&, const Tensor&) override { no_cuda(); }
+#define EMBER_STUB_KERNEL(name, params, ...) \
+  void name params override { no_cuda(); }
+  EMBER_BACKEND_KERNELS(EMBER_STUB_KERNEL)
+#undef EMBER_STUB_KERNEL
 };
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include "optim/clip_grad.h"
 
 #include <cmath>
+#include <optional>
 
 #include "autograd/grad_mode.h"
+#include "core/backend.h"
 #include "optim/detail.h"
 
 namespace ember::nn::utils {
@@ -27,30 +29,6 @@ Tensor norm_of(const Tensor& g, double norm_type) {
   return g.norm(norm_type);
 }
 
-// Float32 gradients in host memory and the 2-norm, the case of every training loop: the same
-// arithmetic as the ops below (each square rounded to float and summed in double, the norms'
-// norm, the coefficient in float), in one parallel pass to measure and one to scale, instead of
-// five ops per gradient.
-bool all_plain_float(const std::vector<Tensor>& grads) {
-  for (const Tensor& g : grads)
-    if (!g.is_cpu() || !g.is_contiguous() || g.dtype() != kFloat32) return false;
-  return true;
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default")))
-double sum_of_squares(const float* x, int64_t n) {
-  double acc = 0;
-#pragma omp simd reduction(+ : acc)
-  for (int64_t i = 0; i < n; ++i) acc += static_cast<double>(x[i] * x[i]);
-  return acc;
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void scale(float* x, int64_t n, float c) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) x[i] *= c;
-}
-
 void check_finite(double total, double norm_type, bool error_if_nonfinite) {
   EMBER_CHECK(!error_if_nonfinite || std::isfinite(total),
               "clip_grad_norm_: the total norm of order {} for gradients from `parameters` is non-finite ({}), so it "
@@ -58,31 +36,27 @@ void check_finite(double total, double norm_type, bool error_if_nonfinite) {
               "error_if_nonfinite=false", norm_type, total);
 }
 
-float total_norm_fused(const std::vector<Tensor>& grads) {
-  std::vector<int64_t> sizes;
-  for (const Tensor& g : grads) sizes.push_back(g.numel());
-  const int threads = omp_get_max_threads();
-  std::vector<double> partial(static_cast<size_t>(threads) * grads.size(), 0.0);  // [thread][grad]
-  const int used = optim::detail::for_each_piece(sizes, [&](int t, size_t i, int64_t b, int64_t e) {
-    partial[t * grads.size() + i] += sum_of_squares(grads[i].data_ptr<float>() + b, e - b);
-  });
+// The 2-norm of every gradient with the arithmetic of the ops below (each square rounded to the
+// gradients' dtype and summed in double, the norms' norm in float), from one pass of the backend's
+// sum_of_squares kernel instead of five ops per gradient; nullopt where the device has none.
+std::optional<float> total_norm_fused(const std::vector<Tensor>& grads) {
+  Tensor squares = empty({static_cast<int64_t>(grads.size())}, dtype(kFloat64).device(grads[0].device()));
+  if (!backend_for(grads[0]).sum_of_squares(squares, grads)) return std::nullopt;
+  const Tensor host = squares.to(kCPU);
+  const double* sq = host.data_ptr<double>();
   double total_sq = 0;
   for (size_t i = 0; i < grads.size(); ++i) {
-    double sq = 0;
-    for (int t = 0; t < used; ++t) sq += partial[t * grads.size() + i];
-    const float norm = std::sqrt(static_cast<float>(sq));  // g.norm(2), a float
+    const float norm = std::sqrt(static_cast<float>(sq[i]));  // g.norm(2), a float
     total_sq += static_cast<double>(norm * norm);
   }
   return std::sqrt(static_cast<float>(total_sq));
 }
 
-void scale_fused(const std::vector<Tensor>& grads, float coef) {
-  std::vector<int64_t> sizes;
-  for (const Tensor& g : grads) sizes.push_back(g.numel());
-  optim::detail::for_each_piece(sizes, [&](int, size_t i, int64_t b, int64_t e) {
-    scale(grads[i].data_ptr<float>() + b, e - b, coef);
-  });
-  for (const Tensor& g : grads) g.bump_version();
+// Float32 gradients of one device, the case of every training loop.
+bool one_float_device(const std::vector<Tensor>& grads) {
+  for (const Tensor& g : grads)
+    if (g.dtype() != kFloat32 || g.device() != grads[0].device()) return false;
+  return true;
 }
 
 }  // namespace
@@ -93,12 +67,18 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   NoGradGuard no_grad;
   std::vector<Tensor> grads = defined_grads(parameters);
   if (grads.empty()) return 0.0;
-  if (norm_type == 2 && all_plain_float(grads)) {
-    const float total = total_norm_fused(grads);
-    check_finite(total, norm_type, error_if_nonfinite);
-    const float coef = (1.0f / (total + static_cast<float>(kClipEps))) * static_cast<float>(max_norm);
-    scale_fused(grads, coef < 1.0f || coef != coef ? coef : 1.0f);  // clamp_max(1.0); NaN stays NaN
-    return total;
+  if (norm_type == 2 && one_float_device(grads)) {
+    if (const std::optional<float> total = total_norm_fused(grads)) {
+      check_finite(*total, norm_type, error_if_nonfinite);
+      float coef = (1.0f / (*total + static_cast<float>(kClipEps))) * static_cast<float>(max_norm);
+      coef = coef < 1.0f || coef != coef ? coef : 1.0f;  // clamp_max(1.0); NaN stays NaN
+      if (backend_for(grads[0]).scale_(grads, coef)) {
+        for (const Tensor& g : grads) g.bump_version();
+      } else {
+        for (auto& g : grads) g.mul_(coef);
+      }
+      return *total;
+    }
   }
   Tensor total;
   if (std::isinf(norm_type)) {

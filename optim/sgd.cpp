@@ -1,14 +1,15 @@
 // SGD (optim/sgd.h). Two ways to run the same update:
-//   - a fused loop over raw memory for contiguous host tensors, one pass per parameter;
+//   - the backend's sgd_update kernel (core/cpu/optim.cpp on the CPU) for contiguous tensors,
+//     every parameter of a device and dtype in one call;
 //   - PyTorch's sequence of tensor ops, for any other device or layout.
-// Both follow torch 1.13's _single_tensor_sgd operation by operation. PyTorch's add(x, alpha=a)
-// rounds once (its CPU kernels use a fused multiply-add), so the loop uses std::fma where PyTorch
-// adds a scaled tensor, and scalars are rounded to the tensor's dtype first, as PyTorch does.
+// Both follow torch 1.13's _single_tensor_sgd operation by operation.
 #include "optim/sgd.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/grad_mode.h"
+#include "core/backend.h"
 #include "optim/detail.h"
 
 namespace ember::optim {
@@ -64,72 +65,18 @@ void SGD::check_param_state(const OptimizerOptions& options, OptimizerParamState
 
 namespace {
 
-// The scalars of one update, rounded to the parameter's dtype T as PyTorch's kernels round them.
-template <typename T>
-struct SGDScalars {
-  T neg_lr, momentum, one_minus_dampening, weight_decay;
-  bool use_momentum, nesterov, maximize, first_step;
-};
-
-// One pass over n elements: p (updated), g (read), buf (updated, or written when first_step).
-template <typename T>
-inline __attribute__((always_inline)) void sgd_update(T* __restrict p, const T* __restrict g, T* __restrict buf,
-                                                     int64_t n, const SGDScalars<T> s) {
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) {
-    T d = s.maximize ? -g[i] : g[i];
-    if (s.weight_decay != T(0)) d = std::fma(s.weight_decay, p[i], d);  // d_p.add(param, alpha=wd)
-    if (s.use_momentum) {
-      // buf.mul_(momentum).add_(d_p, alpha=1 - dampening), or a copy of d_p on the first step
-      const T b = s.first_step ? d : std::fma(s.one_minus_dampening, d, buf[i] * s.momentum);
-      buf[i] = b;
-      d = s.nesterov ? std::fma(s.momentum, b, d) : b;  // d_p.add(buf, alpha=momentum)
-    }
-    p[i] = std::fma(s.neg_lr, d, p[i]);  // param.add_(d_p, alpha=-lr)
-  }
-}
-
-// Compiled for CPUs with FMA instructions and for the baseline; both give the same bits.
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void sgd_update_f32(float* p, const float* g, float* buf, int64_t n, SGDScalars<float> s) {
-  sgd_update(p, g, buf, n, s);
-}
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void sgd_update_f64(double* p, const double* g, double* buf, int64_t n, SGDScalars<double> s) {
-  sgd_update(p, g, buf, n, s);
-}
-
-template <typename T>
-void sgd_fused(const Tensor& p, const Tensor& grad, Tensor& buf, const SGDOptions& o) {
-  const bool use_momentum = o.momentum() != 0;
-  const bool first_step = use_momentum && !buf.defined();
-  if (first_step) buf = empty_like(p);
-  SGDScalars<T> s{T(-o.lr()), T(o.momentum()), T(1 - o.dampening()), T(o.weight_decay()),
-                  use_momentum, o.nesterov(), o.maximize(), first_step};
-  T* pp = p.data_ptr<T>();
-  const T* gp = grad.data_ptr<T>();
-  T* bp = use_momentum ? buf.data_ptr<T>() : nullptr;
-  detail::parallel_chunks(p.numel(), [&](int64_t begin, int64_t end) {
-    T* b = bp ? bp + begin : nullptr;
-    if constexpr (std::is_same_v<T, float>)
-      sgd_update_f32(pp + begin, gp + begin, b, end - begin, s);
-    else
-      sgd_update_f64(pp + begin, gp + begin, b, end - begin, s);
-  });
-}
-
 // torch 1.13's _single_tensor_sgd, op by op.
-void sgd_composed(Tensor& p, const Tensor& grad, Tensor& buf, const SGDOptions& o) {
-  Tensor d_p = o.maximize() ? -grad : grad;
-  if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
-  if (o.momentum() != 0) {
+void sgd_composed(Tensor& p, const Tensor& grad, Tensor& buf, const SgdStep& s) {
+  Tensor d_p = s.maximize ? -grad : grad;
+  if (s.weight_decay != 0) d_p = d_p.add(p, s.weight_decay);
+  if (s.momentum != 0) {
     if (!buf.defined())
       buf = d_p.clone().detach();
     else
-      buf.mul_(o.momentum()).add_(d_p, 1 - o.dampening());
-    d_p = o.nesterov() ? d_p.add(buf, o.momentum()) : buf;
+      buf.mul_(s.momentum).add_(d_p, 1 - s.dampening);
+    d_p = s.nesterov ? d_p.add(buf, s.momentum) : buf;
   }
-  p.add_(d_p, -o.lr());
+  p.add_(d_p, -s.lr);
 }
 
 }  // namespace
@@ -137,6 +84,15 @@ void sgd_composed(Tensor& p, const Tensor& grad, Tensor& buf, const SGDOptions& 
 Tensor SGD::step(LossClosure closure) {
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
+  // Parameters of one device and dtype, updated by one call of the backend's sgd_update.
+  struct Batch {
+    Device device;
+    ScalarType dtype;
+    tensor_list params = {}, grads = {}, buffers = {};
+    std::vector<SgdStep> steps = {};
+    std::vector<Tensor*> slots = {};  // where each momentum buffer is kept
+  };
+  std::vector<Batch> batches;
   for (auto& group : param_groups_) {
     const auto& o = detail::options_as<SGDOptions>(group.options(), "SGD");
     for (auto& p : group.params()) {
@@ -145,17 +101,32 @@ Tensor SGD::step(LossClosure closure) {
       auto& slot = state_[p.unsafeGetTensorImpl()];
       if (!slot) slot = std::make_unique<SGDParamState>();
       Tensor& buf = static_cast<SGDParamState&>(*slot).momentum_buffer();
-      if (detail::fusable(p.dtype(), {&p, &grad, &buf})) {
-        if (p.dtype() == kFloat32)
-          sgd_fused<float>(p, grad, buf, o);
-        else
-          sgd_fused<double>(p, grad, buf, o);
-        p.bump_version();  // an in-place write, as param.add_ would record
-        if (buf.defined()) buf.bump_version();
-      } else {
-        sgd_composed(p, grad, buf, o);
+      const bool first_step = o.momentum() != 0 && !buf.defined();
+      const SgdStep step{o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize(), first_step};
+      if (!p.is_floating_point() || !detail::fusable(p.dtype(), {&p, &grad, &buf})) {
+        sgd_composed(p, grad, buf, step);
+        continue;
       }
+      auto b = std::find_if(batches.begin(), batches.end(),
+                            [&](const Batch& b) { return b.device == p.device() && b.dtype == p.dtype(); });
+      if (b == batches.end()) b = batches.insert(batches.end(), Batch{p.device(), p.dtype()});
+      b->params.push_back(p);
+      b->grads.push_back(grad);
+      b->buffers.push_back(first_step ? empty_like(p) : buf);
+      b->steps.push_back(step);
+      b->slots.push_back(&buf);
     }
+  }
+  for (Batch& b : batches) {
+    if (backend_for(b.device).sgd_update(b.params, b.grads, b.buffers, b.steps)) {
+      for (size_t i = 0; i < b.params.size(); ++i) {
+        b.params[i].bump_version();  // an in-place write, as param.add_ would record
+        if (b.steps[i].first_step) *b.slots[i] = b.buffers[i];
+        if (b.buffers[i].defined()) b.buffers[i].bump_version();
+      }
+      continue;
+    }
+    for (size_t i = 0; i < b.params.size(); ++i) sgd_composed(b.params[i], b.grads[i], *b.slots[i], b.steps[i]);
   }
   return loss;
 }

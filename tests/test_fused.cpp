@@ -4,12 +4,19 @@
 //
 // Fused paths covered: layer_norm (NativeLayerNormBackward0), causal scaled_dot_product_attention
 // (ScaledDotProductAttentionBackward0), GELU's one-pass backward, and addmm's bias added in the
-// product's buffer.
+// product's buffer. A backend with the fused forwards but not their backwards (FusedFallback)
+// gets the composed gradients.
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
 
 #include <ember/ember.h>
 
 #include "autograd/gradcheck.h"
+#include "core/backend.h"
 #include "test_util.h"
 
 namespace ember {
@@ -296,6 +303,98 @@ TEST(FusedGelu, BackwardMatchesTheComposedFormula) {
 
 namespace ember {
 namespace {
+
+// ---- a backend with fused forwards but no fused backwards ----
+
+// The CPU backend, except that every fused backward kernel is missing (returns false), as on a
+// device whose author wrote only the forwards so far. Counts the fused kernels it ran and refused.
+class ForwardsOnlyBackend final : public Backend {
+ public:
+  explicit ForwardsOnlyBackend(Backend& cpu) : cpu_(cpu) {}
+  const char* name() const override { return "cpu (fused forwards only)"; }
+  void* allocate(size_t n, Device d) override { return cpu_.allocate(n, d); }
+  void deallocate(void* p, Device d) override { cpu_.deallocate(p, d); }
+  void copy_to_host(void* dst, const void* src, size_t n, Device d) override { cpu_.copy_to_host(dst, src, n, d); }
+  void copy_from_host(void* dst, const void* src, size_t n, Device d) override { cpu_.copy_from_host(dst, src, n, d); }
+#define FORWARD_KERNEL(name, params, args, ...) \
+  void name params override { cpu_.name args; }
+#define FORWARD_FUSED_KERNEL(name, params, args, ...)                           \
+  bool name params override {                                                   \
+    if (std::string_view(#name).ends_with("_backward")) return ++refused, false; \
+    return ++fused, cpu_.name args;                                             \
+  }
+  EMBER_BACKEND_KERNELS(FORWARD_KERNEL)
+  EMBER_FUSED_KERNELS(FORWARD_FUSED_KERNEL)
+#undef FORWARD_FUSED_KERNEL
+#undef FORWARD_KERNEL
+  int fused = 0, refused = 0;
+
+ private:
+  Backend& cpu_;
+};
+
+// Gradients of f(inputs) under the full CPU backend and under ForwardsOnlyBackend, compared; the
+// second must come from the composed formula, not from uninitialised buffers.
+void expect_same_gradients_with_forwards_only(const std::function<Tensor(const tensor_list&)>& f,
+                                              const tensor_list& inputs, const char* node) {
+  Tensor y = f(inputs);
+  Tensor g = randn(y.sizes(), dtype(kFloat64));
+  tensor_list want = autograd::grad({y}, inputs, {g});
+  ForwardsOnlyBackend be(backend_for(Device(kCPU)));
+  ScopedBackendOverride use(kCPU, be);
+  Tensor y2 = f(inputs);
+  EXPECT_EQ(y2.grad_fn()->name(), node);  // the fused forward ran...
+  EXPECT_GE(be.fused, 1);
+  tensor_list got = autograd::grad({y2}, inputs, {g});
+  EXPECT_GE(be.refused, 1);  // ...its fused backward was asked for and missing
+  EXPECT_TENSOR_CLOSE(y2, y, 0, 0);
+  for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TENSOR_CLOSE(got[i], want[i], 1e-10, 1e-10) << "input " << i;
+}
+
+TEST(FusedFallback, LayerNormBackwardComposedWhenTheBackendHasOnlyTheForward) {
+  manual_seed(5);
+  expect_same_gradients_with_forwards_only(
+      [](const tensor_list& in) { return F::layer_norm(in[0], {8}, in[1], in[2], 1e-5); },
+      {rand64({3, 5, 8}), rand64({8}), rand64({8})}, "NativeLayerNormBackward0");
+}
+
+TEST(FusedFallback, AttentionBackwardComposedWhenTheBackendHasOnlyTheForward) {
+  manual_seed(6);
+  Qkv a = projected(2, 6, 3, 4);
+  expect_same_gradients_with_forwards_only(
+      [](const tensor_list& in) { return F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, true); },
+      {a.q, a.k, a.v}, "ScaledDotProductAttentionBackward0");
+}
+
+// Two steps of each optimizer and a clipping, with and without the backend's optimizer kernels
+// (ForwardsOnlyBackend has none): the composed updates agree with the kernels to rounding.
+TEST(FusedFallback, OptimizersComposeTheUpdateWhereTheBackendHasNoKernel) {
+  auto train = [](bool with_kernels, const std::string& which, ScalarType dt) {
+    manual_seed(7);
+    std::vector<Tensor> params{randn({5, 3}, dtype(dt)).requires_grad_(true), randn({3}, dtype(dt)).requires_grad_(true)};
+    static ForwardsOnlyBackend be(backend_for(Device(kCPU)));  // outlives the tensors it allocates
+    std::optional<ScopedBackendOverride> use;
+    if (!with_kernels) use.emplace(kCPU, be);
+    std::unique_ptr<optim::Optimizer> opt;
+    if (which == "adamw") opt = std::make_unique<optim::AdamW>(params, optim::AdamWOptions(0.1).weight_decay(0.1));
+    if (which == "adam") opt = std::make_unique<optim::Adam>(params, optim::AdamOptions(0.1).amsgrad(true));
+    if (which == "sgd") opt = std::make_unique<optim::SGD>(params, optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
+    for (int step = 0; step < 2; ++step) {
+      opt->zero_grad();
+      ((params[0].sum(0) * params[1]).square().sum() * 3).backward();
+      nn::utils::clip_grad_norm_(params, 1.0);
+      opt->step();
+    }
+    return params;
+  };
+  for (ScalarType dt : {kFloat32, kFloat64})
+    for (const std::string which : {"adamw", "adam", "sgd"}) {
+      std::vector<Tensor> fused = train(true, which, dt), composed = train(false, which, dt);
+      const double tol = dt == kFloat32 ? 1e-5 : 1e-12;
+      for (size_t i = 0; i < fused.size(); ++i)
+        EXPECT_TENSOR_CLOSE(composed[i], fused[i], tol, tol) << which << " " << dtype_name(dt) << " param " << i;
+    }
+}
 
 // ---- split as one node ----
 

@@ -255,7 +255,7 @@ TEST(Init, MatchesPyTorch) {
     Tensor want = from_vector(c["values"].get<std::vector<double>>(), w.sizes(), dtype(kFloat32));
     // Everything is bit-exact except trunc_normal_, whose erfinv differs from PyTorch's in rounding.
     const double tol = name == "trunc_normal_" ? 1e-6 : 0.0;
-    EXPECT_LE(allclose_diff(w, want).item<double>(), tol) << name << " seed " << c["seed"] << " shape " << c["shape"];
+    EXPECT_LE(test::allclose_diff(w, want).item<double>(), tol) << name << " seed " << c["seed"] << " shape " << c["shape"];
   }
 }
 

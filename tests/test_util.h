@@ -16,6 +16,12 @@ namespace ember::test {
 ::testing::AssertionResult tensors_close(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,
                                          double atol = 1e-6);
 
+// max |a - b| over all elements, as a 0-dim float64 tensor.
+inline Tensor allclose_diff(const Tensor& a, const Tensor& b) {
+  NoGradGuard no_grad;
+  return (a.to(kFloat64) - b.to(kFloat64)).abs().max();
+}
+
 // Checks that `f` throws ember::Error whose message contains `needle`.
 ::testing::AssertionResult throws_with(const std::function<void()>& f, const std::string& needle);
 

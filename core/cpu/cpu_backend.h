@@ -20,43 +20,16 @@ class CpuBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t nbytes, Device device) override;
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device device) override;
 
-  void copy(const Tensor& dst, const Tensor& src) override;
-  void fill(const Tensor& dst, const Scalar& value) override;
-  void unary(UnaryOp op, const Tensor& out, const Tensor& in) override;
-  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
-
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) override;
-  void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) override;
-
-  void matmul(const Tensor& out, const Tensor& a, const Tensor& b) override;
-  bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) override;
-
-  void softmax(const Tensor& out, const Tensor& in, bool log) override;
-  void softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) override;
-  void triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) override;
-
-  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
-  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
-
-  bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,
-                  const Tensor& bias, double eps) override;
-  bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
-                           const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) override;
-  bool causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                        const Tensor& noise, double scale) override;
-  bool causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
-                                 const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
-                                 const Tensor& noise, double scale) override;
+  EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)
+  EMBER_FUSED_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
 };
 
 Backend& backend();
 
 // Per-thread rows of n partial sums (zeroed), each starting on its own cache line: threads that
-// write neighbouring bytes of one line take turns owning it, which made a 2-thread LayerNorm
-// backward three times slower than one thread.
+// write neighbouring bytes of one line would take turns owning it (docs/PERFORMANCE.md, "Threads
+// that do not share cache lines").
 template <typename T>
 class ThreadPartials {
  public:

@@ -10,7 +10,6 @@
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/per_isa.h"
-#include "core/cpu/vec_math.h"
 #include "core/threads.h"
 
 namespace ember::cpu {
@@ -69,7 +68,9 @@ namespace {
 // The contiguous float loops, compiled for AVX-512, AVX2 and the baseline and picked at run time:
 // the library itself targets baseline x86-64, whose vectors hold 4 floats. `omp simd` lets the
 // compiler skip its aliasing checks, so callers pass only outputs that are their input exactly
-// (in place) or do not overlap it (separate()).
+// (in place) or do not overlap it (separate()). `flatten` inlines the whole formula of
+// core/functors.h (GELU's backward calls exp and erf helpers), as a loop with a call in it does
+// not vectorise.
 inline bool separate(const void* out, int64_t out_bytes, const void* in, int64_t in_bytes) {
   const char *o = static_cast<const char*>(out), *x = static_cast<const char*>(in);
   return o == x || o + out_bytes <= x || x + in_bytes <= o;
@@ -105,11 +106,13 @@ void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands ki
   per_isa([&]() EMBER_ALWAYS_INLINE { binary_run(o, x, y, n, kind, f); });
 }
 #else
+// flatten: the functor (GELU's derivative, say) is inlined into each clone's loop, which then
+// vectorises; left as a call, the loop stays scalar.
 template <typename F>
-__attribute__((target_clones("avx512f", "avx2", "default")))
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 void unary_run_f32(float* o, const float* x, int64_t n, F f) { unary_run(o, x, n, f); }
 template <typename R, typename F>
-__attribute__((target_clones("avx512f", "avx2", "default")))
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
   binary_run(o, x, y, n, kind, f);
 }
@@ -162,28 +165,9 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
-// Float GELU and its backward with the vectorisable erf and exp of vec_math.h (std::erf and
-// std::exp are scalar libm calls, and the MLP's GELU is a tenth of a GPT step without these).
-// They run through the same loops as every other op, whose contiguous float runs are compiled
-// per instruction set.
-constexpr float kInvSqrt2Pi = 0.3989422804014327f;
-struct GeluF32 {
-  float operator()(float x) const { return 0.5f * x * (1.0f + erf_vec(x * static_cast<float>(kSqrtHalf))); }
-};
-// One exponential serves both terms: erf(x/sqrt2) needs e^(-x^2/2), which is sqrt(2 pi) pdf(x).
-struct GeluBackwardF32 {
-  float operator()(float g, float x) const {
-    const float z = x * static_cast<float>(kSqrtHalf);
-    const float e = exp_vec(-z * z);
-    const float cdf = 0.5f * (1.0f + erf_with_exp(z, e));
-    return g * (cdf + x * (e * kInvSqrt2Pi));
-  }
-};
-
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
-  if (op == UnaryOp::Gelu && in.dtype() == kFloat32) return unary_loop<float>(out, in, GeluF32{});
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
@@ -195,8 +179,6 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (op == BinaryOp::GeluBackward && a.dtype() == kFloat32)
-    return binary_loop<float, float>(out, a, b, GeluBackwardF32{});
   dispatch(a.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/loops.h"
 #include "core/shape.h"
 
 namespace ember::cpu {
@@ -51,7 +52,7 @@ void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, 
     const int64_t* idx = index.data_ptr<int64_t>();
     const T* x = in.data_ptr<T>();
     T* y = out.data_ptr<T>();
-#pragma omp parallel for collapse(2) if (b.outer * n * b.inner >= 32768)
+#pragma omp parallel for collapse(2) if (b.outer * n * b.inner >= kParallelGrain)
     for (int64_t o = 0; o < b.outer; ++o)
       for (int64_t i = 0; i < n; ++i)
         std::memcpy(y + (o * n + i) * b.inner, x + (o * src_len + idx[i]) * b.inner, b.inner * sizeof(T));

@@ -6,9 +6,9 @@
 //
 // Threads: Ember runs one pool, OpenMP's. OpenBLAS is kept single-threaded (core/threads.cpp)
 // and the work is split here instead: batches across threads, or a single product's rows (or
-// columns) in blocks, each block one single-threaded gemm. Two pools, OpenMP's spinning between
-// Ember's kernels and OpenBLAS's between its gemms, fight over the cores and made a 2-thread GPT
-// step three times slower than one thread.
+// columns) in blocks, each block one single-threaded gemm: two pools, OpenMP's spinning between
+// Ember's kernels and OpenBLAS's between its gemms, would fight over the cores (the measurements
+// are in docs/PERFORMANCE.md, "One thread pool").
 #include <cblas.h>
 #include <omp.h>
 

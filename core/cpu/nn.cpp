@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/loops.h"
 #include "core/cpu/vec_math.h"
 
 namespace ember::cpu {
@@ -50,7 +51,7 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
     const int64_t C = in.dim() ? in.sizes().back() : 1, rows = C ? in.numel() / C : 0;
     const T* x = in.data_ptr<T>();
     T* y = out.data_ptr<T>();
-#pragma omp parallel for if (rows * C >= 32768)
+#pragma omp parallel for if (rows * C >= kParallelGrain)
     for (int64_t r = 0; r < rows; ++r) {
       const T* xr = x + r * C;
       T* yr = y + r * C;
@@ -86,7 +87,7 @@ void CpuBackend::softmax_backward(const Tensor& din, const Tensor& dout, const T
     const T* g = dout.data_ptr<T>();
     const T* y = out.data_ptr<T>();
     T* dx = din.data_ptr<T>();
-#pragma omp parallel for if (rows * C >= 32768)
+#pragma omp parallel for if (rows * C >= kParallelGrain)
     for (int64_t r = 0; r < rows; ++r) {
       const T* gr = g + r * C;
       const T* yr = y + r * C;

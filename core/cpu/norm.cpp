@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/loops.h"
 
 namespace ember::cpu {
 
@@ -117,7 +118,7 @@ bool CpuBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor&
     T* y = out.data_ptr<T>();
     T* mu = mean.data_ptr<T>();
     T* rs = rstd.data_ptr<T>();
-#pragma omp parallel for if (N * D >= 32768)
+#pragma omp parallel for if (N * D >= kParallelGrain)
     for (int64_t r = 0; r < N; ++r) forward_row<T>(y + r * D, mu + r, rs + r, x + r * D, w, b, D, static_cast<T>(eps));
   });
   return true;
@@ -134,7 +135,7 @@ bool CpuBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, c
     const T* rs = rstd.data_ptr<T>();
     T* dx = din.defined() ? din.data_ptr<T>() : nullptr;
     const bool want_dw = dweight.defined(), want_db = dbias.defined();
-    const int threads = (N * D >= 32768) ? omp_get_max_threads() : 1;
+    const int threads = (N * D >= kParallelGrain) ? omp_get_max_threads() : 1;
     // Per-thread partial sums of dw and db, added up after the parallel loop.
     ThreadPartials<T> partial_dw(want_dw ? threads : 0, D), partial_db(want_db ? threads : 0, D);
 #pragma omp parallel num_threads(threads)

@@ -214,24 +214,10 @@ void CpuBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& ind
     for_each_run<3>({&values, &indices, &start}, [&](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         const char* x = p[2] + i * s[2];
-        T best = *reinterpret_cast<const T*>(x);
-        int64_t best_i = 0;
-        for (int64_t j = 1; j < len; ++j) {
-          T v = *reinterpret_cast<const T*>(x + j * step);
-          bool better;
-          if constexpr (std::is_floating_point_v<T>) {
-            if (best != best) break;  // NaN wins and stays
-            better = v != v || (is_max ? v > best : v < best);
-          } else {
-            better = is_max ? v > best : v < best;
-          }
-          if (better) {
-            best = v;
-            best_i = j;
-          }
-        }
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = best;
-        *reinterpret_cast<int64_t*>(p[1] + i * s[1]) = best_i;
+        ArgExtreme<T> a(is_max, *reinterpret_cast<const T*>(x));
+        for (int64_t j = 1; j < len && !a.done(); ++j) a.take(*reinterpret_cast<const T*>(x + j * step), j);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = a.best;
+        *reinterpret_cast<int64_t*>(p[1] + i * s[1]) = a.index;
       }
     });
   });
