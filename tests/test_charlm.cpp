@@ -1,6 +1,8 @@
 // The main job end to end: a tiny GPT's logits, loss, gradients and first 10 AdamW steps against
 // PyTorch (scripts/gen_charlm_fixtures.py), and the ember-charlm program itself: exact resume
 // after an interruption, sampling, and every kind of bad input ending in a clear message.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -111,7 +113,7 @@ TEST(CharLM, FirstTenAdamWStepsMatchPyTorch) {
 }
 
 TEST(CharLM, ResumeAfterInterruptionIsExact) {
-  const fs::path dir = fs::temp_directory_path() / "ember_charlm_resume";
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ember_charlm_resume_{}", getpid());
   fs::remove_all(dir);
   const fs::path data = corpus(dir);
   const std::string common = fmt::format("train --data {} {} --max_iters 30 --eval_interval 10", data.string(), kSmall);
@@ -147,7 +149,7 @@ TEST(CharLM, ResumeAfterInterruptionIsExact) {
 }
 
 TEST(CharLM, BadInputGivesClearMessages) {
-  const fs::path dir = fs::temp_directory_path() / "ember_charlm_bad";
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ember_charlm_bad_{}", getpid());
   fs::remove_all(dir);
   const fs::path data = corpus(dir);
   auto expect_error = [](const RunResult& r, const std::string& needle) {

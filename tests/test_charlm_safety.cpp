@@ -106,7 +106,7 @@ std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::
 
 // A fresh directory with a few kilobytes of verse in corpus.txt.
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ember_charlm_safety_" + name);
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ember_charlm_safety_{}_{}", name, getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream out(dir / "corpus.txt");
@@ -440,5 +440,25 @@ TEST(CharLMSafety, StaleTemporariesAreRemovedAtStart) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_FALSE(fs::exists(out / "ckpt.safetensors.tmp.999999.0"));
   EXPECT_TRUE(fs::exists(out / "notes.tmp.txt"));
+  fs::remove_all(dir);
+}
+
+// A checkpoint's header is checked, not trusted: settings that are not a JSON object, and a
+// vocabulary with a repeated or out-of-order character (ids would mean two characters), are errors.
+TEST(CharLMSafety, CheckpointHeaderMustBeWellFormed) {
+  const fs::path dir = fresh_dir("header");
+  const fs::path ok = dir / "ok";
+  ASSERT_EQ(run(train_args(dir, ok, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  const SafetensorsFile good = load_safetensors((ok / "ckpt.safetensors").string());
+  auto edited = [&](const std::string& key, const std::string& value) {
+    SafetensorsFile f = good;
+    f.metadata[key] = value;
+    const fs::path p = dir / (key + ".safetensors");
+    save_safetensors(p.string(), f.tensors, f.metadata);
+    return run({"sample", "--checkpoint", p.string(), "--num_chars", "5"});
+  };
+  EXPECT_FAILS_WITH(edited("config", "[1, 2, 3]"), "must be a JSON object, got JSON of type array");
+  EXPECT_FAILS_WITH(edited("vocab", "\nAAaceFhiklmnoprstuvwy,.:"), "sorted and distinct");
+  EXPECT_FAILS_WITH(edited("vocab", ""), "vocabulary: it is empty");
   fs::remove_all(dir);
 }

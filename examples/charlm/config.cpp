@@ -150,6 +150,7 @@ nlohmann::json to_json(const Config& c) {
 }
 
 Config config_from_json(const nlohmann::json& j) {
+  EMBER_CHECK(j.is_object(), "config: the saved settings must be a JSON object, got JSON of type {}", j.type_name());
   Config c;
   auto get = [&](const char* key, auto& field) {
     if (j.contains(key)) field = j.at(key).get<std::decay_t<decltype(field)>>();

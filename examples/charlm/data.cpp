@@ -128,6 +128,11 @@ Vocab::Vocab(const std::u32string& text) {
 }
 
 Vocab Vocab::from_chars(std::u32string chars) {
+  EMBER_CHECK(!chars.empty(), "vocabulary: it is empty; a character model needs at least one character");
+  // Sorted and distinct, as Vocab(text) makes it: a repeated character would have two ids.
+  for (size_t i = 1; i < chars.size(); ++i)
+    EMBER_CHECK(chars[i - 1] < chars[i], "vocabulary: characters must be sorted and distinct, but U+{:04X} at {} follows "
+                "U+{:04X}", static_cast<uint32_t>(chars[i]), i, static_cast<uint32_t>(chars[i - 1]));
   Vocab v;
   v.chars_ = std::move(chars);
   char32_t top = 0;
