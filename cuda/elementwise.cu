@@ -22,7 +22,7 @@ template <int N, typename Op>
 void launch(const char* name, cudaStream_t s, int64_t n, const OffsetCalc<N>& calc, Op op) {
   const LaunchShape ls = launch_1d(n);
   if (ls.grid == 0) return;
-  elementwise_kernel<N><<<ls.grid, ls.block, 0, s>>>(n, calc, op);
+  EMBER_LAUNCH(ls.grid, ls.block, 0, s, elementwise_kernel<N, Op>)(n, calc, op);
   check_launch(name);
 }
 

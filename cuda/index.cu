@@ -62,7 +62,7 @@ void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(in_blocks.outer * n_index * in_blocks.inner);
     if (ls.grid == 0) return;
-    index_select_kernel<T><<<ls.grid, ls.block, 0, s>>>(in_blocks, n_index, idx, static_cast<T*>(out),
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_select_kernel<T>)(in_blocks, n_index, idx, static_cast<T*>(out),
                                                          static_cast<const T*>(in));
     check_launch("index_select");
   });
@@ -73,7 +73,7 @@ void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(out_blocks.outer * n_index * out_blocks.inner);
     if (ls.grid == 0) return;
-    index_add_kernel<T><<<ls.grid, ls.block, 0, s>>>(out_blocks, n_index, idx, static_cast<T*>(out),
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_add_kernel<T>)(out_blocks, n_index, idx, static_cast<T*>(out),
                                                       static_cast<const T*>(src));
     check_launch("index_add");
   });
@@ -84,7 +84,7 @@ void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    gather_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, calc, dim_stride, idx, static_cast<T*>(out),
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, gather_kernel<T>)(n, calc, dim_stride, idx, static_cast<T*>(out),
                                                    static_cast<const T*>(in));
     check_launch("gather");
   });
@@ -95,7 +95,7 @@ void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const Offset
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    scatter_add_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, calc, dim_stride, idx, static_cast<T*>(out),
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, scatter_add_kernel<T>)(n, calc, dim_stride, idx, static_cast<T*>(out),
                                                         static_cast<const T*>(src));
     check_launch("scatter_add");
   });

@@ -72,7 +72,7 @@ void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols,
   dispatch_floating_type(type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
-    softmax_kernel<T><<<std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s>>>(
+    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_kernel<T>)(
         rows, cols, static_cast<T*>(out), static_cast<const T*>(in), log);
     check_launch(log ? "log_softmax" : "softmax");
   });
@@ -83,7 +83,7 @@ void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int6
   dispatch_floating_type(type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
-    softmax_backward_kernel<T><<<std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s>>>(
+    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_backward_kernel<T>)(
         rows, cols, static_cast<T*>(din), static_cast<const T*>(dout), static_cast<const T*>(out), log);
     check_launch(log ? "log_softmax_backward" : "softmax_backward");
   });
@@ -95,7 +95,7 @@ void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, i
     const int64_t n = mats * R * C;
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    triangle_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, triangle_kernel<T>)(n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
     check_launch(lower ? "tril" : "triu");
   });
 }

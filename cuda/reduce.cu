@@ -76,7 +76,7 @@ void launch_reduce_as(cudaStream_t s, int64_t n_out, int64_t n_red, const Offset
   if (n_out == 0) return;
   const int block = block_for_row(n_red);
   const int64_t grid = std::min<int64_t>(n_out, kMaxGrid);
-  reduce_kernel<T, O, R><<<grid, block, block * sizeof(typename R::A), s>>>(n_out, n_red, outer, inner,
+  EMBER_LAUNCH(grid, block, block * sizeof(typename R::A), s, reduce_kernel<T, O, R>)(n_out, n_red, outer, inner,
                                                                              static_cast<O*>(out),
                                                                              static_cast<const T*>(in));
   check_launch("reduce");
@@ -131,7 +131,7 @@ void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, 
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    arg_reduce_kernel<T><<<ls.grid, ls.block, 0, s>>>(is_max, n, calc, len, step, static_cast<T*>(values), indices,
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, arg_reduce_kernel<T>)(is_max, n, calc, len, step, static_cast<T*>(values), indices,
                                                        static_cast<const T*>(in));
     check_launch(is_max ? "max" : "min");
   });
