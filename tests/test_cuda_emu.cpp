@@ -46,6 +46,14 @@ __global__ void block_sums(double* out) {
   if (threadIdx.x == blockDim.x - 1) out[blockIdx.x] = total;  // the last thread: all must see the result
 }
 
+// Writes one value per thread into dynamic shared memory: needs blockDim.x floats of it.
+__global__ void fill_shared(float* out) {
+  float* scratch = shared_scratch<float>();
+  scratch[threadIdx.x] = 1;
+  __syncthreads();
+  out[threadIdx.x] = scratch[blockDim.x - 1 - threadIdx.x];
+}
+
 class CudaEmulator : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -144,6 +152,18 @@ TEST_F(CudaEmulator, ACopyWhoseKindDisagreesWithThePointersIsAnError) {
   EXPECT_NE(emu::last_error_detail().find("past the end"), std::string::npos) << emu::last_error_detail();
   EXPECT_EQ(cudaMemcpy(h.data(), d, 16, cudaMemcpyDeviceToHost), cudaSuccess);
 }
+
+#ifndef __SANITIZE_ADDRESS__  // under ASan the stray write is ASan's report instead
+TEST_F(CudaEmulator, WritingPastTheLaunchsSharedMemoryIsReported) {
+  float* d = device_array<float>(64);
+  EMBER_LAUNCH(1, 64, 64 * sizeof(float), nullptr, fill_shared)(d);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EMBER_LAUNCH(1, 64, 32 * sizeof(float), nullptr, fill_shared)(d);  // half of what it needs
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_NE(emu::last_error_detail().find("past the 128 bytes of dynamic shared memory"), std::string::npos)
+      << emu::last_error_detail();
+}
+#endif
 
 TEST_F(CudaEmulator, LaunchLimitsAreTheHardwaresAndNotSticky) {
   float* d = device_array<float>(2048);

@@ -568,8 +568,11 @@ void launch(const KernelCall& call) {
   }
   for (uint64_t i = 0; i < nblocks; ++i) {
     const unsigned block = blocks.empty() ? unsigned((start + i * stride) % nblocks) : blocks[i];
+    // Shared memory starts undefined (NaN bytes); past the launch's size it is poisoned for ASan,
+    // and without ASan a guard band as long again is checked after the block for stray writes.
+    const size_t guard = std::min(t_shared.size() - call.shmem, std::max<size_t>(call.shmem, 256));
     unpoison(t_shared.data(), t_shared.size());
-    std::memset(t_shared.data(), kPoisonByte, call.shmem);  // shared memory starts undefined
+    std::memset(t_shared.data(), kPoisonByte, call.shmem + guard);
     poison(t_shared.data() + call.shmem, t_shared.size() - call.shmem);
     std::string error;
     if (fibers || i == 0) {
@@ -583,6 +586,15 @@ void launch(const KernelCall& call) {
     } else {
       error = run_block_direct(call, block, nthreads, s.order);
     }
+#ifndef EMBER_EMU_ASAN
+    if (error.empty()) {
+      const unsigned char* band = t_shared.data() + call.shmem;
+      const size_t bad = size_t(std::find_if(band, band + guard, [](unsigned char c) { return c != kPoisonByte; }) - band);
+      if (bad < guard)
+        error = "kernel '" + std::string(call.name) + "' wrote shared memory at byte " + std::to_string(call.shmem + bad) +
+                ", past the " + std::to_string(call.shmem) + " bytes of dynamic shared memory it was launched with";
+    }
+#endif
     if (!error.empty()) {
       fail_sticky(cudaErrorLaunchFailure, error);
       break;
