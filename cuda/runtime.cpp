@@ -89,7 +89,8 @@ void check_launch(const char* name) {
   if (err == cudaSuccess) [[likely]] return;
   EMBER_FAIL("CUDA error: kernel '{}' failed to launch: {} ({}){}", name, cudaGetErrorString(err), cudaGetErrorName(err),
              err == cudaErrorNoKernelImageForDevice
-                 ? "; Ember was compiled for sm_90 with a PTX fallback: rebuild with CUDA_ARCHITECTURES for this GPU"
+                 ? "; this GPU's architecture is not in the build's: reconfigure with "
+                   "-DEMBER_CUDA_ARCHITECTURES=<its compute capability, e.g. 86-real> and rebuild"
                  : "");
 }
 
