@@ -26,7 +26,7 @@ __device__ void atomic_add(T* p, T v) {
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 template <typename T>
-__global__ void index_select_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* in) {
+__global__ void __launch_bounds__(kBlockSize) index_select_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* in) {
   EMBER_GRID_STRIDE_LOOP(e, b.outer * n_index * b.inner) {
     const int64_t j = e % b.inner, i = (e / b.inner) % n_index, o = e / (b.inner * n_index);
     out[e] = in[(o * b.len + idx[i]) * b.inner + j];
@@ -34,7 +34,7 @@ __global__ void index_select_kernel(Blocks3 b, int64_t n_index, const int64_t* i
 }
 
 template <typename T>
-__global__ void index_add_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* src) {
+__global__ void __launch_bounds__(kBlockSize) index_add_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* src) {
   EMBER_GRID_STRIDE_LOOP(e, b.outer * n_index * b.inner) {
     const int64_t j = e % b.inner, i = (e / b.inner) % n_index, o = e / (b.inner * n_index);
     atomic_add(&out[(o * b.len + idx[i]) * b.inner + j], src[e]);
@@ -42,13 +42,13 @@ __global__ void index_add_kernel(Blocks3 b, int64_t n_index, const int64_t* idx,
 }
 
 template <typename T>
-__global__ void gather_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
+__global__ void __launch_bounds__(kBlockSize) gather_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
                               const T* in) {
   EMBER_GRID_STRIDE_LOOP(i, n) { out[i] = in[calc.offsets(i)[0] + idx[i] * dim_stride]; }
 }
 
 template <typename T>
-__global__ void scatter_add_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
+__global__ void __launch_bounds__(kBlockSize) scatter_add_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
                                    const T* src) {
   EMBER_GRID_STRIDE_LOOP(i, n) { atomic_add(&out[calc.offsets(i)[0] + idx[i] * dim_stride], src[i]); }
 }

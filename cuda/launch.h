@@ -38,6 +38,7 @@
 namespace ember::cuda {
 
 inline constexpr int kBlockSize = 256;       // threads per block for elementwise kernels
+inline constexpr int kMaxRowBlock = 1024;    // most threads block_for_row() gives a row kernel
 inline constexpr int64_t kMaxGrid = 65535;   // blocks; larger ranges loop (grid-stride) inside the kernel
 inline constexpr int kMaxDims = 12;          // dims after merging; more is rejected with an error
 
@@ -59,7 +60,7 @@ inline LaunchShape launch_1d(int64_t n, int block = kBlockSize) {
 // reductions): the smallest power of two >= cols, between 32 (one warp) and 1024.
 inline int block_for_row(int64_t cols) {
   int b = 32;
-  while (b < cols && b < 1024) b *= 2;
+  while (b < cols && b < kMaxRowBlock) b *= 2;
   return b;
 }
 

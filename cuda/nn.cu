@@ -11,7 +11,7 @@ namespace ember::cuda {
 namespace {
 
 template <typename T>
-__global__ void softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, bool log) {
+__global__ void __launch_bounds__(kMaxRowBlock) softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, bool log) {
   T* scratch = shared_scratch<T>();
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* x = in + r * C;
@@ -36,7 +36,7 @@ __global__ void softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, boo
 // softmax:     din = y * (dout - sum(dout * y))
 // log_softmax: din = dout - exp(y) * sum(dout)
 template <typename T>
-__global__ void softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
+__global__ void __launch_bounds__(kMaxRowBlock) softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
   T* scratch = shared_scratch<T>();
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* g = dout + r * C;
@@ -50,7 +50,7 @@ __global__ void softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T
 }
 
 template <typename T>
-__global__ void triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
+__global__ void __launch_bounds__(kBlockSize) triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < n; at += stride) {
     const int64_t j = at % C, i = (at / C) % R;
@@ -62,8 +62,11 @@ __global__ void triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool
 // Softmax exists for floating types only; the caller checked.
 template <typename F>
 void dispatch_floating_type(ScalarType type, F&& f) {
-  if (type == kFloat32) f.template operator()<float>();
-  if (type == kFloat64) f.template operator()<double>();
+  switch (type) {
+    case kFloat32: return f.template operator()<float>();
+    case kFloat64: return f.template operator()<double>();
+    default: unsupported("dispatch_floating_type", "dtype", static_cast<int>(type));
+  }
 }
 
 }  // namespace

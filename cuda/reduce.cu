@@ -53,7 +53,7 @@ struct AnyR {
 };
 
 template <typename T, typename O, typename R>
-__global__ void reduce_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
+__global__ void __launch_bounds__(kMaxRowBlock) reduce_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
                               const T* in) {
   using A = typename R::A;
   A* scratch = shared_scratch<A>();
@@ -83,7 +83,7 @@ void launch_reduce_as(cudaStream_t s, int64_t n_out, int64_t n_red, const Offset
 }
 
 template <typename T>
-__global__ void arg_reduce_kernel(bool is_max, int64_t n, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
+__global__ void __launch_bounds__(kBlockSize) arg_reduce_kernel(bool is_max, int64_t n, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
                                   int64_t* indices, const T* in) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -122,6 +122,7 @@ void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, int64_t n_out, 
       case ReduceOp::Min: return launch_reduce_as<T, T, MinR<T>>(s, n_out, n_red, outer, inner, out, in);
       case ReduceOp::All: return launch_reduce_as<T, bool, AllR>(s, n_out, n_red, outer, inner, out, in);
       case ReduceOp::Any: return launch_reduce_as<T, bool, AnyR>(s, n_out, n_red, outer, inner, out, in);
+      default: unsupported("launch_reduce", "op", static_cast<int>(op));
     }
   });
 }
