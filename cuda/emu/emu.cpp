@@ -11,8 +11,9 @@
 // Kernels: blocks run one at a time in a shuffled order. Within a block each CUDA thread is a
 // ucontext fiber on this OS thread; __syncthreads() switches back to the scheduler, which resumes
 // the block's threads forward, reversed or shuffled once all of them have arrived. The first block
-// of each launch always runs as fibers; if it reaches no barrier and the kernel uses no dynamic
-// shared memory, the other blocks run their threads as plain calls (a barrier met there is reported).
+// of a kernel's first launch always runs as fibers; if it reaches no barrier and the kernel uses no
+// dynamic shared memory, its other blocks and later launches run their threads as plain calls (a
+// barrier met there is reported).
 // Not emulated: concurrency between blocks, warps and warp-synchronous code, the memory model,
 // device math and its rounding, timing.
 #include "cuda/emu/emu.h"
@@ -249,6 +250,7 @@ struct Settings {
   std::mt19937_64 rng{env_size("EMBER_EMU_SEED", 1)};
   std::mutex mutex;
   std::set<const void*> uses_barrier;            // kernels seen at a __syncthreads
+  std::set<const void*> no_barrier;              // kernels whose first block reached none
   std::map<const void*, size_t> shared_optin;    // cudaFuncSetAttribute's dynamic shared memory
 };
 Settings& settings() {
@@ -561,10 +563,11 @@ void launch(const KernelCall& call) {
     while (std::gcd(stride, nblocks) != 1) stride += 2;
     start = s.rng() % nblocks;
   }
-  bool fibers = s.always_fibers || call.shmem > 0;
+  bool fibers = s.always_fibers || call.shmem > 0, probe = true;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     fibers = fibers || s.uses_barrier.count(call.key) > 0;
+    probe = s.no_barrier.count(call.key) == 0;  // a kernel's first launch probes its first block as fibers
   }
   for (uint64_t i = 0; i < nblocks; ++i) {
     const unsigned block = blocks.empty() ? unsigned((start + i * stride) % nblocks) : blocks[i];
@@ -575,13 +578,15 @@ void launch(const KernelCall& call) {
     std::memset(t_shared.data(), kPoisonByte, call.shmem + guard);
     poison(t_shared.data() + call.shmem, t_shared.size() - call.shmem);
     std::string error;
-    if (fibers || i == 0) {
+    if (fibers || (i == 0 && probe)) {
       t_reached_barrier = false;
       error = run_block_fibers(call, block, nthreads, s.order);
+      std::lock_guard<std::mutex> lock(s.mutex);
       if (t_reached_barrier) {
-        std::lock_guard<std::mutex> lock(s.mutex);
         s.uses_barrier.insert(call.key);
         fibers = true;
+      } else {
+        s.no_barrier.insert(call.key);
       }
     } else {
       error = run_block_direct(call, block, nthreads, s.order);
