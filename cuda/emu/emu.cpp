@@ -60,7 +60,8 @@ struct Errors {
   cudaError_t last = cudaSuccess;     // returned and cleared by cudaGetLastError
   cudaError_t sticky = cudaSuccess;   // a kernel failed: every call from the next sync on returns it
   bool sticky_reported = false;
-  std::string detail;
+  std::string detail;                // what the emulator saw when it raised detail_error
+  cudaError_t detail_error = cudaSuccess;
 };
 Errors& errors() {
   static Errors e;
@@ -73,6 +74,7 @@ cudaError_t fail(cudaError_t err, const std::string& detail) {
   std::lock_guard<std::mutex> lock(e.mutex);
   e.last = err;
   e.detail = detail;
+  e.detail_error = err;
   return err;
 }
 
@@ -83,6 +85,7 @@ void fail_sticky(cudaError_t err, const std::string& detail) {
   if (e.sticky != cudaSuccess) return;
   e.sticky = err;
   e.detail = detail;
+  e.detail_error = err;
   std::fprintf(stderr, "CUDA emulator: %s\n", detail.c_str());
 }
 
@@ -490,6 +493,7 @@ void reset_errors() {
   e.last = e.sticky = cudaSuccess;
   e.sticky_reported = false;
   e.detail.clear();
+  e.detail_error = cudaSuccess;
 }
 std::string last_error_detail() {
   Errors& e = errors();
@@ -828,7 +832,12 @@ const char* cudaGetErrorString(cudaError_t err) {
     case cudaErrorLaunchFailure: text = "unspecified launch failure"; break;
   }
   thread_local std::string message;
-  const std::string detail = last_error_detail();
+  std::string detail;
+  {
+    Errors& e = errors();
+    std::lock_guard<std::mutex> lock(e.mutex);
+    if (e.detail_error == err) detail = e.detail;  // only the detail of this very error
+  }
   message = detail.empty() || err == cudaSuccess ? text : std::string(text) + " [emulator: " + detail + "]";
   return message.c_str();
 }
