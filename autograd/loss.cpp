@@ -6,6 +6,7 @@
 #include "autograd/loss.h"
 
 #include "autograd/autograd.h"
+#include "core/kernel.h"
 
 namespace ember {
 
@@ -17,6 +18,7 @@ namespace {
 }  // namespace
 
 void detail::check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
+  kernel::check_same_device(op, {input, target});
   EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "{}: input must be floating point of shape (C), (N, C) or (N, C, d1, ...), got {} {}", op,
               dtype_name(input.dtype()), input.sizes());

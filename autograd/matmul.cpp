@@ -69,6 +69,7 @@ Tensor mat2_grad(const Tensor& m1, const Tensor& g, bool transposed) {
 }  // namespace
 
 Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  kernel::check_same_device("matmul", {a_in, b_in});
   EMBER_CHECK(a_in.dim() > 0 && b_in.dim() > 0, "matmul: both arguments need to be at least 1D, but they are {}D and {}D",
               a_in.dim(), b_in.dim());
   // 1-D operands: a vector on the left is a row, on the right a column; the unit dim is removed after.
@@ -125,6 +126,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 // addmm(self, m1, m2) = beta self + alpha (m1 @ m2), self broadcast to (n, p); the sum is made in the
 // product's buffer. d = (beta g summed back to self's shape, alpha g @ m2^T, alpha m1^T @ g)
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  kernel::check_same_device("addmm", {self, mat1, mat2});
   EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm: expected 2-D matrices, got shapes {} and {}", mat1.sizes(),
               mat2.sizes());
   EMBER_CHECK(mat1.size(1) == mat2.size(0), "addmm: shapes {} and {} cannot be multiplied ({} != {})", mat1.sizes(),

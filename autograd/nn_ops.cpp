@@ -112,9 +112,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
     if (!t->defined()) continue;
     EMBER_CHECK(t->sizes() == normalized_shape, "layer_norm: {} has shape {} but normalized_shape is {}",
                 t == &weight ? "weight" : "bias", t->sizes(), normalized_shape);
-    EMBER_CHECK(t->device() == input.device(), "layer_norm: {} is on {} but input is on {}",
-                t == &weight ? "weight" : "bias", t->device().str(), input.device().str());
   }
+  kernel::check_same_device("layer_norm", {input, weight, bias});
   EMBER_CHECK(input.is_floating_point(), "layer_norm: expected a floating-point input, got {}",
               dtype_name(input.dtype()));
   std::vector<int64_t> dims;
@@ -197,6 +196,7 @@ Tensor triu(const Tensor& x, int64_t diagonal) { return x.triu(diagonal); }
 
 // d index_select = index_add of g into zeros
 Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
+  kernel::check_same_device("index_select", {*this, index});
   EMBER_CHECK(index.dim() <= 1, "index_select: index should have at most one dimension, got shape {}", index.sizes());
   Tensor src = dim() == 0 ? reshape({1}) : *this;
   int64_t d = wrap_dim(dim_, src.dim(), "index_select");
@@ -216,6 +216,7 @@ Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
 
 // d index_add = (g, g.index_select(dim, index))
 Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
+  kernel::check_same_device("index_add", {*this, index, src});
   int64_t d = wrap_dim(dim_, dim(), "index_add");
   check_index(index, sizes()[d], "index_add", sizes(), d);
   std::vector<int64_t> want = sizes().vec();
@@ -233,6 +234,7 @@ Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) c
 
 // d gather = scatter_add of g into zeros
 Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
+  kernel::check_same_device("gather", {*this, index});
   int64_t d = wrap_dim(dim_, dim(), "gather");
   EMBER_CHECK(index.dim() == dim(), "gather: index tensor must have the same number of dimensions as input tensor "
               "(got {} and {})", index.dim(), dim());
@@ -252,6 +254,7 @@ Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
 
 // d scatter_add = (g, g.gather(dim, index))
 Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
+  kernel::check_same_device("scatter_add", {*this, index, src});
   int64_t d = wrap_dim(dim_, dim(), "scatter_add");
   EMBER_CHECK(index.dim() == dim() && src.sizes() == index.sizes(),
               "scatter_add: expected index {} and src {} of the same shape, with as many dims as self {}", index.sizes(),
@@ -269,6 +272,7 @@ Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src)
 
 // embedding(W, idx) = W[idx]; d W = index_add of g's rows (none for padding_idx)
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {
+  kernel::check_same_device("embedding", {weight, indices});
   EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
               weight.sizes());
   EMBER_CHECK(indices.dtype() == kInt64, "embedding: expected indices of dtype int64, got {}", dtype_name(indices.dtype()));

@@ -412,6 +412,7 @@ Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int6
 Tensor cat(const tensor_list& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "cat: expected a non-empty list of Tensors");
   const Tensor& first = tensors[0];
+  for (const Tensor& t : tensors) kernel::check_same_device("cat", {first, t});
   int64_t d = wrap_dim(dim, first.dim(), "cat");
   std::vector<int64_t> sz = first.sizes().vec();
   ScalarType dt = first.dtype();

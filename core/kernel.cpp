@@ -83,11 +83,18 @@ Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) {
   return raw_view(t, sizes.vec(), std::move(strides), t.storage_offset());
 }
 
-static void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
-  EMBER_CHECK(a.device() == b.device(),
-              "{}: expected all tensors to be on the same device, but found at least two devices, {} and {}", op,
-              a.device().str(), b.device().str());
+void check_same_device(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> tensors) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : tensors) {
+    if (!t.defined()) continue;
+    if (!first) first = &t;
+    EMBER_CHECK(t.device() == first->device(),
+                "{}: expected all tensors to be on the same device, but found at least two devices, {} and {}", op,
+                first->device().str(), t.device().str());
+  }
 }
+
+static void check_same_device(const Tensor& a, const Tensor& b, const char* op) { check_same_device(op, {a, b}); }
 
 Tensor unary(UnaryOp op, const Tensor& x) {
   Tensor out = raw_empty(x.sizes(), x.dtype(), x.device());

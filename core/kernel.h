@@ -5,6 +5,9 @@
 // promotion and broadcasting are decided here, once, for every device.
 #pragma once
 
+#include <functional>
+#include <initializer_list>
+
 #include "core/backend.h"
 #include "core/shape.h"
 #include "core/tensor.h"
@@ -26,6 +29,11 @@ Tensor contiguous(const Tensor& t);
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes);
 // A fresh contiguous copy.
 Tensor clone(const Tensor& t);
+
+// The device guard of every op that takes several tensors: throws unless all the defined ones are
+// on one device, naming the op and two of the devices ("index_select: expected all tensors to be on
+// the same device, but found at least two devices, cuda:0 and cpu").
+void check_same_device(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> tensors);
 
 Tensor unary(UnaryOp op, const Tensor& x);
 // Promotes a and b to their result type, broadcasts, and applies op.

@@ -8,6 +8,10 @@
 // accumulator type, and these kernels are bound by memory, not by this step.
 #pragma once
 
+#include <cuda_runtime.h>
+
+#include "cuda/launch.h"
+
 template <typename A, typename Combine>
 __device__ A block_reduce(A value, Combine combine, A* scratch) {
   const unsigned tid = threadIdx.x;
@@ -25,6 +29,6 @@ __device__ A block_reduce(A value, Combine combine, A* scratch) {
 // Dynamic shared memory viewed as an array of A (aligned for the widest accumulator, double).
 template <typename A>
 __device__ A* shared_scratch() {
-  extern __shared__ __align__(sizeof(double)) unsigned char ember_shared_raw[];
+  EMBER_DYNAMIC_SHARED(ember_shared_raw);
   return reinterpret_cast<A*>(ember_shared_raw);
 }

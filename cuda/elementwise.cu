@@ -12,7 +12,7 @@ namespace ember::cuda {
 namespace {
 
 template <int N, typename Op>
-__global__ void elementwise_kernel(int64_t n, OffsetCalc<N> calc, Op op) {
+__global__ void __launch_bounds__(kBlockSize) elementwise_kernel(int64_t n, OffsetCalc<N> calc, Op op) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
     op(calc.offsets(i));
@@ -22,7 +22,7 @@ template <int N, typename Op>
 void launch(const char* name, cudaStream_t s, int64_t n, const OffsetCalc<N>& calc, Op op) {
   const LaunchShape ls = launch_1d(n);
   if (ls.grid == 0) return;
-  elementwise_kernel<N><<<ls.grid, ls.block, 0, s>>>(n, calc, op);
+  EMBER_LAUNCH(ls.grid, ls.block, 0, s, elementwise_kernel<N, Op>)(n, calc, op);
   check_launch(name);
 }
 
@@ -96,6 +96,7 @@ void launch_unary(cudaStream_t s, UnaryOp op, ScalarType type, int64_t n, const 
     return;
       EMBER_UNARY_OPS(EMBER_UNARY_CASE)
 #undef EMBER_UNARY_CASE
+      default: unsupported("launch_unary", "op", static_cast<int>(op));
     }
   });
 }
@@ -111,6 +112,7 @@ void launch_binary(cudaStream_t s, BinaryOp op, ScalarType type, int64_t n, cons
     return launch<3>(#name, s, n, calc, BinaryApply<R, T, BinaryFn<BinaryOp::Name>>{static_cast<R*>(out), x, y});
       EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE
+      default: unsupported("launch_binary", "op", static_cast<int>(op));
     }
   });
 }

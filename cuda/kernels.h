@@ -20,6 +20,8 @@ namespace ember::cuda {
 
 // Throws ember::Error if the last kernel launch failed (defined in cuda/runtime.cpp).
 void check_launch(const char* name);
+// Throws ember::Error: `what` (a dtype or op, by number) reached a switch of `where` with no case for it.
+[[noreturn]] void unsupported(const char* where, const char* what, int value);
 
 // ---- elementwise.cu: operands share out's shape; OffsetCalc gives each one's element offset ----
 void launch_copy(cudaStream_t s, ScalarType dst_type, ScalarType src_type, int64_t n, const OffsetCalc<2>& calc,
@@ -78,6 +80,7 @@ void dispatch_type(ScalarType type, F&& f) {
     case kFloat64: return f.template operator()<double>();
     case kInt64: return f.template operator()<int64_t>();
     case kBool: return f.template operator()<bool>();
+    default: unsupported("dispatch_type", "dtype", static_cast<int>(type));
   }
 }
 

@@ -17,9 +17,28 @@
 
 #include "core/functors.h"  // EMBER_HD
 
+// Every kernel launch: EMBER_LAUNCH(grid, block, shmem, stream, kernel<T>)(args...). Under nvcc a
+// real <<<grid, block, shmem, stream>>> launch; under -DEMBER_CUDA=EMULATE the CPU emulator's
+// (cuda/emu/cuda_runtime.h), which runs the same kernel body. The kernel comes last so that its
+// template arguments may hold commas; name them all (the emulator needs one function to point to).
+#ifdef EMBER_CUDA_EMULATE
+#define EMBER_LAUNCH(grid, block, shmem, stream, ...) \
+  ::ember::cuda::emu::Launch(#__VA_ARGS__, __VA_ARGS__, grid, block, shmem, stream)
+#else
+#define EMBER_LAUNCH(grid, block, shmem, stream, ...) __VA_ARGS__<<<grid, block, shmem, stream>>>
+#endif
+
+// Declares `name`, the block's dynamic shared memory (the launch's shmem bytes) as unsigned char[].
+#ifdef EMBER_CUDA_EMULATE
+#define EMBER_DYNAMIC_SHARED(name) unsigned char* name = ::ember::cuda::emu::dynamic_shared()
+#else
+#define EMBER_DYNAMIC_SHARED(name) extern __shared__ __align__(sizeof(double)) unsigned char name[]
+#endif
+
 namespace ember::cuda {
 
 inline constexpr int kBlockSize = 256;       // threads per block for elementwise kernels
+inline constexpr int kMaxRowBlock = 1024;    // most threads block_for_row() gives a row kernel
 inline constexpr int64_t kMaxGrid = 65535;   // blocks; larger ranges loop (grid-stride) inside the kernel
 inline constexpr int kMaxDims = 12;          // dims after merging; more is rejected with an error
 
@@ -41,7 +60,7 @@ inline LaunchShape launch_1d(int64_t n, int block = kBlockSize) {
 // reductions): the smallest power of two >= cols, between 32 (one warp) and 1024.
 inline int block_for_row(int64_t cols) {
   int b = 32;
-  while (b < cols && b < 1024) b *= 2;
+  while (b < cols && b < kMaxRowBlock) b *= 2;
   return b;
 }
 

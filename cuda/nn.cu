@@ -11,7 +11,7 @@ namespace ember::cuda {
 namespace {
 
 template <typename T>
-__global__ void softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, bool log) {
+__global__ void __launch_bounds__(kMaxRowBlock) softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, bool log) {
   T* scratch = shared_scratch<T>();
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* x = in + r * C;
@@ -36,7 +36,7 @@ __global__ void softmax_kernel(int64_t rows, int64_t C, T* out, const T* in, boo
 // softmax:     din = y * (dout - sum(dout * y))
 // log_softmax: din = dout - exp(y) * sum(dout)
 template <typename T>
-__global__ void softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
+__global__ void __launch_bounds__(kMaxRowBlock) softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
   T* scratch = shared_scratch<T>();
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* g = dout + r * C;
@@ -50,7 +50,7 @@ __global__ void softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T
 }
 
 template <typename T>
-__global__ void triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
+__global__ void __launch_bounds__(kBlockSize) triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < n; at += stride) {
     const int64_t j = at % C, i = (at / C) % R;
@@ -62,8 +62,11 @@ __global__ void triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool
 // Softmax exists for floating types only; the caller checked.
 template <typename F>
 void dispatch_floating_type(ScalarType type, F&& f) {
-  if (type == kFloat32) f.template operator()<float>();
-  if (type == kFloat64) f.template operator()<double>();
+  switch (type) {
+    case kFloat32: return f.template operator()<float>();
+    case kFloat64: return f.template operator()<double>();
+    default: unsupported("dispatch_floating_type", "dtype", static_cast<int>(type));
+  }
 }
 
 }  // namespace
@@ -72,7 +75,7 @@ void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols,
   dispatch_floating_type(type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
-    softmax_kernel<T><<<std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s>>>(
+    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_kernel<T>)(
         rows, cols, static_cast<T*>(out), static_cast<const T*>(in), log);
     check_launch(log ? "log_softmax" : "softmax");
   });
@@ -83,7 +86,7 @@ void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int6
   dispatch_floating_type(type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
-    softmax_backward_kernel<T><<<std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s>>>(
+    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_backward_kernel<T>)(
         rows, cols, static_cast<T*>(din), static_cast<const T*>(dout), static_cast<const T*>(out), log);
     check_launch(log ? "log_softmax_backward" : "softmax_backward");
   });
@@ -95,7 +98,7 @@ void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, i
     const int64_t n = mats * R * C;
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    triangle_kernel<T><<<ls.grid, ls.block, 0, s>>>(n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, triangle_kernel<T>)(n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
     check_launch(lower ? "tril" : "triu");
   });
 }

@@ -53,7 +53,7 @@ struct AnyR {
 };
 
 template <typename T, typename O, typename R>
-__global__ void reduce_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
+__global__ void __launch_bounds__(kMaxRowBlock) reduce_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
                               const T* in) {
   using A = typename R::A;
   A* scratch = shared_scratch<A>();
@@ -76,14 +76,14 @@ void launch_reduce_as(cudaStream_t s, int64_t n_out, int64_t n_red, const Offset
   if (n_out == 0) return;
   const int block = block_for_row(n_red);
   const int64_t grid = std::min<int64_t>(n_out, kMaxGrid);
-  reduce_kernel<T, O, R><<<grid, block, block * sizeof(typename R::A), s>>>(n_out, n_red, outer, inner,
+  EMBER_LAUNCH(grid, block, block * sizeof(typename R::A), s, reduce_kernel<T, O, R>)(n_out, n_red, outer, inner,
                                                                              static_cast<O*>(out),
                                                                              static_cast<const T*>(in));
   check_launch("reduce");
 }
 
 template <typename T>
-__global__ void arg_reduce_kernel(bool is_max, int64_t n, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
+__global__ void __launch_bounds__(kBlockSize) arg_reduce_kernel(bool is_max, int64_t n, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
                                   int64_t* indices, const T* in) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -108,6 +108,7 @@ void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, int64_t n_out, 
       case ReduceOp::Min: return launch_reduce_as<T, T, MinR<T>>(s, n_out, n_red, outer, inner, out, in);
       case ReduceOp::All: return launch_reduce_as<T, bool, AllR>(s, n_out, n_red, outer, inner, out, in);
       case ReduceOp::Any: return launch_reduce_as<T, bool, AnyR>(s, n_out, n_red, outer, inner, out, in);
+      default: unsupported("launch_reduce", "op", static_cast<int>(op));
     }
   });
 }
@@ -117,7 +118,7 @@ void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, 
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    arg_reduce_kernel<T><<<ls.grid, ls.block, 0, s>>>(is_max, n, calc, len, step, static_cast<T*>(values), indices,
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, arg_reduce_kernel<T>)(is_max, n, calc, len, step, static_cast<T*>(values), indices,
                                                        static_cast<const T*>(in));
     check_launch(is_max ? "max" : "min");
   });

@@ -11,6 +11,7 @@
 #include "cuda/allocator.h"
 #include "cuda/cuda.h"
 #include "cuda/cuda_backend.h"
+#include "cuda/kernels.h"
 
 namespace ember {
 
@@ -89,8 +90,13 @@ void check_launch(const char* name) {
   if (err == cudaSuccess) [[likely]] return;
   EMBER_FAIL("CUDA error: kernel '{}' failed to launch: {} ({}){}", name, cudaGetErrorString(err), cudaGetErrorName(err),
              err == cudaErrorNoKernelImageForDevice
-                 ? "; Ember was compiled for sm_90 with a PTX fallback: rebuild with CUDA_ARCHITECTURES for this GPU"
+                 ? "; this GPU's architecture is not in the build's: reconfigure with "
+                   "-DEMBER_CUDA_ARCHITECTURES=<its compute capability, e.g. 86-real> and rebuild"
                  : "");
+}
+
+void unsupported(const char* where, const char* what, int value) {
+  EMBER_FAIL("CUDA backend: {} has no case for {} {} (a new dtype or op needs its CUDA kernel)", where, what, value);
 }
 
 // ---- ember::cuda user API ----

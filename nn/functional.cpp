@@ -7,6 +7,7 @@
 
 #include "autograd/attention.h"
 #include "autograd/grad_mode.h"
+#include "core/kernel.h"
 #include "core/shape.h"
 
 namespace ember::nn::functional {
@@ -121,6 +122,7 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  kernel::check_same_device("cross_entropy", {input, target});
   EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "cross_entropy: input must be floating-point logits of shape (C), (N, C) or (N, C, d1, ...), got {} {}",
               dtype_name(input.dtype()), input.sizes());
@@ -160,6 +162,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  kernel::check_same_device("mse_loss", {input, target});
   EMBER_CHECK(input.sizes() == target.sizes(), "mse_loss: input {} and target {} must have the same shape",
               input.sizes(), target.sizes());
   return apply_reduction((input - target).square(), options.reduction());

@@ -170,7 +170,7 @@ Tensor GPTImpl::trunk(const Tensor& idx) {
   int64_t T = idx.size(1);
   EMBER_CHECK(T <= config_.block_size, "GPT: cannot forward a sequence of length {}, block_size is only {}", T,
               config_.block_size);
-  Tensor pos = ember::arange(T, ember::dtype(kInt64));  // (T)
+  Tensor pos = ember::arange(T, ember::dtype(kInt64).device(idx.device()));  // (T), where the tokens are
   Tensor x = drop(wte(idx) + wpe(pos));                   // (B, T, C)
   for (size_t i = 0; i < h->size(); ++i) x = h->at<BlockImpl>(i).forward(x);
   return ln_f(x);

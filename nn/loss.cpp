@@ -1,6 +1,8 @@
 // The l1 and smooth-L1 losses, composed of autograd primitives (see nn/loss.h for the modules).
 #include "nn/loss.h"
 
+#include "core/kernel.h"
+
 namespace ember::nn::functional {
 namespace {
 
@@ -12,6 +14,7 @@ void check_same_shape(const Tensor& input, const Tensor& target, const char* op)
 }  // namespace
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  kernel::check_same_device("l1_loss", {input, target});
   check_same_shape(input, target, "l1_loss");
   return apply_reduction((input - target).abs(), options.reduction());  // d/dd |d| = sign(d), 0 at 0
 }

@@ -5,7 +5,8 @@
 #
 # Configures with -DEMBER_CUDA=ON, builds, runs the CUDA tests (and fails if they skip: on a GPU
 # machine a skip means the GPU was not seen), the whole suite, the CUDA tests again under
-# compute-sanitizer (memcheck, and racecheck on the shared-memory kernels) when it is installed,
+# CUDA_LAUNCH_BLOCKING=1 (each launch synchronous, so an error names the kernel that made it), under
+# compute-sanitizer (memcheck, racecheck and synccheck on the shared-memory kernels) when it is installed,
 # trains `ember-charlm train --preset tiny --device cuda` when that program was built, and runs
 # bench_cuda when benchmarks were built. Logs go to $BUILD_DIR/gpu_check/; a summary prints last
 # (paste it into docs/GPU.md with the date). Exits non-zero when any step failed.
@@ -60,14 +61,18 @@ if step "configure (EMBER_CUDA=ON)" "$logs/configure.log" \
   }
   step "CUDA tests (parity, device)" "$logs/cuda_tests.log" cuda_tests
   step "whole test suite" "$logs/all_tests.log" "$tests"
+  step "CUDA tests, CUDA_LAUNCH_BLOCKING=1" "$logs/cuda_blocking.log" \
+    env CUDA_LAUNCH_BLOCKING=1 "$tests" --gtest_filter="$cuda_filter"
 
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   if [ -n "$sanitizer" ]; then
     step "compute-sanitizer memcheck" "$logs/memcheck.log" \
       "$sanitizer" --tool memcheck --error-exitcode 1 --leak-check full "$tests" --gtest_filter="$cuda_filter"
+    shared_kernels='*CudaParity*/*softmax*:*CudaParity*/*sum*:*CudaParity*/*max*:*CudaParity*/*norm*'
     step "compute-sanitizer racecheck" "$logs/racecheck.log" \
-      "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
-      --gtest_filter='*CudaParity*/*softmax*:*CudaParity*/*sum*:*CudaParity*/*max*:*CudaParity*/*norm*'
+      "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" --gtest_filter="$shared_kernels"
+    step "compute-sanitizer synccheck" "$logs/synccheck.log" \
+      "$sanitizer" --tool synccheck --error-exitcode 1 "$tests" --gtest_filter="$shared_kernels"
   else
     skip "compute-sanitizer" "not installed (ships with the CUDA Toolkit: /usr/local/cuda/bin)"
   fi

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds Ember and runs every test; with --sanitize, the same suite under ASan + UBSan; with --clang,
-# the same suite built by Clang (build-clang, CPU only: the compiler check, not the GPU's).
+# Builds Ember and runs every test; with --sanitize, the same suite under ASan + UBSan (with the CUDA
+# backend emulated, so its kernels run under the sanitizers too); with --emulate, the suite with the
+# CUDA backend built by g++ against the CPU emulator (cuda/emu/), its CUDA tests in all three thread
+# orders; with --clang, the suite built by Clang (build-clang, CPU only: the compiler check).
 # This is the README's test command and what CI (.ci/run) calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +16,13 @@ run_suite() {  # build dir, extra cmake flags...
 }
 if [ "${1:-}" = "--sanitize" ]; then
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    run_suite build-sanitize -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    run_suite build-sanitize -DEMBER_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_CUDA=EMULATE
+elif [ "${1:-}" = "--emulate" ]; then
+  EMBER_EMU_ORDER=forward run_suite build-emu -DEMBER_CUDA=EMULATE
+  for order in reverse shuffle; do  # the CUDA tests again: barriers must not depend on thread order
+    echo "CUDA tests, emulated, threads resumed in $order order"
+    EMBER_EMU_ORDER=$order build-emu/tests/ember_tests --gtest_filter='*Cuda*' --gtest_brief=1
+  done
 elif [ "${1:-}" = "--clang" ]; then
   run_suite build-clang -DCMAKE_CXX_COMPILER=clang++ -DEMBER_CUDA=OFF
 else

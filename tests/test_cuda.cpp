@@ -249,6 +249,17 @@ TEST_F(CudaDevice, OutOfMemoryIsAnErrorNotAnAbort) {
 TEST_F(CudaDevice, BadDevicesAndMixedDevicesAreClearErrors) {
   EXPECT_THROWS_WITH(zeros({2}, device(Device(kCUDA, 99))), "CUDA: device cuda:99 requested but only");
   EXPECT_THROWS_WITH(ones({2}).to(kGpu) + ones({2}), "expected all tensors to be on the same device");
+  // Every op taking several tensors checks them before any kernel sees a pointer from the wrong side.
+  Tensor g = ones({3, 2}).to(kGpu), c = ones({3, 2}), i = zeros({2}, dtype(kInt64));
+  EXPECT_THROWS_WITH(g.index_select(0, i), "index_select: expected all tensors to be on the same device, but found "
+                                           "at least two devices, cuda:0 and cpu");
+  EXPECT_THROWS_WITH(embedding(g, i), "embedding: expected all tensors to be on the same device");
+  EXPECT_THROWS_WITH(g.matmul(c.t()), "matmul: expected all tensors to be on the same device");
+  EXPECT_THROWS_WITH(cat({g, c}, 0), "cat: expected all tensors to be on the same device");
+  EXPECT_THROWS_WITH(g.gather(1, zeros({3, 1}, dtype(kInt64))), "gather: expected all tensors to be on the same device");
+  EXPECT_THROWS_WITH(nn::functional::cross_entropy(g, i.narrow(0, 0, 1).expand({3})),
+                     "cross_entropy: expected all tensors to be on the same device");
+  EXPECT_THROWS_WITH(layer_norm(g, {2}, ones({2})), "layer_norm: expected all tensors to be on the same device");
 }
 
 TEST_F(CudaDevice, Tf32IsOffUnlessAskedFor) {
@@ -260,6 +271,41 @@ TEST_F(CudaDevice, Tf32IsOffUnlessAskedFor) {
   cuda::set_allow_tf32(true);
   EXPECT_TENSOR_CLOSE(a.to(kGpu).matmul(b.to(kGpu)).cpu().to(kFloat64), ref, 1e-2, 1e-1);
   cuda::set_allow_tf32(false);
+}
+
+// The whole GPT on CUDA against the CPU: logits, loss and every parameter gradient (a tiny config,
+// so the emulator runs it in CI). Position ids, embeddings, attention and the loss all take part.
+TEST_F(CudaDevice, TinyGptMatchesTheCpu) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    nn::GPTConfig cfg;
+    cfg.vocab_size = 11, cfg.block_size = 8, cfg.n_layer = 2, cfg.n_head = 2, cfg.n_embd = 8;
+    manual_seed(21);
+    nn::GPT cpu(cfg);
+    manual_seed(21);
+    nn::GPT gpu(cfg);
+    cpu->to(dt);
+    gpu->to(dt);
+    gpu->to(kGpu);
+    Tensor idx = randint(0, cfg.vocab_size, {2, 6}, dtype(kInt64));
+    Tensor targets = randint(0, cfg.vocab_size, {2, 6}, dtype(kInt64));
+    auto [cpu_logits, cpu_loss] = cpu->forward(idx, targets);
+    auto [gpu_logits, gpu_loss] = gpu->forward(idx.to(kGpu), targets.to(kGpu));
+    const Tolerance tol = tolerance(dt);
+    ASSERT_TRUE(gpu_logits.is_cuda());
+    EXPECT_TENSOR_CLOSE(gpu_logits.cpu(), cpu_logits, tol.rtol, tol.atol) << dtype_name(dt) << " logits";
+    EXPECT_TENSOR_CLOSE(gpu_loss.cpu(), cpu_loss, tol.rtol, tol.atol) << dtype_name(dt) << " loss";
+    cpu_loss.backward();
+    gpu_loss.backward();
+    const auto cpu_params = cpu->named_parameters(), gpu_params = gpu->named_parameters();
+    ASSERT_EQ(cpu_params.size(), gpu_params.size());
+    for (size_t i = 0; i < cpu_params.size(); ++i) {
+      const auto& [name, p] = cpu_params[i];
+      const Tensor& q = gpu_params[i].second;
+      ASSERT_TRUE(q.grad().defined()) << name;
+      EXPECT_TRUE(q.grad().is_cuda()) << name;
+      EXPECT_TENSOR_CLOSE(q.grad().cpu(), p.grad(), tol.rtol, tol.atol) << dtype_name(dt) << " grad of " << name;
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,214 @@
+// The CUDA runtime API and kernel language as Ember's CPU emulator provides them (-DEMBER_CUDA=EMULATE).
+//
+//   EMBER_LAUNCH(grid, block, shmem, stream, my_kernel<float>)(n, out, in);   // cuda/launch.h
+//
+// Under EMULATE, cuda/*.cu are compiled by g++ as C++ with cuda/emu/ first on the include path, so
+// <cuda_runtime.h> is this file: the kernel keywords become plain C++, threadIdx / blockIdx /
+// blockDim / gridDim read the coordinates of the thread the emulator is running, __syncthreads()
+// is a scheduling point between fibers (cuda/emu/emu.cpp), and the runtime calls work on an arena
+// of "device" memory apart from the host heap. It declares only what Ember uses; it is not a
+// general CUDA implementation and says nothing about timing, memory model or device math.
+#pragma once
+
+#include <math.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+// ---- the kernel language ----
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+// Static __shared__ arrays: one copy per OS thread, not zeroed between blocks (no Ember kernel
+// declares one; dynamic shared memory, EMBER_DYNAMIC_SHARED, is fresh and poisoned per block).
+#define __shared__ static thread_local
+
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
+};
+using uint3 = dim3;
+
+// ---- runtime types ----
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchFailure = 719,
+};
+using cudaError = cudaError_t;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+
+inline constexpr unsigned cudaStreamDefault = 0x00;
+inline constexpr unsigned cudaStreamNonBlocking = 0x01;
+
+struct CUstream_st;
+using cudaStream_t = CUstream_st*;
+
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  size_t sharedMemPerBlockOptin;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int major, minor;
+  int multiProcessorCount;
+};
+
+// ---- runtime calls (cuda/emu/emu.cpp) ----
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaMalloc(void** ptr, size_t nbytes);
+cudaError_t cudaFree(void* ptr);
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind, cudaStream_t s = nullptr);
+cudaError_t cudaMemset(void* ptr, int value, size_t nbytes);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t nbytes, cudaStream_t s = nullptr);
+cudaError_t cudaStreamCreate(cudaStream_t* s);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char* cudaGetErrorName(cudaError_t err);
+const char* cudaGetErrorString(cudaError_t err);
+
+template <typename T>
+cudaError_t cudaMalloc(T** ptr, size_t nbytes) {
+  return cudaMalloc(reinterpret_cast<void**>(ptr), nbytes);
+}
+
+namespace ember::cuda::emu {
+
+// ---- what a running kernel thread sees ----
+struct ThreadCoords {
+  dim3 thread_idx, block_idx, block_dim, grid_dim;
+};
+extern thread_local const ThreadCoords* t_coords;  // the thread the emulator is running now
+
+void syncthreads(const char* file, int line);
+unsigned char* dynamic_shared();  // this block's dynamic shared memory
+bool is_device_pointer(const void* p);
+cudaError_t set_max_dynamic_shared(const void* kernel, int nbytes);
+
+// ---- launching ----
+struct PointerArg {
+  int index;  // position in the kernel's parameter list
+  const void* value;
+};
+
+struct KernelCall {
+  const char* name;
+  const void* key;                   // the kernel's address: what the emulator remembers it by
+  void (*run)(const void* context);  // runs the kernel body once, as the current thread
+  const void* context;
+  dim3 grid, block;
+  size_t shmem;
+  cudaStream_t stream;
+  const PointerArg* pointers;  // every pointer-typed kernel argument, checked before anything runs
+  int n_pointers;
+};
+void launch(const KernelCall& call);
+
+// EMBER_LAUNCH(grid, block, shmem, stream, kernel)(args...) under the emulator. Arguments are
+// converted to the kernel's parameter types, as a <<<>>> launch does, and each thread gets its own
+// copy. Pointer arguments are checked to be device memory; pointers inside struct arguments
+// (functors, OffsetCalc) cannot be seen and are not checked.
+template <typename... P>
+class Launch {
+ public:
+  Launch(const char* name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t s = nullptr)
+      : name_(name), kernel_(kernel), grid_(grid), block_(block), shmem_(shmem), stream_(s) {}
+
+  template <typename... A>
+  void operator()(A&&... args) const {
+    static_assert(sizeof...(A) == sizeof...(P), "EMBER_LAUNCH: wrong number of kernel arguments");
+    using Params = std::tuple<std::decay_t<P>...>;
+    struct Context {
+      void (*kernel)(P...);
+      Params params;
+    };
+    const Context ctx{kernel_, Params(std::forward<A>(args)...)};
+    PointerArg pointers[sizeof...(P) + 1];
+    int n = 0;
+    collect(ctx.params, pointers, n, std::index_sequence_for<P...>{});
+    const KernelCall call{name_, reinterpret_cast<const void*>(kernel_),
+                          [](const void* c) {
+                            const Context* x = static_cast<const Context*>(c);
+                            std::apply(x->kernel, x->params);
+                          },
+                          &ctx, grid_, block_, shmem_, stream_, pointers, n};
+    launch(call);
+  }
+
+ private:
+  template <typename Params, size_t... I>
+  static void collect(const Params& params, PointerArg* out, int& n, std::index_sequence<I...>) {
+    (
+        [&] {
+          using T = std::tuple_element_t<I, Params>;
+          if constexpr (std::is_pointer_v<T>) out[n++] = PointerArg{static_cast<int>(I), std::get<I>(params)};
+        }(),
+        ...);
+  }
+
+  const char* name_;
+  void (*kernel_)(P...);
+  dim3 grid_, block_;
+  size_t shmem_;
+  cudaStream_t stream_;
+};
+
+}  // namespace ember::cuda::emu
+
+template <typename... P>
+cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, int value) {
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaErrorInvalidValue;
+  return ember::cuda::emu::set_max_dynamic_shared(reinterpret_cast<const void*>(kernel), value);
+}
+
+#define threadIdx (::ember::cuda::emu::t_coords->thread_idx)
+#define blockIdx (::ember::cuda::emu::t_coords->block_idx)
+#define blockDim (::ember::cuda::emu::t_coords->block_dim)
+#define gridDim (::ember::cuda::emu::t_coords->grid_dim)
+#define __syncthreads() ::ember::cuda::emu::syncthreads(__FILE__, __LINE__)
+
+// Fibers of one block never run at the same time, so a read-modify-write is atomic.
+template <typename T>
+T atomicAdd(T* address, T value) {
+  const T old = *address;
+  *address = old + value;
+  return old;
+}

@@ -1,0 +1,236 @@
+// The CUDA emulator's own checks (built with -DEMBER_CUDA=EMULATE only): it must catch what a GPU
+// would get wrong silently or only sometimes, and run block_reduce correctly in every thread order.
+//
+// Kernels here are written like cuda/*.cu's and launched through EMBER_LAUNCH. Errors a kernel
+// raises are sticky, as on a GPU, so each test that provokes one resets the emulated context.
+#ifdef EMBER_CUDA_EMULATE
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "cuda/block_reduce.cuh"
+#include "cuda/emu/cublas_v2.h"
+#include "cuda/emu/emu.h"
+#include "cuda/launch.h"
+
+namespace emu = ember::cuda::emu;
+
+namespace {
+
+__global__ void write_index(int n, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = float(i);
+}
+
+__global__ void barrier_in_branch(float* out) {
+  if (threadIdx.x < 16) __syncthreads();  // the other 16 threads never arrive
+  out[threadIdx.x] = 1;
+}
+
+__global__ void barriers_at_two_sites(float* out) {
+  if (threadIdx.x % 2 == 0) {
+    __syncthreads();
+  } else {
+    __syncthreads();
+  }
+  out[threadIdx.x] = 1;
+}
+
+// out[b] = sum of (b * blockDim.x + t) over the block's threads t, through block_reduce.
+__global__ void block_sums(double* out) {
+  double* scratch = shared_scratch<double>();
+  const double mine = double(blockIdx.x) * blockDim.x + threadIdx.x;
+  const double total = block_reduce(mine, [](double a, double b) { return a + b; }, scratch);
+  if (threadIdx.x == blockDim.x - 1) out[blockIdx.x] = total;  // the last thread: all must see the result
+}
+
+// Writes one value per thread into dynamic shared memory: needs blockDim.x floats of it.
+__global__ void fill_shared(float* out) {
+  float* scratch = shared_scratch<float>();
+  scratch[threadIdx.x] = 1;
+  __syncthreads();
+  out[threadIdx.x] = scratch[blockDim.x - 1 - threadIdx.x];
+}
+
+class CudaEmulator : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    emu::reset_errors();
+    emu::set_order(saved_);
+  }
+  template <typename T>
+  T* device_array(size_t n) {
+    void* p = nullptr;
+    EXPECT_EQ(cudaMalloc(&p, n * sizeof(T)), cudaSuccess);
+    owned_.push_back(p);
+    return static_cast<T*>(p);
+  }
+  ~CudaEmulator() override {
+    for (void* p : owned_) cudaFree(p);
+  }
+  emu::Order saved_ = emu::order();
+  std::vector<void*> owned_;
+};
+
+TEST_F(CudaEmulator, KernelsRunEveryThreadOfEveryBlock) {
+  const int n = 1000;
+  float* d = device_array<float>(n);
+  EMBER_LAUNCH(4, 256, 0, nullptr, write_index)(n, d);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<float> h(n);
+  ASSERT_EQ(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(h[i], float(i)) << "element " << i;
+}
+
+TEST_F(CudaEmulator, BlockReduceIsCorrectInEveryThreadOrder) {
+  for (emu::Order order : {emu::Order::Forward, emu::Order::Reverse, emu::Order::Shuffle}) {
+    emu::set_order(order);
+    for (int block : {32, 64, 256, 1024}) {
+      const int grid = 3;
+      double* d = device_array<double>(grid);
+      EMBER_LAUNCH(grid, block, block * sizeof(double), nullptr, block_sums)(d);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      std::vector<double> h(grid);
+      ASSERT_EQ(cudaMemcpy(h.data(), d, grid * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+      for (int b = 0; b < grid; ++b) {
+        const double first = double(b) * block, last = first + block - 1;
+        EXPECT_EQ(h[b], (first + last) * block / 2) << emu::order_name(order) << " order, block " << block;
+      }
+    }
+  }
+}
+
+TEST_F(CudaEmulator, ABarrierNotEveryThreadReachesIsReportedAtTheNextSync) {
+  float* d = device_array<float>(32);
+  EMBER_LAUNCH(1, 32, 0, nullptr, barrier_in_branch)(d);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // the launch itself was fine
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  const std::string detail = emu::last_error_detail();
+  EXPECT_NE(detail.find("barrier_in_branch"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("reached by 16 of the 32 threads"), std::string::npos) << detail;
+  EXPECT_EQ(cudaMemset(d, 0, 4), cudaErrorLaunchFailure);  // sticky: the context is gone
+}
+
+TEST_F(CudaEmulator, ThreadsWaitingAtDifferentBarriersAreReported) {
+  float* d = device_array<float>(32);
+  EMBER_LAUNCH(1, 32, 0, nullptr, barriers_at_two_sites)(d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_NE(emu::last_error_detail().find("different __syncthreads()"), std::string::npos) << emu::last_error_detail();
+}
+
+TEST_F(CudaEmulator, AHostPointerPassedToAKernelIsReported) {
+  std::vector<float> host(64, -1.0f);
+  EMBER_LAUNCH(1, 64, 0, nullptr, write_index)(64, host.data());
+  EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaErrorIllegalAddress);
+  const std::string detail = emu::last_error_detail();
+  EXPECT_NE(detail.find("write_index"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("pointer argument #1"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("host pointer"), std::string::npos) << detail;
+  EXPECT_EQ(host[5], -1.0f);  // the kernel never ran
+}
+
+TEST_F(CudaEmulator, FreedDeviceMemoryPassedToAKernelIsReported) {
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 256), cudaSuccess);
+  ASSERT_EQ(cudaFree(p), cudaSuccess);
+  EMBER_LAUNCH(1, 32, 0, nullptr, write_index)(32, static_cast<float*>(p));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_NE(emu::last_error_detail().find("no live device allocation"), std::string::npos) << emu::last_error_detail();
+}
+
+TEST_F(CudaEmulator, ACopyWhoseKindDisagreesWithThePointersIsAnError) {
+  float* d = device_array<float>(4);
+  std::vector<float> h(4);
+  EXPECT_EQ(cudaMemcpy(d, h.data(), 16, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  EXPECT_NE(emu::last_error_detail().find("cudaMemcpy: destination"), std::string::npos) << emu::last_error_detail();
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // not sticky
+  EXPECT_EQ(cudaMemcpyAsync(h.data(), h.data(), 16, cudaMemcpyHostToDevice, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, 32, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);  // past the end
+  EXPECT_NE(emu::last_error_detail().find("past the end"), std::string::npos) << emu::last_error_detail();
+  EXPECT_EQ(cudaMemcpy(h.data(), d, 16, cudaMemcpyDeviceToHost), cudaSuccess);
+}
+
+#ifndef __SANITIZE_ADDRESS__  // under ASan the stray write is ASan's report instead
+TEST_F(CudaEmulator, WritingPastTheLaunchsSharedMemoryIsReported) {
+  float* d = device_array<float>(64);
+  EMBER_LAUNCH(1, 64, 64 * sizeof(float), nullptr, fill_shared)(d);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EMBER_LAUNCH(1, 64, 32 * sizeof(float), nullptr, fill_shared)(d);  // half of what it needs
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_NE(emu::last_error_detail().find("past the 128 bytes of dynamic shared memory"), std::string::npos)
+      << emu::last_error_detail();
+}
+#endif
+
+TEST_F(CudaEmulator, LaunchLimitsAreTheHardwaresAndNotSticky) {
+  float* d = device_array<float>(2048);
+  EMBER_LAUNCH(1, 1025, 0, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EMBER_LAUNCH(dim3(1, 65536), 32, 0, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EMBER_LAUNCH(0, 32, 0, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EMBER_LAUNCH(1, dim3(32, 1, 65), 0, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EMBER_LAUNCH(1, 32, 48 * 1024 + 8, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  ASSERT_EQ(cudaFuncSetAttribute(write_index, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024), cudaSuccess);
+  EMBER_LAUNCH(1, 32, 48 * 1024 + 8, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EMBER_LAUNCH(2, 1024, 0, nullptr, write_index)(2048, d);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+TEST_F(CudaEmulator, CublasGemmIsColumnMajorAndChecksItsArguments) {
+  // C (2, 2) = A (2, 3) @ B (3, 2), all column-major.
+  const std::vector<float> a = {1, 4, 2, 5, 3, 6}, b = {1, 0, 1, 0, 1, 1};
+  float* da = device_array<float>(6);
+  float* db = device_array<float>(6);
+  float* dc = device_array<float>(4);
+  ASSERT_EQ(cudaMemcpy(da, a.data(), 24, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(db, b.data(), 24, cudaMemcpyHostToDevice), cudaSuccess);
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  const float one = 1, zero = 0;
+  ASSERT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2, 0, 1),
+            CUBLAS_STATUS_SUCCESS);
+  std::vector<float> c(4);
+  ASSERT_EQ(cudaMemcpy(c.data(), dc, 16, cudaMemcpyDeviceToHost), cudaSuccess);
+  // Row i of A . column j of B: A = [[1 2 3] [4 5 6]], B = [[1 0] [0 1] [1 1]].
+  EXPECT_EQ(c, (std::vector<float>{4, 10, 5, 11}));
+  // C (3, 3) = A^T @ A with A read transposed: lda is still A's stored rows (2).
+  float* dt = device_array<float>(9);
+  ASSERT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3, 3, 2, &one, da, 2, 0, da, 2, 0, &zero, dt, 3, 0, 1),
+            CUBLAS_STATUS_SUCCESS);
+  std::vector<float> t(9);
+  ASSERT_EQ(cudaMemcpy(t.data(), dt, 36, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(t, (std::vector<float>{17, 22, 27, 22, 29, 36, 27, 36, 45}));
+  // cuBLAS's argument rules.
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 1, 0, db, 3, 0, &zero, dc, 2, 0, 1),
+            CUBLAS_STATUS_INVALID_VALUE);  // lda < m
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3, 3, 2, &one, da, 1, 0, da, 2, 0, &zero, dt, 3, 0, 1),
+            CUBLAS_STATUS_INVALID_VALUE);  // lda < k for a transposed A
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 2, 0, &zero, dc, 2, 0, 1),
+            CUBLAS_STATUS_INVALID_VALUE);  // ldb < k
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 1, 0, 1),
+            CUBLAS_STATUS_INVALID_VALUE);  // ldc < m
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, -1, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2, 0, 1),
+            CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgemmStridedBatched(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2,
+                                      0, 1),
+            CUBLAS_STATUS_NOT_INITIALIZED);
+  // A host matrix faults like a kernel would.
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, a.data(), 2, 0, db, 3, 0, &zero, dc, 2,
+                                      0, 1),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_EQ(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+
+}  // namespace
+
+#endif  // EMBER_CUDA_EMULATE
