@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cuda/emu/emu.h"
+#include "cuda/emu/internal.h"
 
 struct cublasContext {
   cudaStream_t stream = nullptr;
@@ -52,6 +53,9 @@ cublasStatus_t gemm_strided_batched(const char* name, cublasHandle_t h, cublasOp
       return CUBLAS_STATUS_SUCCESS;  // cuBLAS launches; the kernel faults
     }
   }
+  ember::cuda::emu::DeviceAccess access;  // the gemm "kernel" runs: its matrices are readable
+  for (const void* p : {static_cast<const void*>(A), static_cast<const void*>(B), static_cast<const void*>(C)})
+    access.open(p);
   const bool tf32 = std::is_same_v<T, float> && h->math == CUBLAS_TF32_TENSOR_OP_MATH;
   auto load = [tf32](T x) { return tf32 ? T(round_to_tf32(float(x))) : x; };
   for (int b = 0; b < batch; ++b) {

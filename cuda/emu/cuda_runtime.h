@@ -129,6 +129,12 @@ struct PointerArg {
   const void* value;
 };
 
+struct StructArg {
+  int index;          // position in the kernel's parameter list
+  const void* bytes;  // the argument as the kernel receives it: its pointer-sized words are checked
+  size_t size;
+};
+
 struct KernelCall {
   const char* name;
   const void* key;                   // the kernel's address: what the emulator remembers it by
@@ -139,13 +145,15 @@ struct KernelCall {
   cudaStream_t stream;
   const PointerArg* pointers;  // every pointer-typed kernel argument, checked before anything runs
   int n_pointers;
+  const StructArg* structs;    // every struct argument that can hold a pointer (functors, OffsetCalc)
+  int n_structs;
 };
 void launch(const KernelCall& call);
 
 // EMBER_LAUNCH(grid, block, shmem, stream, kernel)(args...) under the emulator. Arguments are
 // converted to the kernel's parameter types, as a <<<>>> launch does, and each thread gets its own
-// copy. Pointer arguments are checked to be device memory; pointers inside struct arguments
-// (functors, OffsetCalc) cannot be seen and are not checked.
+// copy. Pointer arguments are checked to be device memory, and so is every pointer-sized word of a
+// struct argument (a functor's pointers) that holds a device or mapped host address.
 template <typename... P>
 class Launch {
  public:
@@ -160,26 +168,35 @@ class Launch {
       void (*kernel)(P...);
       Params params;
     };
-    const Context ctx{kernel_, Params(std::forward<A>(args)...)};
+    Context ctx{kernel_, Params(std::forward<A>(args)...)};
     PointerArg pointers[sizeof...(P) + 1];
-    int n = 0;
-    collect(ctx.params, pointers, n, std::index_sequence_for<P...>{});
+    StructArg structs[sizeof...(P) + 1];
+    int n = 0, n_structs = 0;
+    collect(ctx.params, pointers, n, structs, n_structs, std::index_sequence_for<P...>{});
     const KernelCall call{name_, reinterpret_cast<const void*>(kernel_),
                           [](const void* c) {
                             const Context* x = static_cast<const Context*>(c);
                             std::apply(x->kernel, x->params);
                           },
-                          &ctx, grid_, block_, shmem_, stream_, pointers, n};
+                          &ctx, grid_, block_, shmem_, stream_, pointers, n, structs, n_structs};
     launch(call);
   }
 
  private:
   template <typename Params, size_t... I>
-  static void collect(const Params& params, PointerArg* out, int& n, std::index_sequence<I...>) {
+  static void collect(Params& params, PointerArg* out, int& n, StructArg* structs, int& n_structs,
+                      std::index_sequence<I...>) {
     (
         [&] {
           using T = std::tuple_element_t<I, Params>;
           if constexpr (std::is_pointer_v<T>) out[n++] = PointerArg{static_cast<int>(I), std::get<I>(params)};
+#if defined(__has_builtin) && __has_builtin(__builtin_clear_padding)
+          // Padding is zeroed, so that only the struct's fields are read as possible pointers.
+          if constexpr (std::is_class_v<T> && alignof(T) >= alignof(void*)) {
+            __builtin_clear_padding(&std::get<I>(params));
+            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T)};
+          }
+#endif
         }(),
         ...);
   }

@@ -1,0 +1,509 @@
+// Ember's CPU emulator of CUDA kernel launches: blocks, threads as fibers, and __syncthreads().
+//
+// Blocks run one at a time in a shuffled order. Within a block each CUDA thread is a fiber on
+// this OS thread; __syncthreads() switches back to the scheduler, which resumes the block's
+// threads forward, reversed or shuffled once all of them have arrived. The first block of a
+// kernel's first launch always runs as fibers; if it reaches no barrier and the kernel uses no
+// dynamic shared memory, its other blocks and later launches run their threads as a plain loop (a
+// barrier met there is reported). Before anything runs, every pointer argument, and every
+// pointer-sized word of a struct argument (functors, OffsetCalc), is checked against device memory,
+// and the allocations they point into are opened for the kernel (the rest stay PROT_NONE).
+// Not emulated: concurrency between blocks, warps and warp-synchronous code, the memory model,
+// device math and its rounding, timing. Device memory, copies and errors: runtime.cpp.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuda/emu/emu.h"
+#include "cuda/emu/internal.h"
+
+#ifdef EMBER_EMU_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+namespace ember::cuda::emu {
+
+thread_local const ThreadCoords* t_coords = nullptr;
+
+namespace {
+
+// ---- settings and what the scheduler has learnt about each kernel ----
+Order order_from_env() {
+  const char* v = std::getenv("EMBER_EMU_ORDER");
+  const std::string s = v ? v : "";
+  if (s == "reverse") return Order::Reverse;
+  if (s == "shuffle") return Order::Shuffle;
+  return Order::Forward;
+}
+
+struct Settings {
+  Order order = order_from_env();
+  bool always_fibers = env_size("EMBER_EMU_FIBERS", 0) != 0;
+  std::mt19937_64 rng{env_size("EMBER_EMU_SEED", 1)};
+  std::mutex mutex;
+  std::set<const void*> uses_barrier;            // kernels seen at a __syncthreads
+  std::set<const void*> no_barrier;              // kernels whose first block reached none
+  std::map<const void*, size_t> shared_optin;    // cudaFuncSetAttribute's dynamic shared memory
+};
+Settings& settings() {
+  static Settings s;
+  return s;
+}
+
+// ---- context switches ----
+// On x86-64 a switch saves the callee-saved registers and the FP control words on the old stack
+// and loads them from the new one: no system call, unlike swapcontext, which saves the signal mask
+// (two sigprocmask calls per switch made them 90% of the emulator's time). Elsewhere, ucontext.
+#if defined(__x86_64__)
+extern "C" void ember_emu_switch(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .globl ember_emu_switch
+  .hidden ember_emu_switch
+  .type ember_emu_switch, @function
+ember_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size ember_emu_switch, .-ember_emu_switch
+)");
+
+struct Context {
+  void* sp = nullptr;
+};
+void switch_context(Context& from, Context& to) { ember_emu_switch(&from.sp, to.sp); }
+
+// A fresh context that starts in entry() on [stack, stack + size): the frame ember_emu_switch pops.
+void make_context(Context& c, unsigned char* stack, size_t size, void (*entry)()) {
+  auto* sp = reinterpret_cast<uint64_t*>((reinterpret_cast<uintptr_t>(stack) + size) & ~uintptr_t(15));
+  *--sp = 0;                                   // entry's return address: it never returns
+  *--sp = reinterpret_cast<uintptr_t>(entry);  // where ember_emu_switch's ret goes
+  for (int r = 0; r < 6; ++r) *--sp = 0;       // rbp, rbx, r12 to r15
+  uint32_t mxcsr = 0;
+  uint16_t fpu_control = 0;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  asm volatile("fnstcw %0" : "=m"(fpu_control));
+  *--sp = mxcsr | (uint64_t(fpu_control) << 32);
+  c.sp = sp;
+}
+#else
+struct Context {
+  ucontext_t uc;
+};
+void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+void make_context(Context& c, unsigned char* stack, size_t size, void (*entry)()) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = stack;
+  c.uc.uc_stack.ss_size = size;
+  c.uc.uc_link = nullptr;
+  makecontext(&c.uc, entry, 0);
+}
+#endif
+
+// ASan must be told of every switch between stacks.
+void start_switch(void** fake_stack, const void* bottom, size_t size) {
+#ifdef EMBER_EMU_ASAN
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+#else
+  (void)fake_stack, (void)bottom, (void)size;
+#endif
+}
+void finish_switch(void* fake_stack, const void** bottom, size_t* size) {
+#ifdef EMBER_EMU_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack, bottom, size);
+#else
+  (void)fake_stack, (void)bottom, (void)size;
+#endif
+}
+
+// ---- fibers ----
+#ifdef EMBER_EMU_ASAN
+constexpr size_t kStackSize = 512 * 1024;
+#else
+constexpr size_t kStackSize = 128 * 1024;
+#endif
+constexpr size_t kGuardPage = 4096;
+
+struct Fiber {
+  enum State { Running, AtBarrier, Done };
+  Context context;
+  unsigned char* stack = nullptr;  // kStackSize bytes above a guard page
+  ThreadCoords coords;
+  State state = Running;
+  const char* barrier_file = nullptr;
+  int barrier_line = 0;
+  void* fake_stack = nullptr;  // ASan's bookkeeping across switches
+};
+
+// One block being run as fibers on this OS thread.
+struct BlockRun {
+  const KernelCall* call = nullptr;
+  Fiber* current = nullptr;
+  Context scheduler;
+  const void* scheduler_stack = nullptr;
+  size_t scheduler_stack_size = 0;
+  std::string error;  // a kernel body threw
+};
+thread_local BlockRun* t_block = nullptr;  // null outside fiber mode
+thread_local bool t_reached_barrier = false;
+thread_local std::vector<unsigned char> t_shared;
+thread_local std::vector<Fiber> t_fibers;
+thread_local std::vector<unsigned> t_order;
+
+struct DirectBarrier {};  // thrown by __syncthreads in the plain loop
+
+void fiber_main() {
+  BlockRun* run = t_block;
+  finish_switch(nullptr, &run->scheduler_stack, &run->scheduler_stack_size);
+  Fiber* self = run->current;
+  try {
+    run->call->run(run->call->context);
+  } catch (const std::exception& e) {
+    run->error = e.what();
+  } catch (...) {
+    run->error = "unknown exception";
+  }
+  self->state = Fiber::Done;
+  start_switch(nullptr, run->scheduler_stack, run->scheduler_stack_size);  // this fiber is finished
+  switch_context(self->context, run->scheduler);
+}
+
+void resume(BlockRun& run, Fiber& f) {
+  run.current = &f;
+  t_coords = &f.coords;
+  f.state = Fiber::Running;
+  void* fake = nullptr;
+  start_switch(&fake, f.stack, kStackSize);
+  switch_context(run.scheduler, f.context);
+  finish_switch(fake, nullptr, nullptr);
+}
+
+void ensure_fibers(size_t n) {
+  while (t_fibers.size() < n) {
+    Fiber f;
+    void* mem = mmap(nullptr, kStackSize + kGuardPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) throw std::bad_alloc();
+    mprotect(mem, kGuardPage, PROT_NONE);  // below the stack: an overflow faults
+    f.stack = static_cast<unsigned char*>(mem) + kGuardPage;
+    t_fibers.push_back(f);
+  }
+}
+
+// The order in which a block's n threads run (or resume after a barrier); reuses one buffer.
+const std::vector<unsigned>& thread_order(unsigned n, Order order) {
+  t_order.resize(n);
+  std::iota(t_order.begin(), t_order.end(), 0u);
+  if (order == Order::Reverse) std::reverse(t_order.begin(), t_order.end());
+  if (order == Order::Shuffle) std::shuffle(t_order.begin(), t_order.end(), settings().rng);
+  return t_order;
+}
+
+ThreadCoords coords_of(const KernelCall& call, unsigned block, unsigned thread) {
+  ThreadCoords c;
+  c.grid_dim = call.grid;
+  c.block_dim = call.block;
+  c.block_idx = dim3(block % call.grid.x, block / call.grid.x % call.grid.y, block / (call.grid.x * call.grid.y));
+  c.thread_idx = dim3(thread % call.block.x, thread / call.block.x % call.block.y,
+                      thread / (call.block.x * call.block.y));
+  return c;
+}
+
+std::string where(const Fiber& f) { return std::string(f.barrier_file) + ":" + std::to_string(f.barrier_line); }
+
+// Runs one block with each thread a fiber. Returns "" or the error, naming the kernel.
+std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nthreads, Order order) {
+  ensure_fibers(nthreads);
+  BlockRun run;
+  run.call = &call;
+  for (unsigned t = 0; t < nthreads; ++t) {
+    Fiber& f = t_fibers[t];
+    f.coords = coords_of(call, block, t);
+    f.state = Fiber::Running;
+    make_context(f.context, f.stack, kStackSize, fiber_main);
+  }
+  BlockRun* outer = t_block;
+  t_block = &run;
+  const std::string kernel = "kernel '" + std::string(call.name) + "'";
+  std::string error;
+  for (;;) {
+    for (unsigned t : thread_order(nthreads, order)) {
+      if (t_fibers[t].state == Fiber::Done) continue;
+      resume(run, t_fibers[t]);
+      if (!run.error.empty()) break;
+    }
+    if (!run.error.empty()) {
+      error = kernel + " threw: " + run.error;
+      break;
+    }
+    unsigned waiting = 0, done = 0;
+    const Fiber* first = nullptr;
+    for (unsigned t = 0; t < nthreads; ++t) {
+      const Fiber& f = t_fibers[t];
+      if (f.state == Fiber::Done) ++done;
+      if (f.state != Fiber::AtBarrier) continue;
+      ++waiting;
+      if (!first) first = &f;
+      if (f.barrier_line != first->barrier_line || std::strcmp(f.barrier_file, first->barrier_file)) {
+        error = kernel + ": threads of block " + std::to_string(block) + " wait at different __syncthreads() (" +
+                where(*first) + " and " + where(f) + ")";
+        break;
+      }
+    }
+    if (!error.empty() || waiting == 0) break;
+    if (done > 0) {
+      error = kernel + ": __syncthreads() at " + where(*first) + " reached by " + std::to_string(waiting) +
+              " of the " + std::to_string(nthreads) + " threads of block " + std::to_string(block) + "; " +
+              std::to_string(done) + " exited without reaching it (a barrier in divergent code)";
+      break;
+    }
+  }
+  t_block = outer;
+  t_coords = nullptr;
+  return error;
+}
+
+// Runs one block with each thread a plain call, in `order`. Returns "" or the error.
+std::string run_block_direct(const KernelCall& call, unsigned block, unsigned nthreads, Order order) {
+  ThreadCoords c = coords_of(call, block, 0);
+  t_coords = &c;
+  try {
+    for (unsigned t : thread_order(nthreads, order)) {
+      c.thread_idx = dim3(t % call.block.x, t / call.block.x % call.block.y, t / (call.block.x * call.block.y));
+      call.run(call.context);
+    }
+  } catch (const DirectBarrier&) {
+    t_coords = nullptr;
+    return "kernel '" + std::string(call.name) + "' reached __syncthreads() only after its first block: " +
+           "the emulator ran it without fibers; rerun with EMBER_EMU_FIBERS=1";
+  }
+  t_coords = nullptr;
+  return "";
+}
+
+std::string dims(dim3 d) {
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+// "" when the launch is one the hardware accepts, else why not (and the error to return).
+std::string check_config(const KernelCall& call, cudaError_t& err) {
+  err = cudaErrorInvalidConfiguration;
+  const dim3 b = call.block, g = call.grid;
+  const std::string what = "kernel '" + std::string(call.name) + "' launched with grid " + dims(g) + " and block " +
+                           dims(b) + ": ";
+  if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) return what + "a dimension is 0";
+  if (uint64_t(b.x) * b.y * b.z > kMaxThreadsPerBlock)
+    return what + "more than " + std::to_string(kMaxThreadsPerBlock) + " threads per block";
+  if (b.x > kMaxBlockDim[0] || b.y > kMaxBlockDim[1] || b.z > kMaxBlockDim[2])
+    return what + "block dims are limited to (1024, 1024, 64)";
+  if (g.x > kMaxGridX || g.y > kMaxGridYZ || g.z > kMaxGridYZ)
+    return what + "grid dims are limited to (2^31 - 1, 65535, 65535)";
+  size_t limit = kSharedDefault;
+  {
+    Settings& s = settings();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.shared_optin.find(call.key);
+    if (it != s.shared_optin.end()) limit = std::max(limit, it->second);
+  }
+  if (call.shmem > limit) {
+    err = cudaErrorInvalidValue;
+    return what + std::to_string(call.shmem) + " bytes of dynamic shared memory, more than the " +
+           std::to_string(limit) + " allowed" +
+           (limit == kSharedDefault ? " (beyond 48 KiB a kernel must opt in with cudaFuncSetAttribute)" : "");
+  }
+  if (!valid_stream(call.stream)) {
+    err = cudaErrorInvalidResourceHandle;
+    return what + "the stream was never created or was destroyed";
+  }
+  return "";
+}
+
+// True when v is an address mapped in this process outside device memory: a host pointer. Words
+// below 2^32 (sizes, strides, ints, floats) and above 2^47 (doubles, negative numbers) are never
+// taken for one, so only a struct holding a real address is reported.
+bool is_host_address(uintptr_t v) {
+  if (v < (uintptr_t(1) << 32) || v >= (uintptr_t(1) << 47) || is_device_pointer(reinterpret_cast<void*>(v)))
+    return false;
+  unsigned char resident;
+  return mincore(reinterpret_cast<void*>(v & ~uintptr_t(4095)), 1, &resident) == 0 || errno != ENOMEM;
+}
+
+// "" when every pointer the kernel is given points into a live device allocation, else the first
+// that does not. Opens those allocations, and only those, in `access`.
+std::string check_arguments(const KernelCall& call, DeviceAccess& access) {
+  const std::string kernel = "kernel '" + std::string(call.name) + "': ";
+  for (int i = 0; i < call.n_pointers; ++i) {
+    const void* p = call.pointers[i].value;
+    if (p == nullptr) continue;
+    std::string why = is_device_pointer(p) ? check_device_range(p, 1) : "is a host pointer, not device memory";
+    if (!why.empty())
+      return kernel + "pointer argument #" + std::to_string(call.pointers[i].index) + " (" + hex(p) + ") " + why;
+    access.open(p);
+  }
+  for (int i = 0; i < call.n_structs; ++i) {
+    const StructArg& s = call.structs[i];
+    for (size_t at = 0; at + sizeof(uintptr_t) <= s.size; at += sizeof(uintptr_t)) {
+      uintptr_t v;
+      std::memcpy(&v, static_cast<const unsigned char*>(s.bytes) + at, sizeof v);
+      const void* p = reinterpret_cast<const void*>(v);
+      std::string why = is_device_pointer(p)   ? check_device_range(p, 1)
+                        : is_host_address(v) ? "is a host pointer, not device memory"
+                                             : "";
+      if (!why.empty())
+        return kernel + "argument #" + std::to_string(s.index) + " (a struct of " + std::to_string(s.size) +
+               " bytes) holds at byte " + std::to_string(at) + " a pointer (" + hex(p) + ") that " + why;
+      if (is_device_pointer(p)) access.open(p);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+// ---- emu.h ----
+
+Order order() { return settings().order; }
+void set_order(Order o) { settings().order = o; }
+const char* order_name(Order o) {
+  return o == Order::Forward ? "forward" : o == Order::Reverse ? "reverse" : "shuffle";
+}
+
+// ---- what kernels call ----
+
+void syncthreads(const char* file, int line) {
+  t_reached_barrier = true;
+  BlockRun* run = t_block;
+  if (!run) throw DirectBarrier{};
+  Fiber* self = run->current;
+  self->state = Fiber::AtBarrier;
+  self->barrier_file = file;
+  self->barrier_line = line;
+  start_switch(&self->fake_stack, run->scheduler_stack, run->scheduler_stack_size);
+  switch_context(self->context, run->scheduler);
+  finish_switch(self->fake_stack, &run->scheduler_stack, &run->scheduler_stack_size);
+}
+
+unsigned char* dynamic_shared() { return t_shared.data(); }
+
+cudaError_t set_max_dynamic_shared(const void* kernel, int nbytes) {
+  if (nbytes < 0 || size_t(nbytes) > kSharedOptin)
+    return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: at most " + std::to_string(kSharedOptin) +
+                                           " bytes of dynamic shared memory per block");
+  Settings& s = settings();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.shared_optin[kernel] = size_t(nbytes);
+  return cudaSuccess;
+}
+
+void launch(const KernelCall& call) {
+  if (dead_context() != cudaSuccess) return;
+  cudaError_t err;
+  const std::string bad = check_config(call, err);
+  if (!bad.empty()) {
+    fail(err, bad);
+    return;
+  }
+  DeviceAccess access;  // the allocations the kernel was given are open until it returns
+  const std::string wrong_pointer = check_arguments(call, access);
+  if (!wrong_pointer.empty()) {
+    fail_sticky(cudaErrorIllegalAddress, wrong_pointer);
+    return;
+  }
+  Settings& s = settings();
+  const unsigned nthreads = call.block.x * call.block.y * call.block.z;
+  const uint64_t nblocks = uint64_t(call.grid.x) * call.grid.y * call.grid.z;
+  const size_t shared_capacity = std::max(kSharedOptin, call.shmem);
+  if (t_shared.size() < shared_capacity) t_shared.resize(shared_capacity);
+
+  // Blocks in a shuffled order (large grids: a random rotation of a stride walk over all blocks).
+  thread_local std::vector<unsigned> blocks;
+  blocks.clear();
+  uint64_t stride = 1, start = 0;
+  if (nblocks <= (1u << 20)) {
+    blocks.resize(nblocks);
+    std::iota(blocks.begin(), blocks.end(), 0u);
+    std::shuffle(blocks.begin(), blocks.end(), s.rng);
+  } else {
+    stride = 1000003;  // a prime: coprime to nblocks unless it divides it
+    while (std::gcd(stride, nblocks) != 1) stride += 2;
+    start = s.rng() % nblocks;
+  }
+  bool fibers = s.always_fibers || call.shmem > 0, probe = true;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    fibers = fibers || s.uses_barrier.count(call.key) > 0;
+    probe = s.no_barrier.count(call.key) == 0;  // a kernel's first launch probes its first block as fibers
+  }
+  t_running_kernel = call.name;
+  for (uint64_t i = 0; i < nblocks; ++i) {
+    const unsigned block = blocks.empty() ? unsigned((start + i * stride) % nblocks) : blocks[i];
+    // Shared memory starts undefined (NaN bytes); past the launch's size it is poisoned for ASan,
+    // and without ASan a guard band as long again is checked after the block for stray writes.
+    const size_t guard = std::min(t_shared.size() - call.shmem, std::max<size_t>(call.shmem, 256));
+    unpoison(t_shared.data(), t_shared.size());
+    std::memset(t_shared.data(), kPoisonByte, call.shmem + guard);
+    poison(t_shared.data() + call.shmem, t_shared.size() - call.shmem);
+    std::string error;
+    if (fibers || (i == 0 && probe)) {
+      t_reached_barrier = false;
+      error = run_block_fibers(call, block, nthreads, s.order);
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (t_reached_barrier) {
+        s.uses_barrier.insert(call.key);
+        fibers = true;
+      } else {
+        s.no_barrier.insert(call.key);
+      }
+    } else {
+      error = run_block_direct(call, block, nthreads, s.order);
+    }
+#ifndef EMBER_EMU_ASAN
+    if (error.empty()) {
+      const unsigned char* band = t_shared.data() + call.shmem;
+      const size_t bad = size_t(std::find_if(band, band + guard, [](unsigned char c) { return c != kPoisonByte; }) - band);
+      if (bad < guard)
+        error = "kernel '" + std::string(call.name) + "' wrote shared memory at byte " + std::to_string(call.shmem + bad) +
+                ", past the " + std::to_string(call.shmem) + " bytes of dynamic shared memory it was launched with";
+    }
+#endif
+    if (!error.empty()) {
+      fail_sticky(cudaErrorLaunchFailure, error);
+      break;
+    }
+  }
+  t_running_kernel = nullptr;
+  unpoison(t_shared.data(), t_shared.size());
+}
+
+}  // namespace ember::cuda::emu
