@@ -7,8 +7,18 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
 #include <numeric>
+#include <regex>
+#include <string>
 #include <vector>
+
+#include <ember/ember.h>
 
 #include "cuda/block_reduce.cuh"
 #include "cuda/emu/cublas_v2.h"
@@ -52,6 +62,23 @@ __global__ void fill_shared(float* out) {
   scratch[threadIdx.x] = 1;
   __syncthreads();
   out[threadIdx.x] = scratch[blockDim.x - 1 - threadIdx.x];
+}
+
+// Writes 1 through a functor's pointer, as elementwise.cu's functors do.
+struct WriteOne {
+  float* out;
+  __device__ void operator()(int i) const { out[i] = 1; }
+};
+template <typename Op>
+__global__ void apply_to_each(int n, Op op) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) op(i);
+}
+
+// Reads in[i + offset]: with an offset past `in`'s allocation it reads memory it was not given.
+__global__ void copy_shifted(int n, int offset, float* out, const float* in) {
+  const int i = threadIdx.x;
+  if (i < n) out[i] = in[i + offset];
 }
 
 class CudaEmulator : public ::testing::Test {
@@ -229,6 +256,104 @@ TEST_F(CudaEmulator, CublasGemmIsColumnMajorAndChecksItsArguments) {
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   EXPECT_EQ(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
+}
+
+TEST_F(CudaEmulator, AHostPointerInsideAFunctorIsReported) {
+  std::vector<float> host(64, -1.0f);
+  EMBER_LAUNCH(1, 64, 0, nullptr, apply_to_each<WriteOne>)(64, WriteOne{host.data()});
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  const std::string detail = emu::last_error_detail();
+  EXPECT_NE(detail.find("apply_to_each<WriteOne>"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("argument #1 (a struct of 8 bytes) holds at byte 0"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("host pointer"), std::string::npos) << detail;
+  EXPECT_EQ(host[5], -1.0f);  // the kernel never ran
+}
+
+TEST_F(CudaEmulator, AFreedPointerInsideAFunctorIsReported) {
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 256), cudaSuccess);
+  ASSERT_EQ(cudaFree(p), cudaSuccess);
+  EMBER_LAUNCH(1, 32, 0, nullptr, apply_to_each<WriteOne>)(32, WriteOne{static_cast<float*>(p)});
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_NE(emu::last_error_detail().find("no live device allocation"), std::string::npos) << emu::last_error_detail();
+}
+
+TEST_F(CudaEmulator, AFunctorWithDevicePointersRuns) {
+  float* d = device_array<float>(64);
+  EMBER_LAUNCH(1, 64, 0, nullptr, apply_to_each<WriteOne>)(64, WriteOne{d});
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> h(64);
+  ASSERT_EQ(cudaMemcpy(h.data(), d, 64 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(h, std::vector<float>(64, 1.0f));
+}
+
+using CudaEmulatorDeathTest = CudaEmulator;
+
+TEST_F(CudaEmulatorDeathTest, HostCodeReadingDeviceMemoryAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const ember::Tensor t = ember::ones({16}).to(ember::Device(ember::kCUDA));
+  const float* device_data = t.data_ptr<float>();
+  EXPECT_DEATH(std::printf("%f\n", device_data[3]),
+               "host code read device memory at 0x[0-9a-f]+ \\(12 bytes into a block of [0-9]+ bytes allocated by cudaMalloc");
+  EXPECT_EQ(t.cpu().data_ptr<float>()[3], 1.0f);  // the way to read it
+}
+
+TEST_F(CudaEmulatorDeathTest, AKernelReadingAnAllocationItWasNotGivenAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  float* in = device_array<float>(1024);
+  float* out = device_array<float>(32);
+  EMBER_LAUNCH(1, 32, 0, nullptr, copy_shifted)(32, 0, out, in);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_DEATH(
+      {
+        EMBER_LAUNCH(1, 32, 0, nullptr, copy_shifted)(32, 4096, out, in);  // 16 KiB past in's 4 KiB
+        cudaDeviceSynchronize();
+      },
+      "kernel 'copy_shifted' accessed device memory at 0x[0-9a-f]+ .*which none of its pointer arguments points into");
+}
+
+// The trainer's printed losses on the emulated GPU match the CPU's (same seed, same data): the
+// whole CUDA backend, cuBLAS included, trained for 20 steps. About 10 s of CPU.
+std::map<std::string, double> charlm_losses(const std::string& device) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ember_emu_charlm_" + device + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string cmd = std::string(EMBER_EXAMPLES_DIR) + "/charlm/ember-charlm train --preset tiny --device " +
+                          device + " --max_iters 20 --eval_interval 10 --eval_iters 2 --data " +
+                          EMBER_SOURCE_DIR + "/data/tinyshakespeare.txt --out_dir " + dir.string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string output;
+  char buf[4096];
+  while (pipe && std::fgets(buf, sizeof buf, pipe)) output += buf;
+  const int status = pipe ? pclose(pipe) : -1;
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(status, 0) << cmd << "\n" << output;
+  // "step 10: train loss 4.0900, val loss 4.0853" at each evaluation, "step 12/20 loss 4.0556" in between.
+  std::map<std::string, double> losses;
+  const std::regex eval(R"(step (\d+): train loss (\d+\.\d+), val loss (\d+\.\d+))"), step(R"(step (\d+)/\d+ loss (\d+\.\d+))");
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), eval); it != std::sregex_iterator(); ++it) {
+    losses["train@" + (*it)[1].str()] = std::stod((*it)[2]);
+    losses["val@" + (*it)[1].str()] = std::stod((*it)[3]);
+  }
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), step); it != std::sregex_iterator(); ++it)
+    losses["step@" + (*it)[1].str()] = std::stod((*it)[2]);
+  return losses;
+}
+
+TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
+#ifdef __SANITIZE_ADDRESS__
+  GTEST_SKIP() << "20 emulated training steps take minutes under ASan; the --emulate CI stage runs this";
+#endif
+  const std::map<std::string, double> cpu = charlm_losses("cpu"), cuda = charlm_losses("cuda");
+  ASSERT_TRUE(cpu.count("train@20") && cpu.count("val@20")) << "the CPU run printed no loss at step 20";
+  int compared = 0;
+  for (const auto& [what, loss] : cpu) {  // printed to 4 decimals: at most a unit of rounding apart
+    if (!cuda.count(what)) continue;  // progress lines are printed by time, so some steps differ
+    EXPECT_NEAR(cuda.at(what), loss, 2e-4) << what;
+    ++compared;
+  }
+  EXPECT_TRUE(cuda.count("train@20") && cuda.count("val@20")) << "the CUDA run printed no loss at step 20";
+  EXPECT_GE(compared, 6);
 }
 
 }  // namespace
