@@ -2,7 +2,9 @@
 # Builds Ember and runs every test; with --sanitize, the same suite under ASan + UBSan (with the CUDA
 # backend emulated, so its kernels run under the sanitizers too); with --emulate, the suite with the
 # CUDA backend built by g++ against the CPU emulator (cuda/emu/), its CUDA tests in all three thread
-# orders; with --clang, the suite built by Clang (build-clang, CPU only: the compiler check).
+# orders; with --clang, the suite built by Clang (build-clang, CPU only: the compiler check). The
+# default stage also compiles the kernels with nvcc for sm_80/86/89/90 and checks ptxas's report
+# (scripts/check_cuda_build.sh; skipped without nvcc).
 # This is the README's test command and what CI (.ci/run) calls.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +30,5 @@ elif [ "${1:-}" = "--clang" ]; then
 else
   run_suite build
   bash scripts/check_consumer.sh build
+  bash scripts/check_cuda_build.sh  # nvcc for every shipped GPU arch: warnings, spills, registers
 fi
