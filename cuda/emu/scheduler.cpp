@@ -275,7 +275,9 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
       if (f.state != Fiber::AtBarrier) continue;
       ++waiting;
       if (!first) first = &f;
-      if (f.barrier_line != first->barrier_line || std::strcmp(f.barrier_file, first->barrier_file)) {
+      const bool same_site = f.barrier_line == first->barrier_line &&
+                             (f.barrier_file == first->barrier_file || !std::strcmp(f.barrier_file, first->barrier_file));
+      if (!same_site) {
         error = kernel + ": threads of block " + std::to_string(block) + " wait at different __syncthreads() (" +
                 where(*first) + " and " + where(f) + ")";
         break;
