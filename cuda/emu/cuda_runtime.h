@@ -110,6 +110,12 @@ cudaError_t cudaMalloc(T** ptr, size_t nbytes) {
   return cudaMalloc(reinterpret_cast<void**>(ptr), nbytes);
 }
 
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+#define EMBER_EMU_HAS_CLEAR_PADDING 1  // g++ 11+, clang 16+: struct arguments' pointers can be checked
+#endif
+#endif
+
 namespace ember::cuda::emu {
 
 // ---- what a running kernel thread sees ----
@@ -190,7 +196,7 @@ class Launch {
         [&] {
           using T = std::tuple_element_t<I, Params>;
           if constexpr (std::is_pointer_v<T>) out[n++] = PointerArg{static_cast<int>(I), std::get<I>(params)};
-#if defined(__has_builtin) && __has_builtin(__builtin_clear_padding)
+#ifdef EMBER_EMU_HAS_CLEAR_PADDING
           // Padding is zeroed, so that only the struct's fields are read as possible pointers.
           if constexpr (std::is_class_v<T> && alignof(T) >= alignof(void*)) {
             __builtin_clear_padding(&std::get<I>(params));
