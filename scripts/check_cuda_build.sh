@@ -18,6 +18,7 @@ if ! [ -x "$nvcc" ]; then
   echo "check_cuda_build: no nvcc at $nvcc; skipped"
   exit 0
 fi
+command -v python3 >/dev/null || { echo "check_cuda_build: needs python3 to read ptxas's report"; exit 1; }
 work=${KEEP_DIR:-$(mktemp -d)}  # KEEP_DIR: keep nvcc's logs and PTX there
 [ -n "${KEEP_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 
