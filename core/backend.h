@@ -132,6 +132,16 @@ struct SgdStep {
   double lr, momentum, dampening, weight_decay;
   bool nesterov, maximize, first_step;
 };
+// The scalars of one parameter's RMSprop step (optim/rmsprop.h).
+struct RmspropStep {
+  double lr, alpha, eps, weight_decay, momentum;
+  bool centered, maximize;
+};
+// The scalars of one parameter's Adagrad step; clr = lr / (1 + (step - 1) lr_decay) (optim/adagrad.h).
+struct AdagradStep {
+  double clr, eps, weight_decay;
+  bool maximize;
+};
 
 // Optimizer kernels: optional, and, as optimizer steps are not ops of a model, not traced by
 // EMBER_DEBUG. Each takes many tensors at once (lists of one length, one entry per parameter) and
@@ -154,7 +164,18 @@ struct SgdStep {
   /* summed in double (the 2-norms of gradient clipping). */                                                        \
   X(sum_of_squares, (const Tensor& out, const tensor_list& tensors), (out, tensors))                                \
   /* tensors[i] *= factor (rounded to their dtype), in place. */                                                    \
-  X(scale_, (const tensor_list& tensors, double factor), (tensors, factor))
+  X(scale_, (const tensor_list& tensors, double factor), (tensors, factor))                                          \
+  /* RMSprop (torch 1.13's _single_tensor_rmsprop): params, square_avgs and, when used, grad_avgs (centered) */     \
+  /* and momentum_buffers (momentum > 0; else undefined) updated from grads with steps[i]. */                        \
+  X(rmsprop_update,                                                                                                 \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& square_avgs,                           \
+     const tensor_list& grad_avgs, const tensor_list& momentum_buffers, const std::vector<RmspropStep>& steps),     \
+    (params, grads, square_avgs, grad_avgs, momentum_buffers, steps))                                               \
+  /* Adagrad (torch 1.13's _single_tensor_adagrad, dense): params and sums updated from grads with steps[i]. */     \
+  X(adagrad_update,                                                                                                 \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& sums,                                  \
+     const std::vector<AdagradStep>& steps),                                                                        \
+    (params, grads, sums, steps))
 
 // Expansions for the classes that implement the lists: a backend's class body holds
 //   EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)            every kernel, as overrides

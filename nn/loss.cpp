@@ -1,6 +1,14 @@
-// The l1 and smooth-L1 losses, composed of autograd primitives (see nn/loss.h for the modules).
+// The losses of nn/loss.h beyond cross-entropy and MSE, composed of autograd primitives in the
+// formulas PyTorch 1.13 uses (aten/src/ATen/native/Loss.cpp and torch/nn/functional.py), so values
+// and gradients agree with it; binary_cross_entropy alone has its own backward (see there why).
 #include "nn/loss.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "autograd/function.h"
+#include "autograd/grad_mode.h"
 #include "core/kernel.h"
 
 namespace ember::nn::functional {
@@ -9,6 +17,54 @@ namespace {
 void check_same_shape(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK(input.sizes() == target.sizes(), "{}: input {} and target {} must have the same shape", op,
               input.sizes(), target.sizes());
+}
+
+void check_reduction_input(const Tensor& t, const char* op, const char* what) {
+  EMBER_CHECK(t.defined(), "{}: {} is an undefined tensor", op, what);
+  EMBER_CHECK(t.is_floating_point(), "{}: {} must be floating point, got {}", op, what, dtype_name(t.dtype()));
+}
+
+// `t` (a weight) broadcasts to input's shape without widening it.
+void check_broadcasts_to_input(const Tensor& t, const Tensor& input, const char* op, const char* what) {
+  bool ok = t.dim() <= input.dim();
+  for (int64_t i = 1; ok && i <= t.dim(); ++i) ok = t.size(-i) == 1 || t.size(-i) == input.size(-i);
+  EMBER_CHECK(ok, "{}: {} of shape {} must broadcast to the input's shape {}", op, what, t.sizes(), input.sizes());
+}
+
+Tensor scalar_like(const Tensor& x, double value) { return scalar_tensor(value, x.options()); }
+
+// Values and masks computed without recording history (conditions for where()).
+template <typename F>
+Tensor no_grad(F f) {
+  NoGradGuard guard;
+  return f();
+}
+
+// PyTorch clamps each log of binary_cross_entropy to >= -100 (so log(0) gives a finite loss) and its
+// backward divides by max(x (1 - x), 1e-12). Composed, the clamp would give 0 * inf = NaN gradients at
+// x = 0 or 1, hence a function with PyTorch's backward:
+//   d/dx = (x - t) / max(x (1 - x), eps)
+struct BinaryCrossEntropy : autograd::Function<BinaryCrossEntropy> {
+  static constexpr double kLogClamp = -100.0;
+  static constexpr double kEps = 1e-12;
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& input, const Tensor& target) {
+    ctx->save_for_backward({input, target});
+    return (target - 1) * (-input).log1p().clamp_min(kLogClamp) - target * input.log().clamp_min(kLogClamp);
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const Tensor& x = saved[0];
+    const Tensor& t = saved[1];
+    return {grad_outputs[0] * (x - t) / ((1 - x) * x).clamp_min(kEps), Tensor()};
+  }
+};
+
+// ||x1 - x2 + eps||_p over `dim`: p = inf takes the largest |v|, p = 1 the sum of |v|.
+Tensor p_norm(const Tensor& v, double p, int64_t dim, bool keepdim) {
+  if (std::isinf(p)) return v.abs().amax({dim}, keepdim);
+  if (p == 1) return v.abs().sum({dim}, keepdim);
+  if (p == 2) return v.square().sum({dim}, keepdim).sqrt();
+  return v.abs().pow(p).sum({dim}, keepdim).pow(1.0 / p);
 }
 
 }  // namespace
@@ -29,6 +85,200 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
   // d/dd: d / beta inside the quadratic zone, sign(d) outside (both pieces are differentiated by where).
   Tensor loss = where(abs_d < beta, d.square() * (0.5 / beta), abs_d - 0.5 * beta);
   return apply_reduction(loss, options.reduction());
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options) {
+  const char* op = "binary_cross_entropy";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  EMBER_CHECK(input.sizes() == target.sizes(),
+              "{}: using a target size ({}) that is different to the input size ({}) is not supported; please ensure "
+              "they have the same size",
+              op, target.sizes(), input.sizes());
+  EMBER_CHECK(no_grad([&] { return input.ge(0).logical_and(input.le(1)).all(); }).item<bool>(),
+              "{}: all elements of input should be between 0 and 1 (apply sigmoid first, or use "
+              "binary_cross_entropy_with_logits)",
+              op);
+  if (options.weight().defined()) check_broadcasts_to_input(options.weight(), input, op, "weight");
+  Tensor loss = BinaryCrossEntropy::apply(input, target);
+  if (options.weight().defined()) loss = loss * options.weight();
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  const char* op = "binary_cross_entropy_with_logits";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  EMBER_CHECK(input.sizes() == target.sizes(), "{}: target size ({}) must be the same as input size ({})", op,
+              target.sizes(), input.sizes());
+  // log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m)), m = max(-x, 0): no exp of a positive number.
+  // (Its derivative in m is 0, so the clamp's kink adds nothing to the gradient.)
+  if (options.weight().defined()) check_broadcasts_to_input(options.weight(), input, op, "weight");
+  Tensor max_val = (-input).clamp_min(0);
+  Tensor log_one_plus_exp = ((-max_val).exp() + (-input - max_val).exp()).log() + max_val;
+  Tensor loss;
+  if (options.pos_weight().defined()) {
+    const Tensor& pos_weight = options.pos_weight();
+    check_broadcasts_to_input(pos_weight, input, op, "pos_weight (one weight per class, the last dim)");
+    Tensor log_weight = (pos_weight - 1) * target + 1;
+    loss = (1 - target) * input + log_weight * log_one_plus_exp;
+  } else {
+    loss = (1 - target) * input + log_one_plus_exp;
+  }
+  if (options.weight().defined()) loss = loss * options.weight();
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
+  const char* op = "kl_div";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  check_same_shape(input, target, op);
+  Tensor loss;
+  if (options.log_target()) {
+    loss = target.exp() * (target - input);
+  } else {
+    // xlogy(t, t) - t x: t log t is 0 where t is 0 (the log of a safe 1 there keeps NaN out).
+    Tensor zero_target = no_grad([&] { return target.eq(0); });
+    Tensor safe_target = where(zero_target, scalar_like(target, 1), target);
+    loss = where(zero_target, scalar_like(target, 0), target * safe_target.log()) - target * input;
+  }
+  if (std::holds_alternative<BatchMeanReduction>(options.reduction())) {
+    Tensor sum = loss.sum();
+    return input.dim() == 0 ? sum : sum / static_cast<double>(input.size(0));
+  }
+  return apply_reduction(loss, std::get<Reduction>(options.reduction()));
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
+  const char* op = "huber_loss";
+  kernel::check_same_device(op, {input, target});
+  check_same_shape(input, target, op);
+  const double delta = options.delta();
+  EMBER_CHECK(delta > 0, "{}: delta must be positive, got {}", op, delta);
+  Tensor d = input - target;
+  Tensor abs_d = d.abs();
+  Tensor quadratic = no_grad([&] { return abs_d.lt(delta); });
+  // d/dd: d inside the quadratic zone, delta sign(d) outside (both equal d at |d| = delta)
+  return apply_reduction(where(quadratic, d.square() * 0.5, (abs_d - 0.5 * delta) * delta), options.reduction());
+}
+
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
+  const char* op = "poisson_nll_loss";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  check_same_shape(input, target, op);
+  Tensor loss = options.log_input() ? input.exp() - target * input : input - target * (input + options.eps()).log();
+  if (options.full()) {
+    // Stirling: log(t!) ~ t log t - t + 0.5 log(2 pi t), added only where t > 1
+    Tensor small = no_grad([&] { return target.le(1); });
+    Tensor safe_target = where(small, scalar_like(target, 2), target);
+    Tensor stirling = safe_target * safe_target.log() - safe_target + (safe_target * (2 * std::numbers::pi)).log() * 0.5;
+    loss = loss + stirling.masked_fill(small, 0);
+  }
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
+                         const GaussianNLLLossFuncOptions& options) {
+  const char* op = "gaussian_nll_loss";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  check_reduction_input(var, op, "var");
+  kernel::check_same_device(op, {input, target, var});
+  check_same_shape(input, target, op);
+  Tensor v = var;
+  if (var.sizes() != input.sizes()) {
+    const bool batch_match = input.dim() >= 1 && var.dim() == input.dim() - 1 &&
+                             std::equal(var.sizes().begin(), var.sizes().end(), input.sizes().begin());
+    const bool heteroscedastic = input.dim() >= 1 && var.dim() == input.dim() && var.size(-1) == 1 &&
+                                 std::equal(var.sizes().begin(), var.sizes().end() - 1, input.sizes().begin());
+    EMBER_CHECK(batch_match || heteroscedastic,
+                "{}: var {} is of incorrect size for input {} (expected the input's shape, or it with the last dim "
+                "1 or dropped)",
+                op, var.sizes(), input.sizes());
+    if (batch_match) v = var.unsqueeze(-1);
+  }
+  EMBER_CHECK(!no_grad([&] { return var.lt(0).any(); }).item<bool>(), "{}: var has negative entry/entries", op);
+  // PyTorch clamps var to eps under no_grad: the value is clamped, the gradient passes as if it were not.
+  Tensor clamped = v + no_grad([&] { return v.clamp_min(options.eps()) - v; });
+  Tensor loss = (clamped.log() + (input - target).square() / clamped) * 0.5;
+  if (options.full()) loss = loss + 0.5 * std::log(2 * std::numbers::pi);
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options) {
+  const char* op = "margin_ranking_loss";
+  kernel::check_same_device(op, {input1, input2, target});
+  EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
+              "{}: all input tensors should have the same number of dimensions but got sizes: input1: {}, input2: "
+              "{}, target: {}",
+              op, input1.sizes(), input2.sizes(), target.sizes());
+  // max(0, -y (x1 - x2) + margin); the clamp's gradient includes 0, as PyTorch's clamp_min_
+  return apply_reduction((-target * (input1 - input2) + options.margin()).clamp_min(0), options.reduction());
+}
+
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options) {
+  const char* op = "hinge_embedding_loss";
+  check_reduction_input(input, op, "input");
+  kernel::check_same_device(op, {input, target});
+  Tensor zero = scalar_like(input, 0);
+  Tensor not_positive = no_grad([&] { return target.ne(1); });
+  Tensor not_negative = no_grad([&] { return target.ne(-1); });
+  Tensor margin_clamp = (options.margin() - input).clamp_min(0);
+  Tensor loss = where(not_positive, margin_clamp, zero) + where(not_negative, input, zero);
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options) {
+  const char* op = "cosine_embedding_loss";
+  constexpr double kEpsilon = 1e-12;  // added to each squared norm, as PyTorch
+  kernel::check_same_device(op, {input1, input2, target});
+  const int64_t target_dim = target.dim();
+  EMBER_CHECK(target_dim <= 1, "{}: 0-D or 1-D target tensor expected, multi-target not supported (target {})", op,
+              target.sizes());
+  EMBER_CHECK(input1.dim() == target_dim + 1 && input2.dim() == target_dim + 1,
+              "{}: a {}-D target expects {}-D input tensors, but found inputs with sizes {} and {}", op, target_dim,
+              target_dim + 1, input1.sizes(), input2.sizes());
+  Tensor prod_sum = (input1 * input2).sum({target_dim});
+  Tensor mag_square1 = (input1 * input1).sum({target_dim}) + kEpsilon;
+  Tensor mag_square2 = (input2 * input2).sum({target_dim}) + kEpsilon;
+  Tensor cos = prod_sum / (mag_square1 * mag_square2).sqrt();
+  Tensor zero = scalar_like(cos, 0);
+  Tensor positive = no_grad([&] { return target.eq(1); });
+  Tensor negative = no_grad([&] { return target.eq(-1); });
+  Tensor loss = where(positive, 1 - cos, zero) + where(negative, (cos - options.margin()).clamp_min(0), zero);
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options) {
+  const char* op = "pairwise_distance";
+  kernel::check_same_device(op, {x1, x2});
+  EMBER_CHECK(options.p() > 0, "{}: p must be positive, got {}", op, options.p());
+  const int64_t dims = std::max(x1.dim(), x2.dim());
+  EMBER_CHECK(dims >= 1, "{}: inputs must have at least one dimension, got {} and {}", op, x1.sizes(), x2.sizes());
+  return p_norm(x1 - x2 + options.eps(), options.p(), dims - 1, options.keepdim());
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options) {
+  const char* op = "triplet_margin_loss";
+  kernel::check_same_device(op, {anchor, positive, negative});
+  EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+              "{}: all inputs should have the same dimension but got {}-D, {}-D and {}-D inputs ({}, {}, {})", op,
+              anchor.dim(), positive.dim(), negative.dim(), anchor.sizes(), positive.sizes(), negative.sizes());
+  const auto distance = PairwiseDistanceFuncOptions().p(options.p()).eps(options.eps());
+  Tensor dist_pos = pairwise_distance(anchor, positive, distance);
+  Tensor dist_neg = pairwise_distance(anchor, negative, distance);
+  if (options.swap()) dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, distance));
+  return apply_reduction((dist_pos - dist_neg + options.margin()).clamp_min(0), options.reduction());
 }
 
 }  // namespace ember::nn::functional

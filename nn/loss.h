@@ -1,5 +1,7 @@
-// Loss modules (MSELoss, L1Loss, SmoothL1Loss, CrossEntropyLoss, NLLLoss) and the functional l1 and
-// smooth-L1 losses, as torch::nn's.
+// Loss modules (MSELoss, L1Loss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, and the losses of binary
+// classification, divergence, ranking and embeddings: BCELoss, BCEWithLogitsLoss, KLDivLoss,
+// HuberLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
+// PoissonNLLLoss, GaussianNLLLoss) and their functions, as torch::nn's.
 //
 //   ember::nn::MSELoss mse;                                              // mean of (input - target)^2
 //   ember::nn::SmoothL1Loss huber(ember::nn::SmoothL1LossOptions().beta(0.5));
@@ -10,9 +12,18 @@
 // composition of autograd primitives (the gradients follow from those).
 #pragma once
 
+#include <variant>
+
 #include "nn/functional.h"
 #include "nn/module.h"
 #include "nn/options.h"
+
+namespace ember {
+// KLDivLoss's reduction adds "batchmean" (the sum divided by the batch size, the true KL divergence),
+// as torch::kBatchMean.
+struct BatchMeanReduction {};
+inline constexpr BatchMeanReduction kBatchMean{};
+}  // namespace ember
 
 namespace ember::nn {
 
@@ -32,6 +43,110 @@ struct SmoothL1LossFuncOptions {
 };
 // Huber-like: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, with d = input - target, reduced.
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options = {});
+
+// ---- binary classification ----
+
+struct BinaryCrossEntropyFuncOptions {
+  EMBER_ARG(Reduction, reduction) = kMean;
+  EMBER_ARG(Tensor, weight) = {};  // rescales each element's loss; broadcastable to input
+};
+// -w (t log(x) + (1 - t) log(1 - x)) for probabilities x in [0, 1], each log clamped to >= -100 as
+// PyTorch does. input and target of the same shape; target gets no gradient (as in torch 1.13).
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options = {});
+
+struct BinaryCrossEntropyWithLogitsFuncOptions {
+  EMBER_ARG(Reduction, reduction) = kMean;
+  EMBER_ARG(Tensor, weight) = {};      // per element, broadcastable to input
+  EMBER_ARG(Tensor, pos_weight) = {};  // per class (the last dim), weights the positive term
+};
+// binary_cross_entropy(sigmoid(x), t) computed from the logits x without overflow:
+//   (1 - t) x + l (log(exp(-m) + exp(-x - m)) + m),  m = max(-x, 0),  l = 1 + (pos_weight - 1) t
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+
+// ---- divergence and regression ----
+
+struct KLDivFuncOptions {
+  using reduction_t = std::variant<Reduction, BatchMeanReduction>;
+  KLDivFuncOptions(reduction_t reduction = kMean) : reduction_(reduction) {}
+  EMBER_ARG(reduction_t, reduction);
+  EMBER_ARG(bool, log_target) = false;  // target holds log-probabilities
+};
+// target (log target - input) for log-probabilities input; 0 where target is 0. Same shapes.
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options = {});
+
+struct HuberLossFuncOptions {
+  HuberLossFuncOptions(Reduction reduction = kMean) : reduction_(reduction) {}
+  EMBER_ARG(Reduction, reduction);
+  EMBER_ARG(double, delta) = 1.0;  // > 0
+};
+// 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target. Same shapes.
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options = {});
+
+struct PoissonNLLLossFuncOptions {
+  EMBER_ARG(bool, log_input) = true;  // input is log(rate)
+  EMBER_ARG(bool, full) = false;      // add Stirling's approximation of log(target!) where target > 1
+  EMBER_ARG(double, eps) = 1e-8;      // log(input + eps) when log_input is false
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// exp(input) - target input (log_input), else input - target log(input + eps). Same shapes.
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options = {});
+
+struct GaussianNLLLossFuncOptions {
+  EMBER_ARG(bool, full) = false;  // add the constant 0.5 log(2 pi)
+  EMBER_ARG(double, eps) = 1e-6;  // var is clamped to >= eps (the clamp passes the gradient through)
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// 0.5 (log(var) + (input - target)^2 / var). var has input's shape, or input's shape with the last
+// dim 1 or missing (one variance shared by the last dim); it must not be negative.
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
+                         const GaussianNLLLossFuncOptions& options = {});
+
+// ---- ranking and embeddings: y in {1, -1} says whether a pair should be close / ordered ----
+
+struct MarginRankingLossFuncOptions {
+  EMBER_ARG(double, margin) = 0.0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// max(0, -y (x1 - x2) + margin); x1, x2, y broadcast, and must have the same number of dims.
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossFuncOptions& options = {});
+
+struct HingeEmbeddingLossFuncOptions {
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// x where y == 1, max(0, margin - x) where y == -1.
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options = {});
+
+struct CosineEmbeddingLossFuncOptions {
+  EMBER_ARG(double, margin) = 0.0;
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// 1 - cos(x1, x2) where y == 1, max(0, cos(x1, x2) - margin) where y == -1.
+//   input1, input2 (N, D) with target (N), or (D) with a 0-d target
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossFuncOptions& options = {});
+
+struct TripletMarginLossFuncOptions {
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(double, p) = 2.0;     // the norm of the distances
+  EMBER_ARG(double, eps) = 1e-6;  // added to the differences before the norm
+  EMBER_ARG(bool, swap) = false;  // use min(d(a, n), d(p, n)) as the negative distance
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// max(0, margin + d(anchor, positive) - d(anchor, negative)), d = pairwise_distance over the last dim.
+//   anchor, positive, negative (N, D) or (D), all with the same number of dims
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossFuncOptions& options = {});
+
+struct PairwiseDistanceFuncOptions {
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(bool, keepdim) = false;
+};
+// ||x1 - x2 + eps||_p over the last dim (x1, x2 broadcast).
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options = {});
 
 }  // namespace functional
 
@@ -76,5 +191,84 @@ EMBER_MODULE(L1Loss);
 EMBER_MODULE(SmoothL1Loss);
 EMBER_MODULE(CrossEntropyLoss);
 EMBER_MODULE(NLLLoss);
+
+// ---- the losses above as modules ----
+
+using BCELossOptions = functional::BinaryCrossEntropyFuncOptions;
+using BCEWithLogitsLossOptions = functional::BinaryCrossEntropyWithLogitsFuncOptions;
+using KLDivLossOptions = functional::KLDivFuncOptions;
+using HuberLossOptions = functional::HuberLossFuncOptions;
+using PoissonNLLLossOptions = functional::PoissonNLLLossFuncOptions;
+using MarginRankingLossOptions = functional::MarginRankingLossFuncOptions;
+using HingeEmbeddingLossOptions = functional::HingeEmbeddingLossFuncOptions;
+using CosineEmbeddingLossOptions = functional::CosineEmbeddingLossFuncOptions;
+using TripletMarginLossOptions = functional::TripletMarginLossFuncOptions;
+using GaussianNLLLossOptions = functional::GaussianNLLLossFuncOptions;
+
+class BCELossImpl : public LossImpl<BCELossOptions, functional::binary_cross_entropy> {
+ public:
+  using LossImpl::LossImpl;
+};
+class BCEWithLogitsLossImpl : public LossImpl<BCEWithLogitsLossOptions, functional::binary_cross_entropy_with_logits> {
+ public:
+  using LossImpl::LossImpl;
+};
+class KLDivLossImpl : public LossImpl<KLDivLossOptions, functional::kl_div> {
+ public:
+  using LossImpl::LossImpl;
+};
+class HuberLossImpl : public LossImpl<HuberLossOptions, functional::huber_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+class PoissonNLLLossImpl : public LossImpl<PoissonNLLLossOptions, functional::poisson_nll_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+class HingeEmbeddingLossImpl : public LossImpl<HingeEmbeddingLossOptions, functional::hinge_embedding_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+EMBER_MODULE(BCELoss);
+EMBER_MODULE(BCEWithLogitsLoss);
+EMBER_MODULE(KLDivLoss);
+EMBER_MODULE(HuberLoss);
+EMBER_MODULE(PoissonNLLLoss);
+EMBER_MODULE(HingeEmbeddingLoss);
+
+// Losses of three tensors: forward(a, b, c).
+template <typename Options, Tensor (*Loss)(const Tensor&, const Tensor&, const Tensor&, const Options&)>
+class TernaryLossImpl : public Module {
+ public:
+  explicit TernaryLossImpl(const Options& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) { return Loss(a, b, c, options); }
+  Options options;
+};
+
+// forward(input1, input2, target)
+class MarginRankingLossImpl : public TernaryLossImpl<MarginRankingLossOptions, functional::margin_ranking_loss> {
+ public:
+  using TernaryLossImpl::TernaryLossImpl;
+};
+// forward(input1, input2, target)
+class CosineEmbeddingLossImpl : public TernaryLossImpl<CosineEmbeddingLossOptions, functional::cosine_embedding_loss> {
+ public:
+  using TernaryLossImpl::TernaryLossImpl;
+};
+// forward(anchor, positive, negative)
+class TripletMarginLossImpl : public TernaryLossImpl<TripletMarginLossOptions, functional::triplet_margin_loss> {
+ public:
+  using TernaryLossImpl::TernaryLossImpl;
+};
+// forward(input, target, var)
+class GaussianNLLLossImpl : public TernaryLossImpl<GaussianNLLLossOptions, functional::gaussian_nll_loss> {
+ public:
+  using TernaryLossImpl::TernaryLossImpl;
+};
+EMBER_MODULE(MarginRankingLoss);
+EMBER_MODULE(CosineEmbeddingLoss);
+EMBER_MODULE(TripletMarginLoss);
+EMBER_MODULE(GaussianNLLLoss);
 
 }  // namespace ember::nn

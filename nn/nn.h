@@ -19,3 +19,4 @@
 #include "nn/normalization.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
+#include "nn/activation_more.h"

@@ -14,3 +14,5 @@
 #include "optim/lr_scheduler.h"
 #include "optim/optimizer.h"
 #include "optim/sgd.h"
+#include "optim/adagrad.h"
+#include "optim/rmsprop.h"

@@ -199,3 +199,77 @@ void make_data_loader(Args&&...) {
 }  // namespace data
 
 }  // namespace torch
+
+// ---- activations and losses of nn/activation_more.h and nn/loss.h as ATen's torch:: functions ----
+// (The modules, options and nn::functional calls need nothing here: torch::nn is ember::nn.)
+// Reductions as torch::Reduction::Mean / Sum / None, argument order and defaults as ATen's.
+namespace torch {
+inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                   Reduction reduction = kMean) {
+  return nn::functional::binary_cross_entropy(
+      input, target, nn::functional::BinaryCrossEntropyFuncOptions().weight(weight).reduction(reduction));
+}
+inline Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                               const Tensor& pos_weight = {}, Reduction reduction = kMean) {
+  return nn::functional::binary_cross_entropy_with_logits(
+      input, target,
+      nn::functional::BinaryCrossEntropyWithLogitsFuncOptions().weight(weight).pos_weight(pos_weight).reduction(reduction));
+}
+inline Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = kMean, bool log_target = false) {
+  return nn::functional::kl_div(input, target, nn::functional::KLDivFuncOptions(reduction).log_target(log_target));
+}
+inline Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, double delta = 1.0) {
+  return nn::functional::huber_loss(input, target, nn::functional::HuberLossFuncOptions(reduction).delta(delta));
+}
+inline Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                                  double margin = 0.0, Reduction reduction = kMean) {
+  return nn::functional::margin_ranking_loss(
+      input1, input2, target, nn::functional::MarginRankingLossFuncOptions().margin(margin).reduction(reduction));
+}
+inline Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin = 1.0,
+                                   Reduction reduction = kMean) {
+  return nn::functional::hinge_embedding_loss(
+      input, target, nn::functional::HingeEmbeddingLossFuncOptions().margin(margin).reduction(reduction));
+}
+inline Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                                    double margin = 0.0, Reduction reduction = kMean) {
+  return nn::functional::cosine_embedding_loss(
+      input1, input2, target, nn::functional::CosineEmbeddingLossFuncOptions().margin(margin).reduction(reduction));
+}
+inline Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                  double margin = 1.0, double p = 2, double eps = 1e-6, bool swap = false,
+                                  Reduction reduction = kMean) {
+  return nn::functional::triplet_margin_loss(
+      anchor, positive, negative,
+      nn::functional::TripletMarginLossFuncOptions().margin(margin).p(p).eps(eps).swap(swap).reduction(reduction));
+}
+inline Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
+                               Reduction reduction) {
+  return nn::functional::poisson_nll_loss(
+      input, target,
+      nn::functional::PoissonNLLLossFuncOptions().log_input(log_input).full(full).eps(eps).reduction(reduction));
+}
+inline Tensor softplus(const Tensor& input, double beta = 1, double threshold = 20) {
+  return nn::functional::softplus(input, nn::functional::SoftplusFuncOptions().beta(beta).threshold(threshold));
+}
+inline Tensor elu(const Tensor& input, double alpha = 1) {
+  return nn::functional::elu(input, nn::functional::ELUFuncOptions().alpha(alpha));
+}
+inline Tensor selu(const Tensor& input) { return nn::functional::selu(input); }
+inline Tensor celu(const Tensor& input, double alpha = 1) {
+  return nn::functional::celu(input, nn::functional::CELUFuncOptions().alpha(alpha));
+}
+inline Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01) {
+  return nn::functional::leaky_relu(input, nn::functional::LeakyReLUFuncOptions().negative_slope(negative_slope));
+}
+inline Tensor prelu(const Tensor& input, const Tensor& weight) { return nn::functional::prelu(input, weight); }
+inline Tensor hardtanh(const Tensor& input, double min_val = -1, double max_val = 1) {
+  return nn::functional::hardtanh(input, nn::functional::HardtanhFuncOptions().min_val(min_val).max_val(max_val));
+}
+inline Tensor threshold(const Tensor& input, double threshold, double value) {
+  return nn::functional::threshold(input, nn::functional::ThresholdFuncOptions(threshold, value));
+}
+inline Tensor log_sigmoid(const Tensor& input) { return nn::functional::logsigmoid(input); }
+inline Tensor silu(const Tensor& input) { return nn::functional::silu(input); }
+inline Tensor mish(const Tensor& input) { return nn::functional::mish(input); }
+}  // namespace torch

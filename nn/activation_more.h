@@ -1,0 +1,316 @@
+// More activations, as torch::nn's modules and torch::nn::functional's functions: Sigmoid, Tanh, SiLU,
+// Mish, ELU, SELU, CELU, LeakyReLU, PReLU (learned slope), Hardtanh, Softplus, Softsign, LogSigmoid,
+// Softmin, LogSoftmax, Threshold; and the shape helpers Identity, Flatten, Unflatten, Dropout2d.
+//
+//   namespace F = ember::nn::functional;
+//   ember::nn::Sequential net(ember::nn::Flatten(), ember::nn::Linear(16, 8),
+//                             ember::nn::LeakyReLU(ember::nn::LeakyReLUOptions().negative_slope(0.2)),
+//                             ember::nn::Linear(8, 1));
+//   ember::Tensor p = F::softplus(net(x), F::SoftplusFuncOptions().beta(2).threshold(10));
+//
+// Every function is a composition of differentiable primitives (core/tensor.h), written so that the
+// gradient equals PyTorch's everywhere, kinks included (the comment above each says which side a kink
+// takes), and so that no branch that where() discards can overflow into a NaN gradient. Not here:
+// the fused kernels PyTorch has for these; the compositions are the reference such kernels would need.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "nn/module.h"
+#include "nn/options.h"
+
+namespace ember::nn {
+
+namespace functional {
+
+Tensor sigmoid(const Tensor& input);
+Tensor tanh(const Tensor& input);
+// x * sigmoid(x)
+Tensor silu(const Tensor& input);
+// x * tanh(softplus(x))
+Tensor mish(const Tensor& input);
+// x / (1 + |x|)
+Tensor softsign(const Tensor& input);
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), which never overflows
+Tensor logsigmoid(const Tensor& input);
+
+struct ELUFuncOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > 0 else alpha (exp(x) - 1)
+Tensor elu(Tensor input, const ELUFuncOptions& options = {});
+
+struct SELUFuncOptions {
+  SELUFuncOptions(bool inplace = false) : inplace_(inplace) {}
+  EMBER_ARG(bool, inplace);
+};
+// scale * elu(x, alpha) with Klambauer et al.'s constants (kSeluAlpha, kSeluScale)
+Tensor selu(Tensor input, const SELUFuncOptions& options = {});
+
+struct CELUFuncOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > 0 else alpha (exp(x / alpha) - 1); alpha must not be 0
+Tensor celu(Tensor input, const CELUFuncOptions& options = {});
+
+struct LeakyReLUFuncOptions {
+  EMBER_ARG(double, negative_slope) = 1e-2;
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > 0 else negative_slope * x
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = {});
+
+// x if x > 0 else weight * x, with one slope per channel (dim 1) or one for all.
+//   input (N, C, *) or any shape when weight has one element; weight (C) or (1)
+Tensor prelu(const Tensor& input, const Tensor& weight);
+
+struct HardtanhFuncOptions {
+  EMBER_ARG(double, min_val) = -1.0;
+  EMBER_ARG(double, max_val) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// clamp(x, min_val, max_val); the gradient is 1 strictly inside the interval only
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {});
+
+struct SoftplusFuncOptions {
+  EMBER_ARG(double, beta) = 1.0;
+  EMBER_ARG(double, threshold) = 20.0;
+};
+// log(1 + exp(beta x)) / beta, or x itself where beta x > threshold
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});
+
+struct SoftminFuncOptions {
+  SoftminFuncOptions(int64_t dim) : dim_(dim) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+// softmax(-x) over dim
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
+
+struct ThresholdFuncOptions {
+  ThresholdFuncOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+  EMBER_ARG(double, threshold);
+  EMBER_ARG(double, value);
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > threshold else value
+Tensor threshold(Tensor input, const ThresholdFuncOptions& options);
+
+struct Dropout2dFuncOptions {
+  EMBER_ARG(double, p) = 0.5;
+  EMBER_ARG(bool, training) = true;
+  EMBER_ARG(bool, inplace) = false;
+};
+// Zeroes whole channels: one draw per (N, C) pair, kept with probability 1 - p and scaled by 1/(1-p).
+// input (N, C, *), at least 2-D. As torch 1.13, a 3-D input is read as (N, C, L), not (C, H, W).
+Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options = {});
+
+}  // namespace functional
+
+// ---- modules: options stored, forward calls the function above ----
+
+// A module without options or parameters whose forward is one function of the input.
+template <Tensor (*Fn)(const Tensor&)>
+class UnaryActivationImpl : public Module {
+ public:
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return Fn(input); }
+  void pretty_print(std::ostream& stream) const override { stream << name() << "()"; }
+};
+
+class SigmoidImpl : public UnaryActivationImpl<functional::sigmoid> {};
+class TanhImpl : public UnaryActivationImpl<functional::tanh> {};
+class SiLUImpl : public UnaryActivationImpl<functional::silu> {};
+class MishImpl : public UnaryActivationImpl<functional::mish> {};
+class SoftsignImpl : public UnaryActivationImpl<functional::softsign> {};
+class LogSigmoidImpl : public UnaryActivationImpl<functional::logsigmoid> {};
+EMBER_MODULE(Sigmoid);
+EMBER_MODULE(Tanh);
+EMBER_MODULE(SiLU);
+EMBER_MODULE(Mish);
+EMBER_MODULE(Softsign);
+EMBER_MODULE(LogSigmoid);
+
+using ELUOptions = functional::ELUFuncOptions;
+class ELUImpl : public Module {
+ public:
+  explicit ELUImpl(const ELUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::elu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  ELUOptions options;
+};
+EMBER_MODULE(ELU);
+
+using SELUOptions = functional::SELUFuncOptions;
+class SELUImpl : public Module {
+ public:
+  explicit SELUImpl(const SELUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::selu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  SELUOptions options;
+};
+EMBER_MODULE(SELU);
+
+using CELUOptions = functional::CELUFuncOptions;
+class CELUImpl : public Module {
+ public:
+  explicit CELUImpl(const CELUOptions& options = {});
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::celu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  CELUOptions options;
+};
+EMBER_MODULE(CELU);
+
+using LeakyReLUOptions = functional::LeakyReLUFuncOptions;
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::leaky_relu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  LeakyReLUOptions options;
+};
+EMBER_MODULE(LeakyReLU);
+
+struct PReLUOptions {
+  // 1 (one slope shared by every channel) or the number of channels of the input (dim 1).
+  EMBER_ARG(int64_t, num_parameters) = 1;
+  EMBER_ARG(double, init) = 0.25;  // the slopes' initial value
+};
+class PReLUImpl : public Module {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options = {});
+  void reset_parameters();  // weight = init
+  Tensor forward(const Tensor& input) { return functional::prelu(input, weight); }
+  void pretty_print(std::ostream& stream) const override;
+  PReLUOptions options;
+  Tensor weight;  // (num_parameters)
+};
+EMBER_MODULE(PReLU);
+
+using HardtanhOptions = functional::HardtanhFuncOptions;
+class HardtanhImpl : public Module {
+ public:
+  explicit HardtanhImpl(const HardtanhOptions& options = {});
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::hardtanh(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  HardtanhOptions options;
+};
+EMBER_MODULE(Hardtanh);
+
+using SoftplusOptions = functional::SoftplusFuncOptions;
+class SoftplusImpl : public Module {
+ public:
+  explicit SoftplusImpl(const SoftplusOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return functional::softplus(input, options); }
+  void pretty_print(std::ostream& stream) const override;
+  SoftplusOptions options;
+};
+EMBER_MODULE(Softplus);
+
+using SoftminOptions = functional::SoftminFuncOptions;
+class SoftminImpl : public Module {
+ public:
+  explicit SoftminImpl(const SoftminOptions& options) : options(options) {}
+  explicit SoftminImpl(int64_t dim) : SoftminImpl(SoftminOptions(dim)) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return functional::softmin(input, options); }
+  void pretty_print(std::ostream& stream) const override;
+  SoftminOptions options;
+};
+EMBER_MODULE(Softmin);
+
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) : dim_(dim) {}
+  EMBER_ARG(int64_t, dim);
+};
+class LogSoftmaxImpl : public Module {
+ public:
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
+  explicit LogSoftmaxImpl(int64_t dim) : LogSoftmaxImpl(LogSoftmaxOptions(dim)) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return input.log_softmax(options.dim()); }
+  void pretty_print(std::ostream& stream) const override;
+  LogSoftmaxOptions options;
+};
+EMBER_MODULE(LogSoftmax);
+
+using ThresholdOptions = functional::ThresholdFuncOptions;
+class ThresholdImpl : public Module {
+ public:
+  explicit ThresholdImpl(const ThresholdOptions& options) : options(options) {}
+  ThresholdImpl(double threshold, double value) : ThresholdImpl(ThresholdOptions(threshold, value)) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::threshold(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  ThresholdOptions options;
+};
+EMBER_MODULE(Threshold);
+
+// Returns its input (a placeholder in a Sequential).
+class IdentityImpl : public Module {
+ public:
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return input; }
+  void pretty_print(std::ostream& stream) const override;
+};
+EMBER_MODULE(Identity);
+
+struct FlattenOptions {
+  EMBER_ARG(int64_t, start_dim) = 1;  // keeps the batch dim
+  EMBER_ARG(int64_t, end_dim) = -1;
+};
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  // (N, d1, ..., dk) -> (N, d1 * ... * dk) with the default dims
+  Tensor forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+  void pretty_print(std::ostream& stream) const override;
+  FlattenOptions options;
+};
+EMBER_MODULE(Flatten);
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::vector<int64_t>, sizes);  // may hold one -1
+};
+class UnflattenImpl : public Module {
+ public:
+  explicit UnflattenImpl(const UnflattenOptions& options) : options(options) {}
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+  void pretty_print(std::ostream& stream) const override;
+  UnflattenOptions options;
+};
+EMBER_MODULE(Unflatten);
+
+struct Dropout2dOptions {
+  Dropout2dOptions(double p = 0.5) : p_(p) {}
+  EMBER_ARG(double, p);
+  EMBER_ARG(bool, inplace) = false;
+};
+class Dropout2dImpl : public Module {
+ public:
+  explicit Dropout2dImpl(const Dropout2dOptions& options = {});
+  explicit Dropout2dImpl(double p) : Dropout2dImpl(Dropout2dOptions(p)) {}
+  void reset_parameters() {}
+  // Channel dropout while training, the input itself in eval mode.
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  Dropout2dOptions options;
+};
+EMBER_MODULE(Dropout2d);
+
+}  // namespace ember::nn

@@ -1,0 +1,126 @@
+// Adagrad (optim/adagrad.h), run like optim/sgd.cpp: the backend's adagrad_update kernel
+// (core/cpu/optim_more.cpp) for contiguous tensors, PyTorch's bits; torch 1.13's _single_tensor_adagrad
+// (dense gradients) as tensor ops for any other device or layout. The decayed learning rate is
+// computed in double, as Python does; the kernels round it to the tensor's dtype.
+#include "optim/adagrad.h"
+
+#include <algorithm>
+
+#include "autograd/grad_mode.h"
+#include "core/backend.h"
+#include "optim/detail.h"
+
+namespace ember::optim {
+
+using nlohmann::json;
+
+AdagradOptions::AdagradOptions(double lr) : lr_(lr) {}
+
+std::string AdagradOptions::to_json() const {
+  return json{{"lr", lr()},
+              {"lr_decay", lr_decay()},
+              {"weight_decay", weight_decay()},
+              {"initial_accumulator_value", initial_accumulator_value()},
+              {"eps", eps()},
+              {"maximize", maximize()}}
+      .dump();
+}
+
+void AdagradOptions::from_json(const std::string& text) {
+  json j = detail::parse_json(text, "AdagradOptions::from_json");
+  lr(detail::field<double>(j, "lr"));
+  lr_decay(detail::field<double>(j, "lr_decay"));
+  weight_decay(detail::field<double>(j, "weight_decay"));
+  initial_accumulator_value(detail::field<double>(j, "initial_accumulator_value"));
+  eps(detail::field<double>(j, "eps"));
+  maximize(detail::field<bool>(j, "maximize"));
+}
+
+Adagrad::Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<AdagradOptions>(defaults)) {
+  for (size_t g = 0; g < param_groups_.size(); ++g) {
+    const auto& o = detail::options_as<AdagradOptions>(param_groups_[g].options(), "Adagrad");
+    EMBER_CHECK(o.lr() >= 0, "Adagrad: invalid learning rate {} (group {})", o.lr(), g);
+    EMBER_CHECK(o.lr_decay() >= 0, "Adagrad: invalid lr_decay value {} (group {})", o.lr_decay(), g);
+    EMBER_CHECK(o.weight_decay() >= 0, "Adagrad: invalid weight_decay value {} (group {})", o.weight_decay(), g);
+    EMBER_CHECK(o.initial_accumulator_value() >= 0, "Adagrad: invalid initial_accumulator_value value {} (group {})",
+                o.initial_accumulator_value(), g);
+    EMBER_CHECK(o.eps() >= 0, "Adagrad: invalid epsilon value {} (group {})", o.eps(), g);
+  }
+}
+
+Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions defaults)
+    : Adagrad(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+void Adagrad::check_param_state(const OptimizerOptions&, OptimizerParamState& state, const std::string& where) const {
+  EMBER_CHECK(static_cast<AdagradParamState&>(state).sum().defined(), "{}: the checkpoint lacks sum", where);
+}
+
+namespace {
+
+// torch 1.13's _single_tensor_adagrad (dense), op by op.
+void adagrad_composed(Tensor& p, const Tensor& g, AdagradParamState& st, const AdagradStep& h) {
+  Tensor grad = h.maximize ? -g : g;
+  if (h.weight_decay != 0) grad = grad.add(p, h.weight_decay);
+  st.sum().add_(grad * 1.0 * grad);  // addcmul_(grad, grad, value=1)
+  Tensor std = st.sum().sqrt().add_(h.eps);
+  p.add_(grad * (-h.clr) / std);  // addcdiv_(grad, std, value=-clr)
+}
+
+struct AdagradBatch {
+  Device device;
+  ScalarType dtype;
+  tensor_list params = {}, grads = {}, sums = {};
+  std::vector<AdagradStep> steps = {};
+  std::vector<AdagradParamState*> states = {};
+};
+
+}  // namespace
+
+Tensor Adagrad::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard no_grad;
+  const double initial_value = detail::options_as<AdagradOptions>(defaults(), "Adagrad").initial_accumulator_value();
+  std::vector<AdagradBatch> batches;
+  for (auto& group : param_groups_) {
+    const auto& o = detail::options_as<AdagradOptions>(group.options(), "Adagrad");
+    for (auto& p : group.params()) {
+      const Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      auto& slot = state_[p.unsafeGetTensorImpl()];
+      if (!slot) {
+        auto fresh = std::make_unique<AdagradParamState>();
+        fresh->sum(full_like(p, initial_value));
+        slot = std::move(fresh);
+      }
+      auto& st = static_cast<AdagradParamState&>(*slot);
+      st.step(st.step() + 1);
+      // Python's arithmetic on the step count, in double
+      const AdagradStep step{o.lr() / (1 + static_cast<double>(st.step() - 1) * o.lr_decay()), o.eps(),
+                             o.weight_decay(), o.maximize()};
+      if (!detail::fusable(p.dtype(), {&p, &grad, &st.sum()})) {
+        adagrad_composed(p, grad, st, step);
+        continue;
+      }
+      auto b = std::find_if(batches.begin(), batches.end(),
+                            [&](const AdagradBatch& b) { return b.device == p.device() && b.dtype == p.dtype(); });
+      if (b == batches.end()) b = batches.insert(batches.end(), AdagradBatch{p.device(), p.dtype()});
+      b->params.push_back(p);
+      b->grads.push_back(grad);
+      b->sums.push_back(st.sum());
+      b->steps.push_back(step);
+      b->states.push_back(&st);
+    }
+  }
+  for (AdagradBatch& b : batches) {
+    if (backend_for(b.device).adagrad_update(b.params, b.grads, b.sums, b.steps)) {
+      for (const tensor_list* ts : {&b.params, &b.sums})
+        for (const Tensor& t : *ts) t.bump_version();  // in-place writes, as the tensor ops would record
+      continue;
+    }
+    for (size_t i = 0; i < b.params.size(); ++i) adagrad_composed(b.params[i], b.grads[i], *b.states[i], b.steps[i]);
+  }
+  return loss;
+}
+
+}  // namespace ember::optim
