@@ -239,15 +239,15 @@ Tensor GPTImpl::trunk(const Tensor& idx, std::vector<KVCache>& caches) {
 Tensor GPTImpl::next_logits(const Tensor& idx, std::vector<KVCache>* caches) {
   const int64_t T = idx.size(1), block = config_.block_size;
   Tensor x;
-  if (!caches) {
+  if (!caches || T >= block) {
+    // Without the cache, or once the context fills block_size: from here on the window is cropped
+    // and every position in it shifts at each step, so nothing cached would be used again.
     x = trunk(T <= block ? idx : idx.narrow(1, T - block, block));
-  } else if (!caches->empty() && (*caches)[0].length == T - 1 && T <= block) {
+  } else if (!caches->empty() && (*caches)[0].length == T - 1) {
     x = trunk(idx.narrow(1, T - 1, 1), *caches);  // one new position after the cached ones
   } else {
-    // The first step, or a context past block_size: every position of the cropped window changed,
-    // so the cache is filled again from it.
-    for (KVCache& c : *caches) c.length = 0;
-    x = trunk(T <= block ? idx : idx.narrow(1, T - block, block), *caches);
+    for (KVCache& c : *caches) c.length = 0;  // the first step: the whole prompt at once
+    x = trunk(idx, *caches);
   }
   return lm_head(x.select(1, x.size(1) - 1));  // (B, V): the last position only
 }

@@ -121,9 +121,9 @@ class GPTImpl : public Module {
   // tokens, the last logits divided by temperature, optionally kept to the top_k, then
   // multinomial(softmax(logits), 1). Runs without autograd. Returns (B, T + max_new_tokens).
   // use_cache: each layer keeps its keys and values, so a step computes only the new position. The
-  // context the logits come from is nanoGPT's either way: once it passes block_size, its positions
-  // shift at every step, so the cache is rebuilt from the cropped window (a whole forward, as
-  // without the cache). on_token, when given, is called with each new (B, 1) token as it is drawn.
+  // context the logits come from is nanoGPT's either way: once it reaches block_size it is cropped
+  // and its positions shift at every step, so each step is a whole forward over the window, as
+  // without the cache. on_token, when given, is called with each new (B, 1) token as it is drawn.
   Tensor generate(Tensor idx, int64_t max_new_tokens, double temperature = 1.0,
                   std::optional<int64_t> top_k = std::nullopt, std::optional<Generator> generator = std::nullopt,
                   bool use_cache = true, const std::function<void(const Tensor&)>& on_token = nullptr);
