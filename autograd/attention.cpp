@@ -33,54 +33,77 @@ Tensor heads_interleaved(IntArrayRef sizes, ScalarType dtype, Device device) {
   return raw_view(buffer, {B, H, R, C}, {R * H * C, C, H * C, 1}, 0);
 }
 
-}  // namespace
-
-std::optional<Tensor> fused_causal_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                             const Tensor& noise, double scale) {
-  if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4) return std::nullopt;
-  if (!query.is_floating_point() || key.dtype() != query.dtype() || value.dtype() != query.dtype())
-    return std::nullopt;
-  if (key.device() != query.device() || value.device() != query.device()) return std::nullopt;
+// The fused kernel's contract, checked before a kernel is asked.
+bool fused_kernel_applies(const Tensor& query, const Tensor& key, const Tensor& value) {
+  if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4) return false;
+  if (!query.is_floating_point() || key.dtype() != query.dtype() || value.dtype() != query.dtype()) return false;
+  if (key.device() != query.device() || value.device() != query.device()) return false;
   if (key.size(0) != query.size(0) || value.size(0) != query.size(0) || key.size(1) != query.size(1) ||
       value.size(1) != query.size(1))
-    return std::nullopt;  // broadcast batch or head dims: the composed form handles them
+    return false;  // broadcast batch or head dims: the composed form handles them
   for (const Tensor* t : {&query, &key, &value})
-    if (t->numel() == 0) return std::nullopt;
-  const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
-  Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
-  Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
-  Tensor probs = raw_empty({B, H, L, S}, q.dtype(), q.device());
-  Tensor nz = noise.defined() ? kernel::contiguous(noise) : Tensor();
-  if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
-  if (!any_requires_grad({&query, &key, &value})) return out;
+    if (t->numel() == 0) return false;
+  return true;
+}
 
+}  // namespace
+
+Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale) {
+  Tensor scores = q.matmul(k.mT()) * scale;  // (..., L, S)
+  const int64_t L = q.size(-2), S = k.size(-2);
+  TensorOptions index_options = TensorOptions(kInt64).device(q.device());
+  Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));  // key j > query i
+  return scores.masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);  // key 0 is never masked
+}
+
+Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& noise,
+                        double scale) {
+  Tensor nz = noise.defined() ? kernel::contiguous(noise) : Tensor();
   // With p = softmax(s), s = scale q k^T (causal), pd = p * noise: dv = pd^T g, dpd = g v^T,
   // dp = dpd * noise, ds = p (dp - sum(dp p)) scale, dq = ds k, dk = ds^T q.
-  record_fused(
-      "ScaledDotProductAttentionBackward0", out, {query, key, value}, {query, key, value}, SaveOutput::kNo,
-      {.composed = [nz, scale](const Tensor& g, const tensor_list& saved) -> tensor_list {
-         const Tensor &q = saved[0], &k = saved[1], &v = saved[2];
-         // The weights are recomputed from differentiable ops: probs is a constant of q, k.
-         Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
-         Tensor weights =
-             (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
-         Tensor dropped = nz.defined() ? weights * nz : weights;
-         Tensor dv = dropped.mT().matmul(g);
-         Tensor dp = g.matmul(v.mT());
-         if (nz.defined()) dp = dp * nz;
-         Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
-         return {ds.matmul(k), ds.mT().matmul(q), dv};
-       },
-       .fused = [probs, nz, scale](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
-         Tensor q = rows_in_place(saved[0]), k = rows_in_place(saved[1]), v = rows_in_place(saved[2]);
-         Tensor go = rows_in_place(g);
-         Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
-         Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
-         Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
-         if (!backend_for(go).causal_attention_backward(dq, dk, dv, go, q, k, v, probs, nz, scale)) return std::nullopt;
-         return tensor_list{dq, dk, dv};
-       }});
-  return out;
+  return apply_fused(
+      {.name = "ScaledDotProductAttentionBackward0",
+       .inputs = {query, key, value},
+       .saved = {query, key, value},
+       // one pass per (batch, head): the scores never leave the kernel; the weights are kept
+       .forward = {.fused = [&]() -> std::optional<tensor_list> {
+                     if (!fused_kernel_applies(query, key, value)) return std::nullopt;
+                     const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
+                     Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
+                     Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
+                     Tensor probs = raw_empty({B, H, L, S}, q.dtype(), q.device());
+                     if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
+                     return tensor_list{out, probs};
+                   },
+                   .composed = [&] {
+                     Tensor weights = causal_softmax(query, key, scale);
+                     return (noise.defined() ? weights * noise : weights).matmul(value);
+                   }},
+       .backward = {
+           .composed = [nz, scale](const Tensor& g, const tensor_list& saved) -> tensor_list {
+             const Tensor &q = saved[0], &k = saved[1], &v = saved[2];
+             // The weights are recomputed from differentiable ops: probs is a constant of q, k.
+             Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
+             Tensor weights =
+                 (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
+             Tensor dropped = nz.defined() ? weights * nz : weights;
+             Tensor dv = dropped.mT().matmul(g);
+             Tensor dp = g.matmul(v.mT());
+             if (nz.defined()) dp = dp * nz;
+             Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
+             return {ds.matmul(k), ds.mT().matmul(q), dv};
+           },
+           .fused = [nz, scale](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+             Tensor q = rows_in_place(saved[0]), k = rows_in_place(saved[1]), v = rows_in_place(saved[2]);
+             const Tensor& probs = saved[3];
+             Tensor go = rows_in_place(g);
+             Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
+             Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
+             Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
+             if (!backend_for(go).causal_attention_backward(dq, dk, dv, go, q, k, v, probs, nz, scale))
+               return std::nullopt;
+             return tensor_list{dq, dk, dv};
+           }}});
 }
 
 }  // namespace ember::autograd

@@ -1,6 +1,6 @@
 // Causal attention as one autograd primitive, where the backend has the fused kernel
-// (Backend::causal_attention). nn::functional::scaled_dot_product_attention(..., is_causal=true)
-// uses it and falls back to its composed form when this returns nothing.
+// (Backend::causal_attention), else composed from differentiable ops.
+// nn::functional::scaled_dot_product_attention(..., is_causal=true) calls it.
 #pragma once
 
 #include <optional>
@@ -9,10 +9,14 @@
 
 namespace ember::autograd {
 
-// softmax(scale * q k^T, causal) (* noise) @ v for q (B, H, L, E), k (B, H, S, E), v (B, H, S, Ev),
-// recorded as ScaledDotProductAttentionBackward0. noise is dropout's scaled keep mask (B, H, L, S),
-// or undefined. std::nullopt when the fused path does not apply (device, dtype, shapes).
-std::optional<Tensor> fused_causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& noise,
-                                             double scale);
+// softmax(scale * q k^T) with key j > query i masked (top-left aligned, as PyTorch's is_causal),
+// from differentiable ops. q (..., L, E), k (..., S, E) -> (..., L, S).
+Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale);
+
+// causal_softmax(q, k, scale) (* noise) @ v. With the fused kernel (q (B, H, L, E), k (B, H, S, E),
+// v (B, H, S, Ev) of one dtype and device, nothing broadcast or empty) it is one node,
+// ScaledDotProductAttentionBackward0; otherwise the composition records its own graph. noise is
+// dropout's scaled keep mask over the weights' shape (..., L, S), or undefined.
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& noise, double scale);
 
 }  // namespace ember::autograd

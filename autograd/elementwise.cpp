@@ -136,26 +136,29 @@ Tensor Tensor::gelu(const std::string& approximate) const {
               "gelu: approximate must be 'none' or 'tanh', got '{}'", approximate);
   const bool use_tanh = approximate == "tanh";
   Tensor x = to_float(*this);
-  Tensor y = kernel::unary(use_tanh ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
-  if (any_requires_grad({&x}))
-    record_fused("GeluBackward0", y, {x}, {x}, SaveOutput::kNo,
-                 {.composed = [use_tanh](const Tensor& g, const tensor_list& saved) -> tensor_list {
-                    const Tensor& x = saved[0];
-                    if (use_tanh) {
-                      Tensor t = ((x + x.pow(3) * kGeluTanhCubic) * kGeluTanhScale).tanh();
-                      Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
-                      return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};
-                    }
-                    Tensor cdf = ((x * kSqrtHalf).erf() + 1) * 0.5;
-                    Tensor pdf = (x.square() * -0.5).exp() * kInvSqrt2Pi;
-                    return {g * (cdf + x * pdf)};
-                  },
-                  // one pass: the functor of core/functors.h
-                  .fused = [use_tanh](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
-                    return tensor_list{
-                        kernel::binary(use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, saved[0])};
-                  }});
-  return y;
+  return autograd::apply_fused(
+      {.name = "GeluBackward0",
+       .inputs = {x},
+       .saved = {x},
+       .forward = {.fused = [&]() -> std::optional<tensor_list> {
+         return tensor_list{kernel::unary(use_tanh ? UnaryOp::GeluTanh : UnaryOp::Gelu, x)};
+       }},
+       .backward = {.composed = [use_tanh](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                      const Tensor& x = saved[0];
+                      if (use_tanh) {
+                        Tensor t = ((x + x.pow(3) * kGeluTanhCubic) * kGeluTanhScale).tanh();
+                        Tensor du = (x.square() * (3 * kGeluTanhCubic) + 1) * kGeluTanhScale;
+                        return {g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du)};
+                      }
+                      Tensor cdf = ((x * kSqrtHalf).erf() + 1) * 0.5;
+                      Tensor pdf = (x.square() * -0.5).exp() * kInvSqrt2Pi;
+                      return {g * (cdf + x * pdf)};
+                    },
+                    // one pass: the functor of core/functors.h
+                    .fused = [use_tanh](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+                      return tensor_list{kernel::binary(
+                          use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, saved[0])};
+                    }}});
 }
 
 // ---- binary ----

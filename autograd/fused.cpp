@@ -1,5 +1,5 @@
-// record_fused (see fused.h): the choice between a fused backward kernel and the composed formula,
-// made in one place for every op.
+// apply_fused and record_fused (see fused.h): the choice between a fused kernel and the composed
+// ops, forward and backward, made in one place for every op.
 #include "autograd/fused.h"
 
 #include <vector>
@@ -24,6 +24,24 @@ std::shared_ptr<Node> record_fused(const std::string& name, const Tensor& output
   // After record: the output's SavedVariable links weakly to the node that now produces it.
   if (save_output == SaveOutput::kYes) slots->emplace_back(output, true);
   return node;
+}
+
+Tensor apply_fused(const FusedOp& op) {
+  std::optional<tensor_list> result;
+  {
+    NoGradGuard no_grad;  // kernels only: the node is recorded below
+    result = op.forward.fused();
+  }
+  if (!result) {
+    EMBER_CHECK(op.forward.composed, "{}: the backend has no fused kernel and the op gave no composed form", op.name);
+    return op.forward.composed();
+  }
+  const Tensor output = result->front();
+  if (!any_requires_grad(op.inputs)) return output;
+  tensor_list saved = op.saved;
+  saved.insert(saved.end(), result->begin() + 1, result->end());
+  record_fused(op.name, output, op.inputs, saved, op.save_output, op.backward);
+  return output;
 }
 
 }  // namespace ember::autograd

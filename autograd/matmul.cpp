@@ -5,6 +5,7 @@
 // transposed operands stay transposed views that the backend hands to BLAS as flags.
 // d(A @ B) = (G @ B^T, A^T @ G), summed back over broadcast batch dims.
 #include "autograd/autograd.h"
+#include "autograd/fused.h"
 #include "core/kernel.h"
 
 namespace ember {
@@ -142,26 +143,31 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   EMBER_CHECK(broadcasts, "addmm: self of shape {} does not broadcast to the product's shape {}", self.sizes(),
               IntArrayRef(out_sizes));
   const double a = alpha.toDouble(), b = beta.toDouble();
-  bool added = false;
-  Tensor out = batched_matmul(mat1, mat2, "addmm", a == 1.0 && b == 1.0 ? self : Tensor(), &added);
-  if (a != 1.0) kernel::binary_(BinaryOp::Mul, out, kernel::scalar(alpha, out.dtype(), out.device()));
-  if (b != 0.0 && !added)
-    kernel::binary_(BinaryOp::Add, out,
-                    b == 1.0 ? self : kernel::binary(BinaryOp::Mul, self, kernel::scalar(beta, self.dtype(), self.device())));
-  if (any_requires_grad({&self, &mat1, &mat2})) {
-    const bool need_m1 = mat1.requires_grad(), need_m2 = mat2.requires_grad();
-    record("AddmmBackward0", out, {self, mat1, mat2},
-           [s1 = SavedVariable(need_m2 ? mat1 : Tensor(), false), s2 = SavedVariable(need_m1 ? mat2 : Tensor(), false),
-            self_sizes = self.sizes().vec(), need_m1, need_m2, m2_transposed = is_transposed_matrix(mat2), a,
-            b](const Tensor& g) -> tensor_list {
-             Tensor dself = autograd::sum_to(b == 1.0 ? g : g * b, self_sizes);
-             Tensor ga = a == 1.0 ? g : g * a;
-             Tensor dm1 = need_m1 ? ga.mm(s2.unpack("AddmmBackward0").t()) : Tensor();
-             Tensor dm2 = need_m2 ? mat2_grad(s1.unpack("AddmmBackward0"), ga, m2_transposed) : Tensor();
-             return {dself, dm1, dm2};
-           });
-  }
-  return out;
+  const bool need_m1 = mat1.requires_grad(), need_m2 = mat2.requires_grad();
+  return autograd::apply_fused(
+      {.name = "AddmmBackward0",
+       .inputs = {self, mat1, mat2},
+       .saved = {need_m2 ? mat1 : Tensor(), need_m1 ? mat2 : Tensor()},
+       // the sum in the product's buffer where the backend can (BLAS's beta = 1), else a second pass
+       .forward = {.fused = [&]() -> std::optional<tensor_list> {
+         bool added = false;
+         Tensor out = batched_matmul(mat1, mat2, "addmm", a == 1.0 && b == 1.0 ? self : Tensor(), &added);
+         if (a != 1.0) kernel::binary_(BinaryOp::Mul, out, kernel::scalar(alpha, out.dtype(), out.device()));
+         if (b != 0.0 && !added)
+           kernel::binary_(BinaryOp::Add, out,
+                           b == 1.0 ? self
+                                    : kernel::binary(BinaryOp::Mul, self, kernel::scalar(beta, self.dtype(), self.device())));
+         return tensor_list{out};
+       }},
+       .backward = {.composed = [self_sizes = self.sizes().vec(), need_m1, need_m2,
+                                 m2_transposed = is_transposed_matrix(mat2), a,
+                                 b](const Tensor& g, const tensor_list& saved) -> tensor_list {
+         Tensor dself = autograd::sum_to(b == 1.0 ? g : g * b, self_sizes);
+         Tensor ga = a == 1.0 ? g : g * a;
+         Tensor dm1 = need_m1 ? ga.mm(saved[1].t()) : Tensor();
+         Tensor dm2 = need_m2 ? mat2_grad(saved[0], ga, m2_transposed) : Tensor();
+         return {dself, dm1, dm2};
+       }}});
 }
 
 Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }

@@ -14,7 +14,6 @@ namespace ember {
 
 using autograd::any_requires_grad;
 using autograd::record;
-using autograd::record_fused;
 using autograd::SaveOutput;
 
 namespace {
@@ -45,33 +44,29 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   const char* name = log ? "log_softmax" : "softmax";
   Tensor x = dtype ? self.to(*dtype) : (self.is_floating_point() ? self : self.to(kFloat32));
   int64_t d = wrap_dim(dim, x.dim(), name);
-  Tensor y;
-  {
-    NoGradGuard no_grad;
-    y = softmax_forward(x, d, log);
-  }
   // softmax:     dx = y (g - sum(g y))
   // log_softmax: dx = g - exp(y) sum(g)
-  if (any_requires_grad({&x}))
-    record_fused(
-        log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", y, {x}, {}, SaveOutput::kYes,
-        {.composed = [d, log](const Tensor& g, const tensor_list& saved) -> tensor_list {
-           const Tensor& out = saved[0];
-           if (log) return {g - out.exp() * g.sum({d}, true)};
-           return {out * (g - (g * out).sum({d}, true))};
-         },
-         .fused = [d, log](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
-           const Tensor& out = saved[0];
-           const int64_t last = out.dim() - 1;
-           auto to_last = [&](const Tensor& t) {
-             return kernel::contiguous(out.dim() == 0 || d == last ? t : t.transpose(d, last));
-           };
-           Tensor go = to_last(g), yo = to_last(out);
-           Tensor din = raw_empty(go.sizes(), go.dtype(), go.device());
-           backend_for(go).softmax_backward(din, go, yo, log);
-           return tensor_list{out.dim() == 0 || d == last ? din : din.transpose(d, last)};
-         }});
-  return y;
+  return autograd::apply_fused(
+      {.name = log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
+       .inputs = {x},
+       .save_output = SaveOutput::kYes,
+       .forward = {.fused = [&]() -> std::optional<tensor_list> { return tensor_list{softmax_forward(x, d, log)}; }},
+       .backward = {.composed = [d, log](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                      const Tensor& out = saved[0];
+                      if (log) return {g - out.exp() * g.sum({d}, true)};
+                      return {out * (g - (g * out).sum({d}, true))};
+                    },
+                    .fused = [d, log](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+                      const Tensor& out = saved[0];
+                      const int64_t last = out.dim() - 1;
+                      auto to_last = [&](const Tensor& t) {
+                        return kernel::contiguous(out.dim() == 0 || d == last ? t : t.transpose(d, last));
+                      };
+                      Tensor go = to_last(g), yo = to_last(out);
+                      Tensor din = raw_empty(go.sizes(), go.dtype(), go.device());
+                      backend_for(go).softmax_backward(din, go, yo, log);
+                      return tensor_list{out.dim() == 0 || d == last ? din : din.transpose(d, last)};
+                    }}});
 }
 
 // From differentiable ops, over the normalized (last) dims: rstd = 1 / sqrt(var + eps) with var
@@ -122,49 +117,54 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   const bool same_dtype = (!weight.defined() || weight.dtype() == input.dtype()) &&
                           (!bias.defined() || bias.dtype() == input.dtype());
   const int64_t D = numel_of(normalized_shape), N = D ? input.numel() / D : 0;
-  Backend& be = backend_for(input);
-  Tensor x = kernel::contiguous(input);
-  Tensor x2 = raw_view(x, {N, D}, {D, 1}, x.storage_offset());
-  Tensor y = raw_empty({N, D}, x.dtype(), x.device());
-  Tensor mean = raw_empty({N}, x.dtype(), x.device()), rstd = raw_empty({N}, x.dtype(), x.device());
-  auto plain = [](const Tensor& t) { return t.defined() ? kernel::contiguous(t) : Tensor(); };
-  if (!same_dtype || N * D == 0 || !be.layer_norm(y, mean, rstd, x2, plain(weight), plain(bias), eps))
-    return layer_norm_composed(input, dims, weight, bias, eps);
-  Tensor out = raw_view(y, input.sizes().vec(), contiguous_strides(input.sizes()), 0);
-  if (!any_requires_grad({&input, &weight, &bias})) return out;
-
   const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
-  // dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) with gw = g weight; dweight = sum(g xhat), dbias = sum(g)
-  record_fused(
-      "NativeLayerNormBackward0", out, {input, weight, bias}, {input, weight}, SaveOutput::kNo,
-      {.composed = [dims, eps, need_x, need_w, need_b](const Tensor& g, const tensor_list& saved) -> tensor_list {
-         const Tensor &x = saved[0], &w = saved[1];
-         auto [xhat, rs] = normalize_composed(x, dims, eps);
-         Tensor gw = w.defined() ? g * w : g;
-         Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
-         std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
-         for (int64_t d = 0; d < dims.front(); ++d) rows.push_back(d);
-         auto over_rows = [&](const Tensor& t) { return rows.empty() ? t : t.sum(rows); };
-         return {need_x ? dx : Tensor(), need_w ? over_rows(g * xhat) : Tensor(), need_b ? over_rows(g) : Tensor()};
-       },
-       .fused = [mean, rstd, need_x, need_w, need_b,
-                 wshape = normalized_shape.vec()](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
-         const Tensor &x = saved[0], &w = saved[1];
-         const int64_t N = mean.size(0), D = N ? x.numel() / N : 0;
-         Tensor xc = kernel::contiguous(x);
-         Tensor x2 = raw_view(xc, {N, D}, {D, 1}, xc.storage_offset());
-         Tensor g2 = raw_view(kernel::contiguous(g), {N, D}, {D, 1}, 0);
-         Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
-         Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
-         Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
-         if (!backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd,
-                                                 w.defined() ? kernel::contiguous(w) : Tensor()))
-           return std::nullopt;
-         if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
-         return tensor_list{dx, dw, db};
-       }});
-  return out;
+  return autograd::apply_fused(
+      {.name = "NativeLayerNormBackward0",
+       .inputs = {input, weight, bias},
+       .saved = {input, weight},
+       // one pass over each row: y, and the row's mean and rstd for the backward
+       .forward = {.fused = [&]() -> std::optional<tensor_list> {
+                     Backend& be = backend_for(input);
+                     Tensor x = kernel::contiguous(input);
+                     Tensor x2 = raw_view(x, {N, D}, {D, 1}, x.storage_offset());
+                     Tensor y = raw_empty({N, D}, x.dtype(), x.device());
+                     Tensor mean = raw_empty({N}, x.dtype(), x.device()), rstd = raw_empty({N}, x.dtype(), x.device());
+                     auto plain = [](const Tensor& t) { return t.defined() ? kernel::contiguous(t) : Tensor(); };
+                     if (!same_dtype || N * D == 0 || !be.layer_norm(y, mean, rstd, x2, plain(weight), plain(bias), eps))
+                       return std::nullopt;
+                     return tensor_list{raw_view(y, input.sizes().vec(), contiguous_strides(input.sizes()), 0), mean,
+                                        rstd};
+                   },
+                   .composed = [&] { return layer_norm_composed(input, dims, weight, bias, eps); }},
+       // dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) with gw = g weight; dweight = sum(g xhat), dbias = sum(g)
+       .backward = {
+           .composed = [dims, eps, need_x, need_w, need_b](const Tensor& g, const tensor_list& saved) -> tensor_list {
+             const Tensor &x = saved[0], &w = saved[1];
+             auto [xhat, rs] = normalize_composed(x, dims, eps);
+             Tensor gw = w.defined() ? g * w : g;
+             Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
+             std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
+             for (int64_t d = 0; d < dims.front(); ++d) rows.push_back(d);
+             auto over_rows = [&](const Tensor& t) { return rows.empty() ? t : t.sum(rows); };
+             return {need_x ? dx : Tensor(), need_w ? over_rows(g * xhat) : Tensor(), need_b ? over_rows(g) : Tensor()};
+           },
+           .fused = [need_x, need_w, need_b, wshape = normalized_shape.vec()](
+                        const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+             const Tensor &x = saved[0], &w = saved[1], &mean = saved[2], &rstd = saved[3];
+             const int64_t N = mean.size(0), D = N ? x.numel() / N : 0;
+             Tensor xc = kernel::contiguous(x);
+             Tensor x2 = raw_view(xc, {N, D}, {D, 1}, xc.storage_offset());
+             Tensor g2 = raw_view(kernel::contiguous(g), {N, D}, {D, 1}, 0);
+             Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
+             Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
+             Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
+             if (!backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd,
+                                                     w.defined() ? kernel::contiguous(w) : Tensor()))
+               return std::nullopt;
+             if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
+             return tensor_list{dx, dw, db};
+           }}});
 }
 
 namespace {

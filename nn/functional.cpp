@@ -194,23 +194,18 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     shape.insert(shape.end(), {L, S});
     noise = empty(shape, query.options()).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
   }
-  if (is_causal && dropout_p < 1)  // one fused primitive where the backend has it
-    if (auto fused = autograd::fused_causal_attention(query, key, value, noise, factor)) return *fused;
+  // one fused primitive where the backend has it, else the same composition
+  if (is_causal && dropout_p < 1) return autograd::causal_attention(query, key, value, noise, factor);
 
-  Tensor scores = query.matmul(key.mT()) * factor;  // (..., L, S)
   Tensor weights;
   if (is_causal) {
-    TensorOptions index_options = TensorOptions(kInt64).device(query.device());
-    Tensor future = arange(S, index_options).unsqueeze(0).gt(arange(L, index_options).unsqueeze(1));  // key j > query i
-    weights = scores.masked_fill(future, kNegInf).softmax(-1);  // key 0 is never masked: no empty row
-  } else if (attn_mask.defined() && attn_mask.dtype() == kBool) {
-    weights = masked_softmax(scores, attn_mask.logical_not());
-  } else if (attn_mask.defined()) {
-    weights = safe_softmax(scores + attn_mask, -1);
+    weights = autograd::causal_softmax(query, key, factor);  // (..., L, S)
   } else {
-    weights = scores.softmax(-1);
+    Tensor scores = query.matmul(key.mT()) * factor;  // (..., L, S)
+    if (attn_mask.defined() && attn_mask.dtype() == kBool) weights = masked_softmax(scores, attn_mask.logical_not());
+    else if (attn_mask.defined()) weights = safe_softmax(scores + attn_mask, -1);
+    else weights = scores.softmax(-1);
   }
-  if (noise.defined()) return (weights * noise).matmul(value);
   if (dropout_p > 0) weights = dropout(weights, dropout_p, /*training=*/true);  // p = 1: all zero
   return weights.matmul(value);
 }

@@ -42,7 +42,7 @@ Tensor keep_top_k(const Tensor& logits, int64_t k) {
     std::nth_element(row.begin(), row.begin() + (k - 1), row.end(), std::greater<float>());
     kth[b] = row[k - 1];
   }
-  Tensor threshold = ember::from_vector(kth, {B, 1}).to(logits.dtype());
+  Tensor threshold = ember::from_vector(kth, {B, 1}).to(logits.device(), logits.dtype());
   return logits.masked_fill(logits < threshold, kNegInf);
 }
 
@@ -98,6 +98,38 @@ Tensor CausalSelfAttentionImpl::forward(const Tensor& x) {
   return resid_dropout(c_proj(y));
 }
 
+Tensor CausalSelfAttentionImpl::forward(const Tensor& x, KVCache& cache, int64_t block_size) {
+  check_tokens("CausalSelfAttention", x, n_embd);
+  int64_t B = x.size(0), T = x.size(1), C = n_embd, NH = n_head, HS = C / NH;
+  const int64_t past = cache.length, S = past + T;  // S: the keys the new queries may see
+  EMBER_CHECK(S <= block_size, "CausalSelfAttention: {} cached and {} new positions exceed block_size {}", past, T,
+              block_size);
+  if (!cache.key.defined() || cache.key.size(0) != B) {
+    EMBER_CHECK(past == 0, "CausalSelfAttention: the cache holds {} positions of batch size {}, got batch size {}",
+                past, cache.key.defined() ? cache.key.size(0) : 0, B);
+    cache.key = ember::empty({B, NH, block_size, HS}, x.options());
+    cache.value = ember::empty({B, NH, block_size, HS}, x.options());
+  }
+  tensor_list qkv = c_attn(x).split(C, 2);                 // 3 x (B, T, C), views
+  Tensor q = qkv[0].view({B, T, NH, HS}).transpose(1, 2);  // (B, NH, T, HS)
+  cache.key.narrow(2, past, T).copy_(qkv[1].view({B, T, NH, HS}).transpose(1, 2));
+  cache.value.narrow(2, past, T).copy_(qkv[2].view({B, T, NH, HS}).transpose(1, 2));
+  cache.length = S;
+  Tensor k = cache.key.narrow(2, 0, S), v = cache.value.narrow(2, 0, S);  // (B, NH, S, HS), views
+  Tensor att;
+  if (past == 0) {  // the whole sequence at once: the same causal attention as forward(x)
+    att = functional::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+  } else if (T == 1) {  // one new position: it sees every key
+    att = functional::scaled_dot_product_attention(q, k, v);
+  } else {  // new query i sits at position past + i and sees keys j <= past + i
+    TensorOptions index = ember::dtype(kInt64).device(x.device());
+    Tensor visible = ember::arange(S, index).unsqueeze(0).le(ember::arange(past, S, index).unsqueeze(1));  // (T, S)
+    att = functional::scaled_dot_product_attention(q, k, v, visible);
+  }
+  Tensor y = att.transpose(1, 2).contiguous().view({B, T, C});
+  return c_proj(y);
+}
+
 // ---- FeedForward ----
 
 FeedForwardImpl::FeedForwardImpl(const GPTConfig& config) {
@@ -121,6 +153,11 @@ BlockImpl::BlockImpl(const GPTConfig& config) {
 Tensor BlockImpl::forward(const Tensor& x) {
   Tensor y = x + attn(ln_1(x));  // communicate: tokens look at each other
   return y + mlp(ln_2(y));       // compute: each token on its own
+}
+
+Tensor BlockImpl::forward(const Tensor& x, KVCache& cache, int64_t block_size) {
+  Tensor y = x + attn->forward(ln_1(x), cache, block_size);
+  return y + mlp(ln_2(y));
 }
 
 // ---- GPT ----
@@ -186,20 +223,49 @@ std::tuple<Tensor, Tensor> GPTImpl::forward(const Tensor& idx, const Tensor& tar
   return {logits, loss};
 }
 
+Tensor GPTImpl::trunk(const Tensor& idx, std::vector<KVCache>& caches) {
+  EMBER_CHECK(idx.dim() == 2 && idx.dtype() == kInt64, "GPT: idx must be (B, T) int64 token ids, got {} {}",
+              idx.sizes(), dtype_name(idx.dtype()));
+  caches.resize(h->size());
+  const int64_t past = caches[0].length, T = idx.size(1);
+  EMBER_CHECK(past + T <= config_.block_size,
+              "GPT: cannot forward {} tokens after {} cached ones, block_size is only {}", T, past, config_.block_size);
+  Tensor pos = ember::arange(past, past + T, ember::dtype(kInt64).device(idx.device()));  // (T)
+  Tensor x = drop(wte(idx) + wpe(pos));  // (B, T, C)
+  for (size_t i = 0; i < h->size(); ++i) x = h->at<BlockImpl>(i).forward(x, caches[i], config_.block_size);
+  return ln_f(x);
+}
+
+Tensor GPTImpl::next_logits(const Tensor& idx, std::vector<KVCache>* caches) {
+  const int64_t T = idx.size(1), block = config_.block_size;
+  Tensor x;
+  if (!caches || T >= block) {
+    // Without the cache, or once the context fills block_size: from here on the window is cropped
+    // and every position in it shifts at each step, so nothing cached would be used again.
+    x = trunk(T <= block ? idx : idx.narrow(1, T - block, block));
+  } else if (!caches->empty() && (*caches)[0].length == T - 1) {
+    x = trunk(idx.narrow(1, T - 1, 1), *caches);  // one new position after the cached ones
+  } else {
+    for (KVCache& c : *caches) c.length = 0;  // the first step: the whole prompt at once
+    x = trunk(idx, *caches);
+  }
+  return lm_head(x.select(1, x.size(1) - 1));  // (B, V): the last position only
+}
+
 Tensor GPTImpl::generate(Tensor idx, int64_t max_new_tokens, double temperature, std::optional<int64_t> top_k,
-                         std::optional<Generator> generator) {
+                         std::optional<Generator> generator, bool use_cache,
+                         const std::function<void(const Tensor&)>& on_token) {
   EMBER_CHECK(temperature > 0, "GPT::generate: temperature must be positive, got {}", temperature);
   EMBER_CHECK(!top_k || *top_k > 0, "GPT::generate: top_k must be positive, got {}", top_k.value_or(0));
   NoGradGuard no_grad;
+  std::vector<KVCache> caches;
   for (int64_t i = 0; i < max_new_tokens; ++i) {
-    int64_t T = idx.size(1);
-    Tensor idx_cond = T <= config_.block_size ? idx : idx.narrow(1, T - config_.block_size, config_.block_size);
-    Tensor x = trunk(idx_cond);
-    Tensor logits = lm_head(x.select(1, x.size(1) - 1)) / temperature;  // (B, V): the last position only
+    Tensor logits = next_logits(idx, use_cache ? &caches : nullptr) / temperature;  // (B, V)
     if (top_k) logits = keep_top_k(logits, *top_k);
     Tensor probs = ember::softmax(logits, -1);
     Tensor idx_next = ember::multinomial(probs, 1, /*replacement=*/false, generator);  // (B, 1)
     idx = ember::cat({idx, idx_next}, 1);
+    if (on_token) on_token(idx_next);
   }
   return idx;
 }

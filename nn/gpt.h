@@ -8,12 +8,17 @@
 //   loss.backward();
 //   ember::Tensor out = model->generate(prompt, 100, /*temperature=*/0.8, /*top_k=*/40);
 //
+// generate keeps each layer's keys and values (KVCache), so a new token costs one position rather
+// than the whole context; use_cache = false recomputes the context each step, as nanoGPT does.
+//
 // Training loops, data loading and optimizers are not here (see examples/charlm and optim/).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "core/generator.h"
 #include "core/tensor.h"
@@ -45,12 +50,25 @@ class HeadImpl : public Module {
 };
 EMBER_MODULE(Head);
 
+// The keys and values one attention layer has computed for the positions [0, length) of a
+// sequence, kept between calls while generating. Storage is allocated once for block_size
+// positions, so its memory does not grow with the text.
+struct KVCache {
+  Tensor key, value;   // (B, NH, block_size, HS); positions past `length` are unused
+  int64_t length = 0;  // positions filled
+};
+
 // Causal self-attention with one fused projection c_attn (n_embd -> 3 n_embd) and the output c_proj.
 class CausalSelfAttentionImpl : public Module {
  public:
   explicit CausalSelfAttentionImpl(const GPTConfig& config);
   // x: (B, T, n_embd) -> (B, T, n_embd).
   Tensor forward(const Tensor& x);
+  // x (B, T, n_embd) holds positions [cache.length, cache.length + T) of a sequence whose earlier
+  // keys and values are in `cache`: each new query sees the cached positions and the new ones up to
+  // its own. Appends the new keys and values (allocating the cache at the first call, for
+  // block_size positions). Inference only: no dropout. -> (B, T, n_embd).
+  Tensor forward(const Tensor& x, KVCache& cache, int64_t block_size);
 
   int64_t n_head, n_embd;
   double dropout_p;
@@ -78,6 +96,8 @@ class BlockImpl : public Module {
   explicit BlockImpl(const GPTConfig& config);
   // x: (B, T, n_embd) -> (B, T, n_embd).
   Tensor forward(const Tensor& x);
+  // The same with the attention's keys and values kept in `cache` (see CausalSelfAttention).
+  Tensor forward(const Tensor& x, KVCache& cache, int64_t block_size);
 
   LayerNorm ln_1{nullptr}, ln_2{nullptr};
   CausalSelfAttention attn{nullptr};
@@ -100,8 +120,13 @@ class GPTImpl : public Module {
   // Appends max_new_tokens sampled tokens to idx (B, T): the context is cropped to the last block_size
   // tokens, the last logits divided by temperature, optionally kept to the top_k, then
   // multinomial(softmax(logits), 1). Runs without autograd. Returns (B, T + max_new_tokens).
+  // use_cache: each layer keeps its keys and values, so a step computes only the new position. The
+  // context the logits come from is nanoGPT's either way: once it reaches block_size it is cropped
+  // and its positions shift at every step, so each step is a whole forward over the window, as
+  // without the cache. on_token, when given, is called with each new (B, 1) token as it is drawn.
   Tensor generate(Tensor idx, int64_t max_new_tokens, double temperature = 1.0,
-                  std::optional<int64_t> top_k = std::nullopt, std::optional<Generator> generator = std::nullopt);
+                  std::optional<int64_t> top_k = std::nullopt, std::optional<Generator> generator = std::nullopt,
+                  bool use_cache = true, const std::function<void(const Tensor&)>& on_token = nullptr);
 
   // Number of distinct parameter elements (a tied weight counts once); nanoGPT's non_embedding
   // count leaves out the position embeddings.
@@ -118,6 +143,10 @@ class GPTImpl : public Module {
 
  private:
   Tensor trunk(const Tensor& idx);  // (B, T) -> (B, T, n_embd), after ln_f
+  // The same for tokens at positions [caches[0].length, + T), one cache per layer.
+  Tensor trunk(const Tensor& idx, std::vector<KVCache>& caches);
+  // The logits (B, V) of the next token after idx (B, T), from the last position.
+  Tensor next_logits(const Tensor& idx, std::vector<KVCache>* caches);
   GPTConfig config_;
 };
 EMBER_MODULE(GPT);

@@ -61,6 +61,28 @@ size_t first_invalid_utf8(std::string_view text) {
   return std::string::npos;
 }
 
+std::string describe_invalid_utf8(std::string_view text, size_t at) {
+  // The smallest code point each sequence length may encode: anything below is an overlong form.
+  constexpr char32_t kMinOfLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(at);
+  const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (len == 0) return fmt::format("invalid UTF-8 at byte {} (0x{:02X} cannot start a character)", at, c);
+  if (at + len > text.size())
+    return fmt::format("invalid UTF-8 at byte {} (a {}-byte character cut off by the end)", at, len);
+  char32_t cp = len == 1 ? c : c & (0x7F >> len);
+  for (size_t k = 1; k < len; ++k) {
+    if ((byte(at + k) >> 6) != 0x2)
+      return fmt::format("invalid UTF-8 at byte {} (0x{:02X} is not a continuation byte)", at + k, byte(at + k));
+    cp = (cp << 6) | (byte(at + k) & 0x3F);
+  }
+  const auto code = static_cast<uint32_t>(cp);
+  if (cp < kMinOfLength[len]) return fmt::format("invalid UTF-8 at byte {} (overlong {}-byte form of U+{:04X})", at, len, code);
+  if (cp >= 0xD800 && cp <= 0xDFFF) return fmt::format("invalid UTF-8 at byte {} (U+{:04X} is a UTF-16 surrogate)", at, code);
+  if (cp > 0x10FFFF) return fmt::format("invalid UTF-8 at byte {} (U+{:X} is above U+10FFFF)", at, code);
+  return fmt::format("invalid UTF-8 at byte {}", at);  // well-formed after all: not an offset first_invalid_utf8 gives
+}
+
 std::string excerpt(std::string_view text, size_t max_chars) {
   std::string out;
   size_t i = 0;

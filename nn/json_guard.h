@@ -3,7 +3,8 @@
 //
 //   ember::check_json_depth(text, "load_safetensors: f.safetensors");  // before nlohmann parses it
 //   EMBER_CHECK(ok, "...: got {}", ember::excerpt(value.dump()));         // never a whole value
-//   if (size_t at = ember::first_invalid_utf8(name); at != std::string::npos) ...
+//   if (size_t at = ember::first_invalid_utf8(name); at != std::string::npos)
+//     EMBER_FAIL("{}: {}", what, ember::describe_invalid_utf8(name, at));
 //
 // nlohmann's parser keeps its own stack, but copying, comparing and dumping a value recurse once
 // per level, so a header nested 100,000 deep would overflow the C++ stack there. The depth check
@@ -29,6 +30,10 @@ void check_json_depth(std::string_view text, const std::string& what, int max_de
 // The byte offset of the first byte of `text` that is not part of well-formed UTF-8 (RFC 3629: no
 // overlong forms, no surrogates, nothing past U+10FFFF), or std::string::npos when it all is.
 size_t first_invalid_utf8(std::string_view text);
+// "invalid UTF-8 at byte N (why)" for the offset first_invalid_utf8 returned: a byte that cannot
+// start a character, a character cut off by the end, a missing continuation byte (N is its offset
+// then), an overlong form, a UTF-16 surrogate or a code point above U+10FFFF.
+std::string describe_invalid_utf8(std::string_view text, size_t at);
 
 // `text` made safe to quote in an error message: at most `max_chars` bytes of it, control
 // characters and bytes that are not well-formed UTF-8 written as \xNN, and "... (N bytes in all)"

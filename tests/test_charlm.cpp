@@ -188,3 +188,50 @@ TEST(CharLM, BadInputGivesClearMessages) {
   EXPECT_EQ(read_file(run_dir / "ckpt.safetensors"), before);
   fs::remove_all(dir);
 }
+
+// Every setting comes from one table: each is a flag, is printed, and is saved in the checkpoint's
+// settings; --log_interval sets how often a run that is not on a terminal prints a step line.
+TEST(CharLM, SettingsTableDrivesFlagsCheckpointAndPrintout) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ember_charlm_settings_{}", getpid());
+  fs::remove_all(dir);
+  const fs::path data = corpus(dir);
+  RunResult r = run(fmt::format("train --data {} {} --max_iters 12 --eval_interval 6 --log_interval 4 --bias false "
+                                "--out_dir {}",
+                                data.string(), kSmall, (dir / "run").string()));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("settings: n_layer 1, n_head 2, n_embd 16, block_size 8, dropout 0.0, bias false"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("log_interval 4, device \"cpu\", threads 1"), std::string::npos) << r.output;
+  int step_lines = 0;
+  for (size_t at = r.output.find("\nstep "); at != std::string::npos; at = r.output.find("\nstep ", at + 1))
+    step_lines += r.output.compare(at + 1, 10, "step 4/12 ") == 0 || r.output.compare(at + 1, 10, "step 8/12 ") == 0 ||
+                  r.output.compare(at + 1, 11, "step 12/12 ") == 0;
+  EXPECT_EQ(step_lines, 3) << r.output;  // steps 4, 8 and 12
+  EXPECT_EQ(r.output.find("step 5/12 "), std::string::npos) << r.output;
+  // The checkpoint's settings: every flag's name, with the values given.
+  const std::string header = read_file(dir / "run" / "ckpt.safetensors").substr(0, 4096);
+  for (const char* key : {"n_layer", "bias", "log_interval", "eval_interval", "threads", "grad_clip"})
+    EXPECT_NE(header.find(fmt::format("\\\"{}\\\"", key)), std::string::npos) << key << " in " << header;
+  EXPECT_NE(header.find("\\\"log_interval\\\":4"), std::string::npos) << header;
+  // --resume may change how often it logs, not the model.
+  RunResult more = run(fmt::format("train --data {} --resume --max_iters 14 --log_interval 7 --out_dir {}",
+                                   data.string(), (dir / "run").string()));
+  ASSERT_EQ(more.status, 0) << more.output;
+  EXPECT_NE(more.output.find("step 14/14 "), std::string::npos) << more.output;
+  RunResult refused = run(fmt::format("train --data {} --resume --bias true --out_dir {}", data.string(),
+                                      (dir / "run").string()));
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.output.find("--bias cannot change in a resumed run (the checkpoint holds them); only --max_iters, "
+                                "--eval_interval, --eval_iters, --log_interval, --device and --threads can"),
+            std::string::npos)
+      << refused.output;
+  // Sampling with and without the KV cache: the same characters for the same seed, past block_size (8).
+  const std::string sample = fmt::format("sample --out_dir {} --prompt All: --num_chars 60 --seed 5", (dir / "run").string());
+  RunResult cached = run(sample), plain = run(sample + " --use_cache false");
+  ASSERT_EQ(cached.status, 0) << cached.output;
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  EXPECT_EQ(cached.output, plain.output);
+  EXPECT_GE(cached.output.size(), 64u);
+  fs::remove_all(dir);
+}

@@ -138,6 +138,84 @@ TEST(GPT, GenerateCropsTheContextToBlockSize) {
   EXPECT_TRUE((out.narrow(1, 6, 5) >= 0).all().item<bool>() && (out.narrow(1, 6, 5) < 5).all().item<bool>());
 }
 
+// ---- generation with a KV cache ----
+
+// Cached attention against the whole causal forward: positions fed one at a time (the step path), a
+// prefix then a chunk of several (the masked path), and the whole sequence at once (the prefill).
+TEST(GPTCache, CachedAttentionMatchesTheWholeCausalForward) {
+  manual_seed(7);
+  nn::GPTConfig cfg;
+  cfg.block_size = 8, cfg.n_head = 2, cfg.n_embd = 8;
+  nn::CausalSelfAttention attn(cfg);
+  NoGradGuard no_grad;
+  Tensor x = randn({2, 7, 8});
+  Tensor full = attn(x);  // (2, 7, 8)
+  for (std::vector<int64_t> chunks : {std::vector<int64_t>{1, 1, 1, 1, 1, 1, 1}, {2, 3, 2}, {7}}) {
+    nn::KVCache cache;
+    std::vector<Tensor> parts;
+    int64_t at = 0;
+    for (int64_t n : chunks) {
+      parts.push_back(attn->forward(x.narrow(1, at, n), cache, cfg.block_size));
+      at += n;
+      EXPECT_EQ(cache.length, at);
+    }
+    EXPECT_EQ(cache.key.sizes(), IntArrayRef({2, 2, 8, 4}));  // block_size positions, allocated once
+    Tensor got = ember::cat(parts, 1);
+    EXPECT_TRUE(allclose(got, full, 1e-5, 1e-6)) << "chunks " << chunks.size() << ": largest difference "
+                                                 << (got - full).abs().max().item<float>();
+  }
+}
+
+TEST(GPTCache, RejectsPositionsPastBlockSize) {
+  nn::GPTConfig cfg;
+  cfg.block_size = 4, cfg.n_head = 2, cfg.n_embd = 8;
+  nn::CausalSelfAttention attn(cfg);
+  NoGradGuard no_grad;
+  nn::KVCache cache;
+  attn->forward(randn({1, 3, 8}), cache, cfg.block_size);
+  EXPECT_THROWS_WITH(attn->forward(randn({1, 2, 8}), cache, cfg.block_size),
+                     "CausalSelfAttention: 3 cached and 2 new positions exceed block_size 4");
+  EXPECT_THROWS_WITH(attn->forward(randn({2, 1, 8}), cache, cfg.block_size),
+                     "the cache holds 3 positions of batch size 1, got batch size 2");
+}
+
+// The same seed draws the same tokens with and without the cache: before block_size (steps from the
+// cache), at it and well past it (the window is cropped and the cache rebuilt each step), with and
+// without top_k, for a batch of two.
+TEST(GPTCache, CachedAndUncachedGenerationDrawTheSameTokens) {
+  for (bool tied : {true, false}) {
+    manual_seed(11);
+    nn::GPTConfig cfg;
+    cfg.vocab_size = 13, cfg.block_size = 6, cfg.n_layer = 2, cfg.n_head = 2, cfg.n_embd = 16;
+    cfg.weight_tying = tied;
+    nn::GPT model(cfg);
+    model->eval();
+    Tensor prompt = randint(0, 13, {2, 2}, dtype(kInt64));
+    for (std::optional<int64_t> top_k : {std::optional<int64_t>(), std::optional<int64_t>(5)}) {
+      Tensor cached = model->generate(prompt, 20, 0.9, top_k, Generator(5), /*use_cache=*/true);
+      Tensor plain = model->generate(prompt, 20, 0.9, top_k, Generator(5), /*use_cache=*/false);
+      EXPECT_EQ(cached.sizes(), IntArrayRef({2, 22}));
+      EXPECT_TRUE(equal(cached, plain)) << "cached " << cached << "\nplain " << plain;
+    }
+    // A prompt longer than block_size starts from the cropped window.
+    Tensor long_prompt = randint(0, 13, {1, 9}, dtype(kInt64));
+    EXPECT_TRUE(equal(model->generate(long_prompt, 5, 1.0, std::nullopt, Generator(2), true),
+                      model->generate(long_prompt, 5, 1.0, std::nullopt, Generator(2), false)));
+  }
+}
+
+TEST(GPTCache, GenerateReportsEachTokenAsItIsDrawn) {
+  manual_seed(3);
+  nn::GPTConfig cfg;
+  cfg.vocab_size = 5, cfg.block_size = 4, cfg.n_layer = 1, cfg.n_head = 1, cfg.n_embd = 4;
+  nn::GPT model(cfg);
+  std::vector<int64_t> seen;
+  Tensor out = model->generate(zeros({1, 1}, dtype(kInt64)), 6, 1.0, std::nullopt, Generator(1), true,
+                               [&](const Tensor& next) { seen.push_back(next.item<int64_t>()); });
+  std::vector<int64_t> drawn = out.narrow(1, 1, 6).contiguous().to_vector<int64_t>();
+  EXPECT_EQ(seen, drawn);
+}
+
 TEST(GPT, RejectsBadInput) {
   nn::GPTConfig cfg;
   cfg.vocab_size = 5, cfg.block_size = 4, cfg.n_layer = 1, cfg.n_head = 2, cfg.n_embd = 4;

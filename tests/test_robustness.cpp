@@ -299,6 +299,22 @@ TEST(Robustness, Utf8ValidationFollowsRfc3629) {
   EXPECT_EQ(excerpt("a\nb\xff"), "a\\x0ab\\xff");
 }
 
+// The reason given for each kind of invalid UTF-8, at the offset first_invalid_utf8 found.
+TEST(Robustness, InvalidUtf8IsDescribed) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a\xff", "invalid UTF-8 at byte 1 (0xFF cannot start a character)"},
+      {"\xc0\xaf", "invalid UTF-8 at byte 0 (overlong 2-byte form of U+002F)"},
+      {"\xe0\x80\xaf", "invalid UTF-8 at byte 0 (overlong 3-byte form of U+002F)"},
+      {"\xed\xa0\x80", "invalid UTF-8 at byte 0 (U+D800 is a UTF-16 surrogate)"},
+      {"\xf4\x90\x80\x80", "invalid UTF-8 at byte 0 (U+110000 is above U+10FFFF)"},
+      {"ab\xe2\x82", "invalid UTF-8 at byte 2 (a 3-byte character cut off by the end)"},
+      {"x\xe2\x41\x82", "invalid UTF-8 at byte 2 (0x41 is not a continuation byte)"},
+      {"\x80", "invalid UTF-8 at byte 0 (0x80 cannot start a character)"},
+  };
+  for (const auto& [text, message] : cases)
+    EXPECT_EQ(describe_invalid_utf8(text, first_invalid_utf8(text)), message) << excerpt(text);
+}
+
 TEST_F(RobustFiles, OptimizerStateJsonIsBoundedAndChecked) {
   Tensor p = ones({2}).requires_grad_();
   optim::SGD sgd({p}, optim::SGDOptions(0.1));

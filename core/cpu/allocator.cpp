@@ -10,6 +10,17 @@
 #include "core/caching_allocator.h"
 #include "core/error.h"
 
+namespace ember {
+
+size_t system_memory_bytes(bool with_swap) {
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return SIZE_MAX;
+  const size_t units = static_cast<size_t>(info.totalram) + (with_swap ? static_cast<size_t>(info.totalswap) : 0);
+  return units * info.mem_unit;
+}
+
+}  // namespace ember
+
 namespace ember::cpu {
 
 namespace {
@@ -28,19 +39,12 @@ CachingAllocator& large_blocks() {
 
 enum Origin : uint64_t { kFromMalloc = 0x6d616c6c6f63ull, kFromCache = 0x6361636865ull };
 
-// RAM and swap together: no single block larger than this can ever be backed by memory.
-size_t system_memory_bytes() {
-  struct sysinfo info {};
-  if (::sysinfo(&info) != 0) return SIZE_MAX;
-  return (static_cast<size_t>(info.totalram) + static_cast<size_t>(info.totalswap)) * info.mem_unit;
-}
-
 }  // namespace
 
 void* cpu_allocate(size_t nbytes) {
   // Refused here rather than left to malloc, so the answer does not depend on the kernel's
   // overcommit policy, and a sanitizer's allocator does not abort the process on it.
-  static const size_t limit = system_memory_bytes();  // read once: a system call per allocation would cost
+  static const size_t limit = system_memory_bytes(/*with_swap=*/true);  // read once: a system call per allocation would cost
   if (nbytes > limit)
     throw OutOfMemoryError(fmt::format("cpu out of memory: tried to allocate {} (requested {} bytes), more than the "
                                        "{} of memory and swap this machine has",

@@ -10,6 +10,14 @@
 
 #include <cstddef>
 
+namespace ember {
+
+// This machine's memory in bytes: its RAM, or with_swap its RAM and swap together (no single block
+// larger than that can ever be backed); SIZE_MAX when the system does not say.
+size_t system_memory_bytes(bool with_swap = false);
+
+}  // namespace ember
+
 namespace ember::cpu {
 
 inline constexpr size_t kAlignment = 64;  // one cache line, and room for AVX-512 loads

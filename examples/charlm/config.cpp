@@ -1,13 +1,13 @@
 // Presets, validation and JSON round trip of the trainer's settings (see config.h).
 #include "config.h"
 
-#include <unistd.h>
-
 #include <limits>
 #include <thread>
 
 #include <ember/ember.h>
 #include <fmt/format.h>
+
+#include "core/cpu/allocator.h"
 
 namespace charlm {
 
@@ -36,11 +36,6 @@ std::string human_bytes(uint64_t n) {
   int u = 0;
   while (x >= 1024 && u < 6) x /= 1024, ++u;
   return u == 0 ? fmt::format("{} bytes", n) : fmt::format("{:.1f} {}", x, units[u]);
-}
-
-uint64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : Bytes::kMax;
 }
 
 }  // namespace
@@ -89,8 +84,8 @@ void validate(const Config& c) {
   EMBER_CHECK(c.n_embd % c.n_head == 0, "config: n_embd ({}) must be divisible by n_head ({})", c.n_embd, c.n_head);
   EMBER_CHECK(c.dropout >= 0 && c.dropout < 1, "config: dropout must be in [0, 1), got {}", c.dropout);
   EMBER_CHECK(c.learning_rate > 0 && c.min_lr >= 0, "config: learning_rate must be positive and min_lr non-negative");
-  EMBER_CHECK(c.max_iters >= 0 && c.eval_interval > 0 && c.eval_iters > 0,
-              "config: max_iters must be >= 0, eval_interval and eval_iters positive");
+  EMBER_CHECK(c.max_iters >= 0 && c.eval_interval > 0 && c.eval_iters > 0 && c.log_interval > 0,
+              "config: max_iters must be >= 0, eval_interval, eval_iters and log_interval positive");
   EMBER_CHECK(c.device == "cpu" || c.device.rfind("cuda", 0) == 0, "config: device must be cpu or cuda, got '{}'",
               c.device);
   EMBER_CHECK(c.threads >= 0 && c.threads <= max_threads(),
@@ -125,7 +120,7 @@ void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, co
   const MemoryEstimate e = estimate_memory(c, vocab_size, training);
   // On a GPU the activations live in device memory, whose allocator reports its own shortage.
   const uint64_t host = c.device == "cpu" ? (Bytes{e.state_bytes} + Bytes{e.activation_bytes}).v : e.state_bytes;
-  const uint64_t have = physical_memory_bytes();
+  const uint64_t have = ember::system_memory_bytes();  // RAM
   EMBER_CHECK(host <= have,
               "{}: the model needs {} for parameters{} + {} of activations at batch_size {} x block_size {} "
               "(n_layer {}, n_head {}, n_embd {}, vocabulary {}), and this machine has {} of memory. Use a smaller "
@@ -135,47 +130,88 @@ void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, co
               c.n_embd, vocab_size, human_bytes(have));
 }
 
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> table = {
+      // the model
+      {"n_layer", &Config::n_layer, "transformer blocks"},
+      {"n_head", &Config::n_head, "attention heads per block"},
+      {"n_embd", &Config::n_embd, "embedding width (divisible by n_head)"},
+      {"block_size", &Config::block_size, "context length in characters"},
+      {"dropout", &Config::dropout, "dropout probability"},
+      {"bias", &Config::bias, "biases in the Linear layers and LayerNorms (true or false)"},
+      // data and optimisation
+      {"batch_size", &Config::batch_size, "sequences per step"},
+      {"learning_rate", &Config::learning_rate, "peak learning rate"},
+      {"min_lr", &Config::min_lr, "final learning rate of the cosine decay"},
+      {"weight_decay", &Config::weight_decay, "AdamW weight decay (matrices only)"},
+      {"beta1", &Config::beta1, "AdamW beta1"},
+      {"beta2", &Config::beta2, "AdamW beta2"},
+      {"grad_clip", &Config::grad_clip, "clip the gradient norm to this (0: off)"},
+      {"warmup_iters", &Config::warmup_iters, "linear warmup steps"},
+      {"lr_decay_iters", &Config::lr_decay_iters, "steps of cosine decay"},
+      {"seed", &Config::seed, "random seed"},
+      // the run: these may change when it is resumed
+      {"max_iters", &Config::max_iters, "training steps", true},
+      {"eval_interval", &Config::eval_interval, "steps between evaluations", true},
+      {"eval_iters", &Config::eval_iters, "batches per evaluation", true},
+      {"log_interval", &Config::log_interval, "steps between progress lines when stdout is not a terminal", true},
+      {"device", &Config::device, "cpu or cuda", true},
+      {"threads", &Config::threads, "CPU threads, 1 .. 4 x cores (0 or not given: all cores)", true},
+  };
+  return table;
+}
+
+void SettingOverrides::apply(Config& c) const {
+  for (const auto& [setting, value] : given)
+    std::visit([&, v = &value](auto field) { c.*field = std::get<std::decay_t<decltype(c.*field)>>(*v); },
+               setting->field);
+}
+
+SettingOverrides SettingOverrides::resumable() const {
+  SettingOverrides out;
+  for (const auto& entry : given)
+    if (entry.first->resumable) out.given.push_back(entry);
+  return out;
+}
+
+std::vector<std::string> SettingOverrides::fixed_by_checkpoint() const {
+  std::vector<std::string> flags;
+  for (const auto& [setting, value] : given)
+    if (!setting->resumable) flags.push_back(std::string("--") + setting->name);
+  return flags;
+}
+
+std::string resumable_flags() {
+  std::vector<std::string> flags;
+  for (const Setting& s : settings())
+    if (s.resumable) flags.push_back(std::string("--") + s.name);
+  std::string out;
+  for (size_t i = 0; i < flags.size(); ++i) out += (i == 0 ? "" : i + 1 == flags.size() ? " and " : ", ") + flags[i];
+  return out;
+}
+
+std::string describe(const Config& c) {
+  std::string out;
+  for (const Setting& s : settings()) {
+    const std::string value = std::visit([&](auto field) { return nlohmann::json(c.*field).dump(); }, s.field);
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", s.name, value);
+  }
+  return out;
+}
+
 nlohmann::json to_json(const Config& c) {
-  return {{"n_layer", c.n_layer},         {"n_head", c.n_head},
-          {"n_embd", c.n_embd},           {"block_size", c.block_size},
-          {"dropout", c.dropout},         {"bias", c.bias},
-          {"batch_size", c.batch_size},   {"learning_rate", c.learning_rate},
-          {"min_lr", c.min_lr},           {"weight_decay", c.weight_decay},
-          {"beta1", c.beta1},             {"beta2", c.beta2},
-          {"grad_clip", c.grad_clip},     {"warmup_iters", c.warmup_iters},
-          {"lr_decay_iters", c.lr_decay_iters}, {"max_iters", c.max_iters},
-          {"eval_interval", c.eval_interval}, {"eval_iters", c.eval_iters},
-          {"seed", c.seed},               {"device", c.device},
-          {"threads", c.threads}};
+  nlohmann::json j = nlohmann::json::object();
+  for (const Setting& s : settings()) std::visit([&](auto field) { j[s.name] = c.*field; }, s.field);
+  return j;
 }
 
 Config config_from_json(const nlohmann::json& j) {
   EMBER_CHECK(j.is_object(), "config: the saved settings must be a JSON object, got JSON of type {}", j.type_name());
   Config c;
-  auto get = [&](const char* key, auto& field) {
-    if (j.contains(key)) field = j.at(key).get<std::decay_t<decltype(field)>>();
-  };
-  get("n_layer", c.n_layer);
-  get("n_head", c.n_head);
-  get("n_embd", c.n_embd);
-  get("block_size", c.block_size);
-  get("dropout", c.dropout);
-  get("bias", c.bias);
-  get("batch_size", c.batch_size);
-  get("learning_rate", c.learning_rate);
-  get("min_lr", c.min_lr);
-  get("weight_decay", c.weight_decay);
-  get("beta1", c.beta1);
-  get("beta2", c.beta2);
-  get("grad_clip", c.grad_clip);
-  get("warmup_iters", c.warmup_iters);
-  get("lr_decay_iters", c.lr_decay_iters);
-  get("max_iters", c.max_iters);
-  get("eval_interval", c.eval_interval);
-  get("eval_iters", c.eval_iters);
-  get("seed", c.seed);
-  get("device", c.device);
-  get("threads", c.threads);
+  for (const Setting& s : settings()) {
+    if (!j.contains(s.name)) continue;  // older checkpoints lack the newer settings: their defaults
+    std::visit([&](auto field) { c.*field = j.at(s.name).get<std::decay_t<decltype(c.*field)>>(); }, s.field);
+  }
   return c;
 }
 

@@ -7,6 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,11 +24,40 @@ struct Config {
   int64_t batch_size = 12;
   double learning_rate = 1e-3, min_lr = 1e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.99, grad_clip = 1.0;
   int64_t warmup_iters = 100, lr_decay_iters = 2000, max_iters = 2000;
-  int64_t eval_interval = 250, eval_iters = 200, log_interval = 10;
+  int64_t eval_interval = 250, eval_iters = 200;
+  int64_t log_interval = 10;  // steps between progress lines when stdout is not a terminal
   uint64_t seed = 1337;
   std::string device = "cpu";
   int threads = 0;  // 0: the library default (all cores); otherwise 1 .. 4 x cores
 };
+
+// One setting: nanoGPT's name (the --flag of `train` and the key in a checkpoint's settings JSON),
+// where it lives in Config, its help text, and whether --resume may change it (how long the run
+// goes, how often it evaluates and logs, where it runs: anything else would make another run).
+using SettingField = std::variant<int64_t Config::*, int Config::*, uint64_t Config::*, double Config::*,
+                                  bool Config::*, std::string Config::*>;
+struct Setting {
+  const char* name;
+  SettingField field;
+  const char* help;
+  bool resumable = false;
+};
+// Every setting, once: the flags, the checkpoint's settings and the printout are made from it.
+const std::vector<Setting>& settings();
+
+// Settings given on the command line, laid over a preset or a checkpoint's settings.
+using SettingValue = std::variant<int64_t, int, uint64_t, double, bool, std::string>;
+struct SettingOverrides {
+  std::vector<std::pair<const Setting*, SettingValue>> given;
+  void apply(Config& c) const;
+  // Only those --resume may change; and the flags of the others ("--n_layer", ...).
+  SettingOverrides resumable() const;
+  std::vector<std::string> fixed_by_checkpoint() const;
+};
+// The flags --resume may change: "--max_iters, ..., --device and --threads".
+std::string resumable_flags();
+// "n_layer 4, n_head 4, ...": every setting of `c`, in the table's order.
+std::string describe(const Config& c);
 
 // Applies a preset by name; throws naming the valid presets otherwise.
 Config preset(const std::string& name);

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <set>
 
+#include "nn/json_guard.h"
+
 namespace charlm {
 
 using ember::Tensor;
@@ -20,29 +22,16 @@ constexpr int64_t kMaxTextBytes = int64_t{2} << 30;
 }  // namespace
 
 std::u32string utf8_to_u32(const std::string& s, const std::string& what) {
-  // The smallest code point each sequence length may encode: anything below is an overlong form.
-  constexpr char32_t kMinOfLength[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (const size_t at = ember::first_invalid_utf8(s); at != std::string::npos)
+    EMBER_FAIL("{}: {}", what, ember::describe_invalid_utf8(s, at));
+  // Well-formed from here on: each lead byte says how many continuation bytes follow.
   std::u32string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    const int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    EMBER_CHECK(len > 0, "{}: invalid UTF-8 at byte {} (0x{:02X} cannot start a character)", what, i, c);
-    EMBER_CHECK(i + len <= s.size(), "{}: invalid UTF-8 at byte {} (a {}-byte character cut off by the end)", what,
-                i, len);
+    const int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
     char32_t cp = len == 1 ? c : c & (0x7F >> len);
-    for (int k = 1; k < len; ++k) {
-      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      EMBER_CHECK((cc >> 6) == 0x2, "{}: invalid UTF-8 at byte {} (0x{:02X} is not a continuation byte)", what, i + k,
-                  cc);
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    EMBER_CHECK(cp >= kMinOfLength[len], "{}: invalid UTF-8 at byte {} (overlong {}-byte form of U+{:04X})", what, i,
-                len, static_cast<uint32_t>(cp));
-    EMBER_CHECK(cp < 0xD800 || cp > 0xDFFF, "{}: invalid UTF-8 at byte {} (U+{:04X} is a UTF-16 surrogate)", what, i,
-                static_cast<uint32_t>(cp));
-    EMBER_CHECK(cp <= 0x10FFFF, "{}: invalid UTF-8 at byte {} (U+{:X} is above U+10FFFF)", what, i,
-                static_cast<uint32_t>(cp));
+    for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     out.push_back(cp);
     i += len;
   }

@@ -218,12 +218,7 @@ TrainResult train(const TrainArgs& args) {
     lock.emplace(out_dir);  // before reading: a run still writing here would change the file under us
     Loaded header = read_checkpoint_header(ckpt_path.string());
     cfg = header.cfg;
-    const ResumeOverrides& o = args.continued;
-    if (o.max_iters) cfg.max_iters = *o.max_iters;
-    if (o.eval_interval) cfg.eval_interval = *o.eval_interval;
-    if (o.eval_iters) cfg.eval_iters = *o.eval_iters;
-    if (o.threads) cfg.threads = *o.threads;
-    if (o.device) cfg.device = *o.device;
+    args.continued.resumable().apply(cfg);
     vocab = header.vocab;
     st = header.state;
     text = read_text(data_path);
@@ -270,7 +265,8 @@ TrainResult train(const TrainArgs& args) {
               static_cast<long long>(data.train.numel()), static_cast<long long>(data.val.numel()),
               static_cast<double>(model->num_parameters()) / 1e6, args.resume ? "resuming at step " : "from scratch",
               args.resume ? std::to_string(st.iter).c_str() : "");
-  Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size, interactive, cfg.eval_interval / 5 + 1);
+  std::printf("settings: %s\n", describe(cfg).c_str());
+  Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size, interactive, cfg.log_interval);
 
   TrainResult result;
   const int64_t first_iter = st.iter;
@@ -361,25 +357,15 @@ std::string sample(const SampleArgs& args) {
   ember::Generator gen(args.seed);
   std::string out = args.prompt;
   std::fputs(args.prompt.c_str(), stdout);
-  const int64_t block = header.cfg.block_size;
-  for (int64_t n = 0; n < args.num_chars; ++n) {
-    // nanoGPT's generate: crop to the context, last position's logits / temperature, top-k, sample.
-    const int64_t len = static_cast<int64_t>(ids.size()), start = std::max<int64_t>(0, len - block);
-    std::vector<int64_t> ctx(ids.begin() + start, ids.end());
-    Tensor idx = ember::from_vector(ctx, {1, len - start});
-    Tensor logits = std::get<0>(model->forward(idx)).select(1, -1) / args.temperature;
-    if (args.top_k && *args.top_k < logits.size(-1)) {
-      std::vector<float> v(logits.data_ptr<float>(), logits.data_ptr<float>() + logits.numel());
-      std::nth_element(v.begin(), v.begin() + (*args.top_k - 1), v.end(), std::greater<float>());
-      logits = logits.masked_fill(logits < v[*args.top_k - 1], -INFINITY);
-    }
-    Tensor next = ember::multinomial(logits.softmax(-1), 1, false, gen);
-    ids.push_back(next.item<int64_t>());
-    std::string ch = u32_to_utf8(header.vocab.decode({ids.back()}));
+  // nanoGPT's generate, printing each character as it is drawn.
+  auto print = [&](const Tensor& next) {  // (1, 1)
+    std::string ch = u32_to_utf8(header.vocab.decode({next.item<int64_t>()}));
     out += ch;
     std::fputs(ch.c_str(), stdout);
     std::fflush(stdout);
-  }
+  };
+  Tensor idx = ember::from_vector(ids, {1, static_cast<int64_t>(ids.size())});
+  model->generate(idx, args.num_chars, args.temperature, args.top_k, gen, args.use_cache, print);
   std::fputs("\n", stdout);
   return out;
 }

@@ -9,17 +9,10 @@
 
 namespace charlm {
 
-// What --resume may change; everything else comes from the checkpoint, and the new values are
-// saved in the next checkpoint.
-struct ResumeOverrides {
-  std::optional<int64_t> max_iters, eval_interval, eval_iters;
-  std::optional<int> threads;
-  std::optional<std::string> device;
-};
-
 struct TrainArgs {
   Config cfg;                 // without --resume: the whole config
-  ResumeOverrides continued;  // with --resume: the changes to the checkpoint's config
+  SettingOverrides continued;  // with --resume: the changes to the checkpoint's config (resumable ones),
+                               // saved in the next checkpoint
   std::string data_path;
   std::string out_dir = "out-charlm";
   bool resume = false;     // continue from out_dir/ckpt.safetensors
@@ -45,6 +38,7 @@ struct SampleArgs {
   double temperature = 0.8;
   std::optional<int64_t> top_k = 200;
   uint64_t seed = 1337;
+  bool use_cache = true;  // keep keys and values between characters (false: recompute the context)
 };
 
 // Streams the generated characters to stdout as they come; returns the whole text.
