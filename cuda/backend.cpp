@@ -134,6 +134,123 @@ void CudaBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool 
   launch_triangle(s, in.dtype(), mats, R, C, k, lower, out.raw_data_ptr(), in.raw_data_ptr());
 }
 
+// ---- fused: LayerNorm (norm.cu); in, dout (N, D) contiguous, weight and bias (D) or undefined ----
+
+namespace {
+const void* ptr_or_null(const Tensor& t) { return t.defined() ? t.raw_data_ptr() : nullptr; }
+void* mutable_ptr_or_null(const Tensor& t) { return t.defined() ? t.raw_data_ptr() : nullptr; }
+}  // namespace
+
+bool CudaBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,
+                             const Tensor& weight, const Tensor& bias, double eps) {
+  cudaStream_t s = prepare(out.device());
+  dispatch_floating(in.dtype(), "layer_norm", []<typename T>() {});
+  launch_layer_norm(s, in.dtype(), in.sizes()[0], in.sizes()[1], out.raw_data_ptr(), mean.raw_data_ptr(),
+                    rstd.raw_data_ptr(), in.raw_data_ptr(), ptr_or_null(weight), ptr_or_null(bias), eps);
+  return true;
+}
+
+bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias,
+                                      const Tensor& dout, const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                      const Tensor& weight) {
+  cudaStream_t s = prepare(in.device());
+  dispatch_floating(in.dtype(), "layer_norm_backward", []<typename T>() {});
+  const int64_t N = in.sizes()[0], D = in.sizes()[1];
+  const int64_t bands = layer_norm_param_bands(N);
+  Tensor partial;  // (2, bands, D): the bands' partial dweight and dbias, where there are several bands
+  if ((dweight.defined() || dbias.defined()) && bands > 1) partial = empty({2, bands, D}, in.options());
+  launch_layer_norm_backward(s, in.dtype(), N, D, mutable_ptr_or_null(din), mutable_ptr_or_null(dweight),
+                             mutable_ptr_or_null(dbias), mutable_ptr_or_null(partial), dout.raw_data_ptr(),
+                             in.raw_data_ptr(), mean.raw_data_ptr(), rstd.raw_data_ptr(), ptr_or_null(weight));
+  return true;
+}
+
+// ---- optimizers (optim.cu): multi-tensor; a list the kernels cannot take as plain arrays composes ----
+
+namespace {
+// True when every defined tensor is contiguous and of `dtype`, a floating type: the kernels read
+// them as plain arrays.
+bool plain(const tensor_list& tensors, ScalarType dtype) {
+  if (dtype != kFloat32 && dtype != kFloat64) return false;
+  for (const Tensor& t : tensors)
+    if (t.defined() && (!t.is_contiguous() || t.dtype() != dtype)) return false;
+  return true;
+}
+}  // namespace
+
+bool CudaBackend::adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,
+                              const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs,
+                              const std::vector<AdamStep>& steps) {
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype();
+  for (const tensor_list* ts : {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs})
+    if (!plain(*ts, dtype)) return false;
+  cudaStream_t s = prepare(params[0].device());
+  std::vector<AdamTensors> tensors;
+  std::vector<AdamHyper> hyper;
+  for (size_t i = 0; i < params.size(); ++i) {
+    tensors.push_back({params[i].raw_data_ptr(), grads[i].raw_data_ptr(), exp_avgs[i].raw_data_ptr(),
+                       exp_avg_sqs[i].raw_data_ptr(), mutable_ptr_or_null(max_exp_avg_sqs[i]), params[i].numel()});
+    const AdamStep& h = steps[i];
+    hyper.push_back({h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step_size, h.bias_correction2_sqrt, h.amsgrad,
+                     h.maximize, h.decoupled});
+  }
+  launch_adam_update(s, dtype, tensors, hyper);
+  return true;
+}
+
+bool CudaBackend::sgd_update(const tensor_list& params, const tensor_list& grads,
+                             const tensor_list& momentum_buffers, const std::vector<SgdStep>& steps) {
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype();
+  for (const tensor_list* ts : {&params, &grads, &momentum_buffers})
+    if (!plain(*ts, dtype)) return false;
+  cudaStream_t s = prepare(params[0].device());
+  std::vector<SgdTensors> tensors;
+  std::vector<SgdHyper> hyper;
+  for (size_t i = 0; i < params.size(); ++i) {
+    tensors.push_back({params[i].raw_data_ptr(), grads[i].raw_data_ptr(), mutable_ptr_or_null(momentum_buffers[i]),
+                       params[i].numel()});
+    const SgdStep& h = steps[i];
+    hyper.push_back({h.lr, h.momentum, h.dampening, h.weight_decay, h.nesterov, h.maximize, h.first_step});
+  }
+  launch_sgd_update(s, dtype, tensors, hyper);
+  return true;
+}
+
+bool CudaBackend::sum_of_squares(const Tensor& out, const tensor_list& tensors) {
+  if (tensors.empty() || !plain(tensors, tensors[0].dtype())) return false;
+  cudaStream_t s = prepare(out.device());
+  std::vector<void*> ptrs;
+  std::vector<int64_t> sizes, starts = {0};
+  for (const Tensor& t : tensors) {
+    ptrs.push_back(t.raw_data_ptr());
+    sizes.push_back(t.numel());
+    starts.push_back(starts.back() + multi_tensor_chunks(t.numel()));
+  }
+  // (chunks) one partial sum per block, then (n + 1) where each tensor's partials begin
+  Tensor partial = empty({std::max<int64_t>(starts.back(), 1)}, out.options());
+  Tensor device_starts = from_vector<int64_t>(starts, {static_cast<int64_t>(starts.size())}).to(out.device());
+  launch_sum_of_squares(s, tensors[0].dtype(), ptrs, sizes, static_cast<double*>(out.raw_data_ptr()),
+                        static_cast<double*>(partial.raw_data_ptr()),
+                        static_cast<const int64_t*>(device_starts.raw_data_ptr()));
+  return true;
+}
+
+bool CudaBackend::scale_(const tensor_list& tensors, double factor) {
+  if (tensors.empty()) return true;
+  if (!plain(tensors, tensors[0].dtype())) return false;
+  cudaStream_t s = prepare(tensors[0].device());
+  std::vector<void*> ptrs;
+  std::vector<int64_t> sizes;
+  for (const Tensor& t : tensors) {
+    ptrs.push_back(t.raw_data_ptr());
+    sizes.push_back(t.numel());
+  }
+  launch_scale(s, tensors[0].dtype(), ptrs, sizes, factor);
+  return true;
+}
+
 // ---- indexing (index.cu); index is int64, contiguous and in range ----
 
 void CudaBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
