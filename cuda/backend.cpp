@@ -99,16 +99,31 @@ void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntAr
   }
   const OffsetCalc<2> outer = offset_calc<2>(op_name(op), kept_sizes, {kept_out, kept_in});
   const OffsetCalc<1> inner = offset_calc<1>(op_name(op), red_sizes, {red_in});
-  launch_reduce(s, op, in.dtype(), out.numel(), numel_of(red_sizes), outer, inner, out.raw_data_ptr(),
-                in.raw_data_ptr());
+  // Reads are coalesced across outputs when the kept dims are innermost: the columns kernel.
+  const auto innermost_non_unit = [](const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    for (size_t d = sizes.size(); d-- > 0;)
+      if (sizes[d] != 1) return strides[d];
+    return int64_t{0};
+  };
+  const bool leading_dims =
+      innermost_non_unit(kept_sizes, kept_in) == 1 && innermost_non_unit(red_sizes, red_in) != 1;
+  const ReduceStrategy how = reduce_strategy(out.numel(), numel_of(red_sizes), leading_dims);
+  Tensor partial;  // (n_out, splits) 8-byte partial results of a split reduction
+  if (how.splits > 1) partial = empty({out.numel() * how.splits}, out.options().dtype(kFloat64));
+  launch_reduce(s, op, in.dtype(), how, out.numel(), numel_of(red_sizes), outer, inner, out.raw_data_ptr(),
+                partial.defined() ? partial.raw_data_ptr() : nullptr, in.raw_data_ptr());
 }
 
 void CudaBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
   cudaStream_t s = prepare(values.device());
   const OffsetCalc<3> calc =
       offset_calc<3>(is_max ? "max" : "min", values.sizes(), {values.strides(), indices.strides(), in.strides()});
+  const int64_t splits = arg_reduce_splits(values.numel(), in.sizes()[dim]);
+  Tensor partial;  // (n, splits) pairs of a value and an int64 index, 16 bytes each
+  if (splits > 1) partial = empty({values.numel() * splits * 2}, values.options().dtype(kFloat64));
   launch_arg_reduce(s, is_max, in.dtype(), values.numel(), calc, in.sizes()[dim], in.strides()[dim],
-                    values.raw_data_ptr(), static_cast<int64_t*>(indices.raw_data_ptr()), in.raw_data_ptr());
+                    values.raw_data_ptr(), static_cast<int64_t*>(indices.raw_data_ptr()),
+                    partial.defined() ? partial.raw_data_ptr() : nullptr, in.raw_data_ptr());
 }
 
 // ---- nn (nn.cu); rows are contiguous ----

@@ -43,13 +43,28 @@ constexpr bool unary_on_integers(UnaryOp op) {
 }
 
 // ---- reduce.cu ----
+// How a reduction is laid out on the device. columns: the reduced dims lead and the outputs are
+// neighbours in memory (a sum over the batch of (B, C)), so a block takes 32 outputs and reads rows
+// coalesced. splits > 1: few outputs with long reductions (x.sum()) are split across that many
+// blocks each, whose partial results a second launch folds; `partial` must then hold
+// n_out * splits values of 8 bytes.
+struct ReduceStrategy {
+  bool columns = false;
+  int64_t splits = 1;
+};
+// leading_dims: in's innermost kept dim has stride 1 and its innermost reduced dim does not.
+ReduceStrategy reduce_strategy(int64_t n_out, int64_t n_red, bool leading_dims);
 // out[o] = fold of in over n_red elements: `outer` maps o to (out offset, in base offset), `inner`
 // maps r in [0, n_red) to an in offset from that base. All/Any read any dtype and write bool.
-void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, int64_t n_out, int64_t n_red,
-                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, const void* in);
-// For each of n positions (values, indices, in start): the first max/min of `len` elements `step` apart.
+void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy how, int64_t n_out, int64_t n_red,
+                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, void* partial, const void* in);
+// For each of n positions (values, indices, in start): the first max/min of `len` elements `step`
+// apart (the first NaN, if any), each position's elements folded by one block or, for few long
+// rows, by arg_reduce_splits(n, len) blocks and a second pass; `partial` then holds
+// n * splits values of 16 bytes.
+int64_t arg_reduce_splits(int64_t n, int64_t len);
 void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc,
-                       int64_t len, int64_t step, void* values, int64_t* indices, const void* in);
+                       int64_t len, int64_t step, void* values, int64_t* indices, void* partial, const void* in);
 
 // ---- nn.cu: contiguous rows ----
 void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log);

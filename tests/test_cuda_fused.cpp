@@ -221,6 +221,71 @@ TEST_P(CudaFused, ClipGradNormMatchesTheCpu) {
     EXPECT_TENSOR_CLOSE(t.gpu[i].grad().cpu(), t.cpu[i].grad(), tol.rtol, tol.atol) << "clipped grad " << i;
 }
 
+// ---- reductions: split across blocks, by columns, and arg-max/min by blocks ----
+
+struct ReductionCase {
+  const char* name;
+  std::vector<int64_t> shape;
+  std::function<Tensor(const Tensor&)> fn;
+  bool differentiable = true;
+};
+
+// Shapes that pick each layout of cuda/reduce.cu: a whole-tensor sum over more elements than one
+// split (4096) takes, so it runs as many blocks and a second pass; few long rows (split too);
+// a sum over the leading dim with more outputs than one columns block (32) and a tail; arg-max
+// and arg-min over long rows and down columns.
+// clang-format off
+const std::vector<ReductionCase> kReductionCases = {
+  {"sum_all_split", {20011}, [](const Tensor& x) { return x.sum(); }},
+  {"mean_rows_split", {3, 9001}, [](const Tensor& x) { return x.mean({1}); }},
+  {"sum_leading_dim_columns", {301, 70}, [](const Tensor& x) { return x.sum({0}); }},
+  {"sum_leading_dims_3d", {5, 33, 40}, [](const Tensor& x) { return x.sum({0, 1}); }},
+  {"amax_split", {2, 12000}, [](const Tensor& x) { return x.amax({1}); }},
+  {"min_columns", {200, 45}, [](const Tensor& x) { return x.amin({0}); }},
+  {"sum_of_transpose_columns", {40, 50}, [](const Tensor& x) { return x.t().sum({1}); }},
+  {"all_any_split", {2, 10000}, [](const Tensor& x) { return (x > -3).all(1).logical_xor((x > 3.5).any(1)); }, false},
+  {"any_columns", {50, 40}, [](const Tensor& x) { return (x > 2).any(0); }, false},
+  {"argmax_long_rows", {3, 20000}, [](const Tensor& x) { return x.argmax(1); }, false},
+  {"argmin_all", {30001}, [](const Tensor& x) { return x.argmin(); }, false},
+  {"argmax_columns", {3000, 3}, [](const Tensor& x) { return x.argmax(0); }, false},
+  {"max_dim_values", {4, 9000}, [](const Tensor& x) { return std::get<0>(x.max(1)); }},
+};
+// clang-format on
+
+TEST_P(CudaFused, ReductionsMatchTheCpu) {
+  const ScalarType dt = GetParam();
+  // Float sums of 20,000 terms in float32, in a different order on each device.
+  const Tolerance tol = dt == kFloat64 ? Tolerance{1e-10, 1e-10} : Tolerance{1e-4, 1e-3};
+  manual_seed(12);
+  for (const ReductionCase& c : kReductionCases) {
+    Tensor x = randn(c.shape, dtype(dt));
+    Tensor xc = x.clone().requires_grad_(c.differentiable), xg = x.to(kGpu).requires_grad_(c.differentiable);
+    Tensor yc = c.fn(xc), yg = c.fn(xg);
+    ASSERT_TRUE(yg.is_cuda()) << c.name;
+    EXPECT_TENSOR_CLOSE(yg.cpu(), yc, tol.rtol, tol.atol) << c.name << " " << dtype_name(dt);
+    if (!c.differentiable) continue;
+    Tensor w = randn(yc.sizes(), dtype(dt));
+    (yc * w).sum().backward();
+    (yg * w.to(kGpu)).sum().backward();
+    EXPECT_TENSOR_CLOSE(xg.grad().cpu(), xc.grad(), tol.rtol, tol.atol) << c.name << " grad " << dtype_name(dt);
+  }
+}
+
+// Ties keep the first index and NaN wins, in the split kernels' second pass too.
+TEST_P(CudaFused, ArgReductionsKeepTheFirstExtremeAndNaN) {
+  const ScalarType dt = GetParam();
+  Tensor x = zeros({2, 20000}, dtype(dt));
+  x.select(0, 0).narrow(0, 15000, 1).fill_(5);  // the later of two maxima in the first row ...
+  x.select(0, 0).narrow(0, 9000, 1).fill_(5);   // ... and the earlier, in another split
+  x.select(0, 1).narrow(0, 17000, 1).fill_(std::nan(""));
+  x.select(0, 1).narrow(0, 300, 1).fill_(7);
+  Tensor g = x.to(kGpu);
+  EXPECT_TRUE(equal(g.argmax(1).cpu(), from_vector<int64_t>({9000, 17000}, {2})));
+  EXPECT_TRUE(equal(g.argmin(1).cpu(), from_vector<int64_t>({0, 17000}, {2})));
+  EXPECT_TRUE(equal(g.argmax(1).cpu(), x.argmax(1)));
+  EXPECT_TRUE(std::isnan(std::get<0>(g.max(1)).cpu()[1].item<double>()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaFused, ::testing::Values(kFloat32, kFloat64), dtype_case_name);
 
 // ---- the GPT's training step ----
