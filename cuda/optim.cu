@@ -1,10 +1,10 @@
 // CUDA optimizer kernels (Backend's EMBER_OPTIMIZER_KERNELS), the twin of core/cpu/optim.cpp:
 // Adam / AdamW, SGD, and the sum of squares and scaling of gradient clipping.
 //
-// Multi-tensor: one launch covers up to kMaxTensors tensors and kMaxBlocks chunks of kChunk
-// elements, the tensors' pointers and the chunk each block takes passed by value in the kernel's
-// arguments (no copy of a pointer table to the device first), so all the parameters of a GPT are
-// updated in a few launches instead of a dozen ops per parameter. Each update is elementwise, so
+// Multi-tensor: one launch covers up to kMaxTensors tensors with a block per chunk of
+// kMultiTensorChunk elements, the tensors' pointers and chunk offsets passed by value in the
+// kernel's arguments (no copy of a pointer table to the device first), so all the parameters of a
+// GPT are updated in a few launches instead of a dozen ops per parameter. Each update is elementwise, so
 // chunking changes no bit; the arithmetic follows the CPU loops (fma where PyTorch rounds once).
 // The sum of squares writes one double per chunk, then adds each tensor's chunks in order: one
 // reduction over all gradients, with the same result on every run.
@@ -13,70 +13,65 @@
 
 namespace ember::cuda {
 
+int64_t multi_tensor_chunks(int64_t n) { return (n + kMultiTensorChunk - 1) / kMultiTensorChunk; }
+
 namespace {
 
-constexpr int kMaxTensors = 24;  // per launch; with kMaxBlocks, the arguments stay under CUDA's 4 KiB
-constexpr int kMaxBlocks = 96;
+constexpr int kMaxTensors = 48;  // per launch: the arguments stay under CUDA's classic 4 KiB
 
-// The pointers of up to kMaxTensors tensors (kDepth arrays each: param, grad, ...), and for each
-// block of the launch the tensor and the chunk of it that the block updates.
+// The pointers of up to kMaxTensors tensors (kDepth arrays each: param, grad, ...) and where each
+// tensor's chunks begin among the launch's blocks: block b updates chunk b - chunk_start[t] of the
+// tensor t with chunk_start[t] <= b < chunk_start[t + 1].
 template <int kDepth>
 struct TensorChunks {
   void* ptrs[kDepth][kMaxTensors];
   int64_t sizes[kMaxTensors];
-  int32_t block_tensor[kMaxBlocks];
-  int32_t block_chunk[kMaxBlocks];
+  int64_t chunk_start[kMaxTensors + 1];
+  int n_tensors;
   int64_t first_block;  // the launch's first block among all launches of one call
 };
 
-// Each thread of block b calls op(ptrs, i, b) on the elements i it owns of its block's chunk, its
-// pointers already those of the block's tensor.
+// Each block finds its tensor and chunk, then calls op(ptrs, begin, end, block) with the tensor's
+// pointers; the op's threads share the chunk's elements.
 template <typename T, int kDepth, typename Op>
 __global__ void __launch_bounds__(kBlockSize) multi_tensor_kernel(TensorChunks<kDepth> tc, Op op) {
-  const int t = tc.block_tensor[blockIdx.x];
-  const int64_t begin = static_cast<int64_t>(tc.block_chunk[blockIdx.x]) * kMultiTensorChunk;
+  const int64_t b = blockIdx.x;
+  int t = 0;
+  while (t + 1 < tc.n_tensors && tc.chunk_start[t + 1] <= b) ++t;
+  const int64_t begin = (b - tc.chunk_start[t]) * kMultiTensorChunk;
   const int64_t end = begin + kMultiTensorChunk < tc.sizes[t] ? begin + kMultiTensorChunk : tc.sizes[t];
   T* p[kDepth];
   for (int k = 0; k < kDepth; ++k) p[k] = static_cast<T*>(tc.ptrs[k][t]);
-  op(p, begin, end, tc.first_block + blockIdx.x);
+  op(p, begin, end, tc.first_block + b);
 }
 
-// Runs Op over every tensor, as few launches as the argument limits allow; a new launch starts
-// where a tensor's scalars differ from the previous one's (ops[i] == ops[i - 1] otherwise).
+// Runs Op over every tensor in as few launches as the argument limit allows (one per kMaxTensors
+// tensors, each with a block per chunk); a new launch starts where a tensor's scalars differ from
+// the previous one's.
 template <typename T, int kDepth, typename Op>
 void multi_tensor_apply(cudaStream_t s, const char* name, const std::vector<std::array<void*, kDepth>>& ptrs,
                         const std::vector<int64_t>& sizes, const std::vector<Op>& ops) {
   TensorChunks<kDepth> tc{};
-  int n_tensors = 0, n_blocks = 0;
   int64_t launched_blocks = 0;
   Op op{};
   const auto flush = [&] {
-    if (n_blocks > 0) {
+    const int64_t blocks = tc.chunk_start[tc.n_tensors];
+    if (blocks > 0) {
       tc.first_block = launched_blocks;
-      EMBER_LAUNCH(n_blocks, kBlockSize, kBlockSize * sizeof(double), s, multi_tensor_kernel<T, kDepth, Op>)(tc, op);
+      EMBER_LAUNCH(blocks, kBlockSize, kBlockSize * sizeof(double), s, multi_tensor_kernel<T, kDepth, Op>)(tc, op);
       check_launch(name);
-      launched_blocks += n_blocks;
+      launched_blocks += blocks;
     }
-    n_tensors = n_blocks = 0;
-  };
-  const auto add_tensor = [&](size_t i) {
-    for (int k = 0; k < kDepth; ++k) tc.ptrs[k][n_tensors] = ptrs[i][k];
-    tc.sizes[n_tensors++] = sizes[i];
+    tc.n_tensors = 0;
   };
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) continue;
-    if (n_tensors > 0 && (n_tensors == kMaxTensors || !(ops[i] == op))) flush();
+    if (tc.n_tensors > 0 && (tc.n_tensors == kMaxTensors || !(ops[i] == op))) flush();
     op = ops[i];
-    add_tensor(i);
-    const int64_t chunks = (sizes[i] + kMultiTensorChunk - 1) / kMultiTensorChunk;
-    for (int64_t c = 0; c < chunks; ++c) {
-      if (n_blocks == kMaxBlocks) {
-        flush();
-        add_tensor(i);
-      }
-      tc.block_tensor[n_blocks] = n_tensors - 1;
-      tc.block_chunk[n_blocks++] = static_cast<int32_t>(c);
-    }
+    const int t = tc.n_tensors++;
+    for (int k = 0; k < kDepth; ++k) tc.ptrs[k][t] = ptrs[i][k];
+    tc.sizes[t] = sizes[i];
+    tc.chunk_start[t + 1] = tc.chunk_start[t] + multi_tensor_chunks(sizes[i]);
   }
   flush();
 }
@@ -227,8 +222,6 @@ void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<SgdTen
     multi_tensor_apply<T, 3>(s, "sgd_update", ptrs, sizes, ops);
   });
 }
-
-int64_t multi_tensor_chunks(int64_t n) { return (n + kMultiTensorChunk - 1) / kMultiTensorChunk; }
 
 void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors,
                            const std::vector<int64_t>& sizes, double* out, double* partial, const int64_t* starts) {
