@@ -101,6 +101,28 @@ TEST_P(CudaFused, LayerNormOpForwardAndGradientsMatchTheCpu) {
   }
 }
 
+// ---- GELU: one elementwise launch each way (UnaryOp::Gelu, BinaryOp::GeluBackward) ----
+
+TEST_P(CudaFused, GeluForwardAndBackwardMatchTheCpu) {
+  const ScalarType dt = GetParam();
+  const Tolerance tol = tolerance(dt);
+  manual_seed(7);
+  // One element; an odd length past one block of 256 threads; a transposed (strided) view.
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{1}, {3, 1037}, {67, 5}}) {
+    for (const char* approximate : {"none", "tanh"}) {
+      Tensor x = randn(shape, dtype(dt)) * 3;
+      Tensor xc = x.clone().requires_grad_(), xg = x.to(kGpu).requires_grad_();
+      const bool strided = shape.size() == 2 && shape[1] == 5;
+      Tensor yc = (strided ? xc.t() : xc).gelu(approximate), yg = (strided ? xg.t() : xg).gelu(approximate);
+      EXPECT_TENSOR_CLOSE(yg.cpu(), yc, tol.rtol, tol.atol) << approximate << " " << x.sizes();
+      Tensor w = randn(yc.sizes(), dtype(dt));
+      (yc * w).sum().backward();
+      (yg * w.to(kGpu)).sum().backward();
+      EXPECT_TENSOR_CLOSE(xg.grad().cpu(), xc.grad(), tol.rtol, tol.atol) << approximate << " grad " << x.sizes();
+    }
+  }
+}
+
 // ---- optimizers ----
 
 // Parameter shapes for the multi-tensor kernels: more tensors than one launch takes (48), an
