@@ -2,10 +2,10 @@
 //
 // One class: runtime.cpp holds devices, streams, memory and host copies; backend.cpp turns
 // Tensors into pointers and OffsetCalcs and calls the kernel launchers of cuda/kernels.h, defined
-// in elementwise.cu, reduce.cu, nn.cu and index.cu (named as core/cpu/'s files); matmul.cpp calls
-// cuBLAS. Every kernel runs on the device's one stream, so kernels run in order and a copy to the
-// host waits for the kernels before it. Every CUDA and cuBLAS call is checked with
-// EMBER_CUDA_CHECK / EMBER_CUBLAS_CHECK, which throw ember::Error naming the call.
+// in elementwise.cu, reduce.cu, nn.cu, norm.cu, optim.cu and index.cu (named as core/cpu/'s
+// files); matmul.cpp calls cuBLAS. Every kernel runs on the device's one stream, so kernels run
+// in order and a copy to the host waits for the kernels before it. Every CUDA and cuBLAS call is
+// checked with EMBER_CUDA_CHECK / EMBER_CUBLAS_CHECK, which throw ember::Error naming the call.
 // Only cuda/ includes this header; everyone else reaches the backend through backend_for().
 #pragma once
 
