@@ -1,14 +1,27 @@
-// CUDA kernel benchmarks: matmul through cuBLAS, softmax, broadcast add and last-dim sum on the GPU,
-// each against a device-to-device copy of the same bytes (the memory-bandwidth ceiling).
+// CUDA benchmarks: the GPT training step at the `baby` and `video` presets, each fused kernel of
+// the step (LayerNorm, GELU, the AdamW update, a long sum), and matmul, softmax, broadcast add and
+// a copy (the memory-bandwidth ceiling), each printed beside the H100's limits.
 //
 //   cmake -B build-gpu -DEMBER_CUDA=ON -DEMBER_BUILD_BENCH=ON && cmake --build build-gpu --target bench_cuda
-//   build-gpu/bench/bench_cuda            # scripts/gpu_check.sh runs it
+//   build-gpu/bench/bench_cuda                    # scripts/gpu_check.sh runs it
+//   build-gpu/bench/bench_cuda --count-calls baby # backend kernel calls per GPT step, fused and composed
+//   EMBER_DEBUG=profile bench_cuda --count-calls baby fused   # and the calls by op, for one of them
 //
 // Every iteration ends with cuda::synchronize(), so times include the kernels, not just launches.
-// Without a GPU each benchmark reports "no CUDA device" and measures nothing.
+// "H100 %" counters are achieved GB/s over 3.35 TB/s (HBM3) and TFLOP/s over 495 (dense TF32).
+// Without a GPU each benchmark reports "no CUDA device" and measures nothing; --count-calls runs
+// in the emulator too (the counts do not depend on the device).
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstring>
+#include <string>
+
 #include <ember/ember.h>
+
+#include "bench_gpt_common.h"
+#include "core/backend.h"
+#include "core/trace.h"
 
 using namespace ember;
 
@@ -22,8 +35,225 @@ bool have_gpu(benchmark::State& state) {
 
 Tensor gpu_randn(IntArrayRef sizes) { return randn(sizes).to(kCUDA); }
 
+constexpr double kH100BytesPerSecond = 3.35e12;  // HBM3
+constexpr double kH100Tf32Flops = 495e12;         // dense TF32 tensor cores; BF16 is about 990e12
+
+// Bytes moved per iteration: GB/s, and that as a share of the H100's bandwidth.
 void set_bytes(benchmark::State& state, double bytes) {
   state.counters["GB/s"] = benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["H100 BW %"] =
+      benchmark::Counter(100 * bytes * state.iterations() / kH100BytesPerSecond, benchmark::Counter::kIsRate);
+}
+void set_flops(benchmark::State& state, double flops) {
+  state.counters["TFLOP/s"] = benchmark::Counter(flops * state.iterations() / 1e12, benchmark::Counter::kIsRate);
+  state.counters["H100 TF32 %"] =
+      benchmark::Counter(100 * flops * state.iterations() / kH100Tf32Flops, benchmark::Counter::kIsRate);
+}
+
+// ---- the GPT training step ----
+
+// A GPT of `preset` on the GPU with bench_gpt's AdamW groups and clipping: one call of step() is
+// forward, backward, clip_grad_norm_ and the AdamW update on fresh random tokens.
+struct GptStep {
+  bench::Preset p;
+  nn::GPT model{nullptr};
+  std::unique_ptr<optim::AdamW> opt;
+  std::vector<Tensor> params;
+
+  explicit GptStep(bench::Preset preset) : p(std::move(preset)) {
+    manual_seed(1337);
+    nn::GPTConfig config;
+    config.vocab_size = p.vocab_size, config.block_size = p.block_size, config.n_layer = p.n_layer;
+    config.n_head = p.n_head, config.n_embd = p.n_embd, config.dropout = p.dropout;
+    model = nn::GPT(config);
+    model->to(kCUDA);
+    model->train();
+    nn::WeightDecayGroups split = model->weight_decay_groups();
+    auto options = optim::AdamWOptions(1e-3).betas({0.9, 0.99}).weight_decay(0.1);
+    std::vector<optim::OptimizerParamGroup> groups;
+    groups.emplace_back(split.decay, std::make_unique<optim::AdamWOptions>(options));
+    auto no_decay = options;
+    groups.emplace_back(split.no_decay, std::make_unique<optim::AdamWOptions>(no_decay.weight_decay(0.0)));
+    opt = std::make_unique<optim::AdamW>(std::move(groups), options);
+    params = model->parameters();
+  }
+  void step() {
+    Tensor x = randint(p.vocab_size, {p.batch_size, p.block_size}, dtype(kInt64)).to(kCUDA);
+    Tensor y = randint(p.vocab_size, {p.batch_size, p.block_size}, dtype(kInt64)).to(kCUDA);
+    auto [logits, loss] = model->forward(x, y);
+    opt->zero_grad(true);
+    loss.backward();
+    nn::utils::clip_grad_norm_(params, 1.0);
+    opt->step();
+  }
+};
+
+void BM_cuda_gpt_step(benchmark::State& state, const char* preset) {
+  if (!have_gpu(state)) return;
+  GptStep g(bench::preset(preset));
+  g.step();  // warm-up: the caching allocator fills, cuBLAS picks its kernels
+  cuda::synchronize();
+  for (auto _ : state) {
+    g.step();
+    cuda::synchronize();
+  }
+  set_flops(state, bench::flops_per_step(g.p));
+  state.counters["tok/s"] = benchmark::Counter(static_cast<double>(g.p.batch_size * g.p.block_size) *
+                                                   state.iterations(), benchmark::Counter::kIsRate);
+}
+
+// Forwards every kernel to the CUDA backend and counts the calls; with `fused` false the fused and
+// optimizer kernels decline, so the ops compose them from primitive kernels, as before cuda/ had them.
+class CountingBackend final : public Backend {
+ public:
+  CountingBackend(Backend& inner, bool fused) : in_(inner), fused_(fused) {}
+  int64_t calls = 0;
+  const char* name() const override { return in_.name(); }
+  void* allocate(size_t n, Device d) override { return in_.allocate(n, d); }
+  void deallocate(void* p, Device d) override { in_.deallocate(p, d); }
+  void copy_to_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_to_host(dst, src, n, d); }
+  void copy_from_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_from_host(dst, src, n, d); }
+#define EMBER_COUNTED_KERNEL(name, params, args, ...) \
+  void name params override {                         \
+    ++calls;                                          \
+    in_.name args;                                    \
+  }
+#define EMBER_COUNTED_OPTIONAL_KERNEL(name, params, args, ...) \
+  bool name params override {                                  \
+    if (!fused_ || !in_.name args) return false;               \
+    ++calls;                                                   \
+    return true;                                               \
+  }
+  EMBER_BACKEND_KERNELS(EMBER_COUNTED_KERNEL)
+  EMBER_FUSED_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
+#undef EMBER_COUNTED_OPTIONAL_KERNEL
+#undef EMBER_COUNTED_KERNEL
+
+ private:
+  Backend& in_;
+  bool fused_;
+};
+
+// Prints the backend kernel calls of one GPT training step (the second: the first creates the
+// optimizer's state) with the CUDA backend's fused kernels and with the ops composed. The count
+// does not depend on the batch, so the preset runs with batch 1 (the emulator stays quick).
+// `only` ("fused" or "composed") runs one of the two, so that EMBER_DEBUG=profile's table at exit
+// shows that one's calls by op (for its two steps).
+int count_calls(const std::string& preset, const std::string& only) {
+  if (!cuda::is_available()) {
+    std::fprintf(stderr, "no CUDA device\n");
+    return 1;
+  }
+  bench::Preset p = bench::preset(preset);
+  p.batch_size = 1;
+  for (const bool fused : {false, true}) {
+    if (!only.empty() && only != (fused ? "fused" : "composed")) continue;
+    CountingBackend counting(cuda_backend(), fused);
+    ScopedBackendOverride use(kCUDA, trace::level() > 0 ? trace::wrap(counting) : counting);
+    GptStep g(p);
+    g.step();
+    counting.calls = 0;
+    g.step();
+    cuda::synchronize();
+    std::printf("gpt step %s: %lld backend kernel calls (%s)\n", preset.c_str(), static_cast<long long>(counting.calls),
+                fused ? "fused kernels" : "composed, no fused or optimizer kernels");
+  }
+  return 0;
+}
+
+// ---- the fused kernels, at the `video` preset's sizes: (B, T, C) = (64, 256, 384), 4C hidden ----
+
+constexpr int64_t kB = 64, kT = 256, kC = 384;
+
+// LayerNorm forward: reads x, writes y (plus w, b, mean, rstd: negligible).
+void BM_cuda_layer_norm(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB * kT, kC}), w = gpu_randn({kC}), b = gpu_randn({kC});
+  for (auto _ : state) {
+    Tensor y = layer_norm(x, {kC}, w, b);
+    cuda::synchronize();
+  }
+  set_bytes(state, 2.0 * x.nbytes());
+  set_flops(state, 8.0 * x.numel());
+}
+
+// LayerNorm backward: reads dy and x, writes dx, reads dy and x again for dweight and dbias.
+void BM_cuda_layer_norm_backward(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB * kT, kC}).requires_grad_(), w = gpu_randn({kC}).requires_grad_();
+  Tensor b = gpu_randn({kC}).requires_grad_(), dy = gpu_randn({kB * kT, kC});
+  Tensor y = layer_norm(x, {kC}, w, b);
+  for (auto _ : state) {
+    autograd::grad({y}, {x, w, b}, {dy}, /*retain_graph=*/true);
+    cuda::synchronize();
+  }
+  set_bytes(state, 5.0 * x.nbytes());
+  set_flops(state, 14.0 * x.numel());
+}
+
+// GELU forward (reads x, writes y) and backward (reads dy and x, writes dx), on (B, T, 4C).
+void BM_cuda_gelu(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB * kT, 4 * kC});
+  for (auto _ : state) {
+    Tensor y = x.gelu();
+    cuda::synchronize();
+  }
+  set_bytes(state, 2.0 * x.nbytes());
+  set_flops(state, 10.0 * x.numel());
+}
+void BM_cuda_gelu_backward(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB * kT, 4 * kC}).requires_grad_(), dy = gpu_randn({kB * kT, 4 * kC});
+  Tensor y = x.gelu();
+  for (auto _ : state) {
+    autograd::grad({y}, {x}, {dy}, /*retain_graph=*/true);
+    cuda::synchronize();
+  }
+  set_bytes(state, 3.0 * x.nbytes());
+  set_flops(state, 20.0 * x.numel());
+}
+
+// AdamW over the `video` GPT's parameters: reads p, g, m, v, writes p, m, v (7 floats a parameter).
+void BM_cuda_adamw_update(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  GptStep g(bench::preset("video"));
+  int64_t n = 0;
+  for (const Tensor& p : g.params) {
+    p.mutable_grad() = randn(p.sizes()).to(kCUDA);
+    n += p.numel();
+  }
+  for (auto _ : state) {
+    g.opt->step();
+    cuda::synchronize();
+  }
+  set_bytes(state, 7.0 * 4 * n);
+  set_flops(state, 14.0 * n);
+}
+
+// x.sum() over a (B, T, C) activation: one pass of reads, split across many blocks.
+void BM_cuda_sum_all(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB, kT, kC});
+  for (auto _ : state) {
+    Tensor y = x.sum();
+    cuda::synchronize();
+  }
+  set_bytes(state, static_cast<double>(x.nbytes()));
+  set_flops(state, static_cast<double>(x.numel()));
+}
+
+// The bias gradient's reduction: (B * T, C) summed over rows, coalesced by columns.
+void BM_cuda_sum_rows(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB * kT, 4 * kC});
+  for (auto _ : state) {
+    Tensor y = x.sum({0});
+    cuda::synchronize();
+  }
+  set_bytes(state, static_cast<double>(x.nbytes()));
+  set_flops(state, static_cast<double>(x.numel()));
 }
 
 void BM_cuda_matmul(benchmark::State& state) {
@@ -34,8 +264,7 @@ void BM_cuda_matmul(benchmark::State& state) {
     Tensor c = a.matmul(state.range(1) ? b.t() : b);
     cuda::synchronize();
   }
-  state.counters["TFLOP/s"] =
-      benchmark::Counter(2.0 * n * n * n * state.iterations() / 1e12, benchmark::Counter::kIsRate);
+  set_flops(state, 2.0 * n * n * n);
 }
 
 // (B, T, C) = (64, 256, 768) float32, a GPT-2 small activation.
@@ -86,4 +315,21 @@ BENCHMARK(BM_cuda_copy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_add_broadcast)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_softmax)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_lastdim)->Unit(benchmark::kMillisecond);
-BENCHMARK_MAIN();
+BENCHMARK_CAPTURE(BM_cuda_gpt_step, baby, "baby")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_cuda_gpt_step, video, "video")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_layer_norm)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_layer_norm_backward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_gelu)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_gelu_backward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_adamw_update)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_sum_all)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_sum_rows)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+  if ((argc == 3 || argc == 4) && std::strcmp(argv[1], "--count-calls") == 0)
+    return count_calls(argv[2], argc == 4 ? argv[3] : "");
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -99,16 +99,31 @@ void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntAr
   }
   const OffsetCalc<2> outer = offset_calc<2>(op_name(op), kept_sizes, {kept_out, kept_in});
   const OffsetCalc<1> inner = offset_calc<1>(op_name(op), red_sizes, {red_in});
-  launch_reduce(s, op, in.dtype(), out.numel(), numel_of(red_sizes), outer, inner, out.raw_data_ptr(),
-                in.raw_data_ptr());
+  // Reads are coalesced across outputs when the kept dims are innermost: the columns kernel.
+  const auto innermost_non_unit = [](const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    for (size_t d = sizes.size(); d-- > 0;)
+      if (sizes[d] != 1) return strides[d];
+    return int64_t{0};
+  };
+  const bool leading_dims =
+      innermost_non_unit(kept_sizes, kept_in) == 1 && innermost_non_unit(red_sizes, red_in) != 1;
+  const ReduceStrategy how = reduce_strategy(out.numel(), numel_of(red_sizes), leading_dims);
+  Tensor partial;  // (n_out, splits) 8-byte partial results of a split reduction
+  if (how.splits > 1) partial = empty({out.numel() * how.splits}, out.options().dtype(kFloat64));
+  launch_reduce(s, op, in.dtype(), how, out.numel(), numel_of(red_sizes), outer, inner, out.raw_data_ptr(),
+                partial.defined() ? partial.raw_data_ptr() : nullptr, in.raw_data_ptr());
 }
 
 void CudaBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
   cudaStream_t s = prepare(values.device());
   const OffsetCalc<3> calc =
       offset_calc<3>(is_max ? "max" : "min", values.sizes(), {values.strides(), indices.strides(), in.strides()});
+  const int64_t splits = arg_reduce_splits(values.numel(), in.sizes()[dim]);
+  Tensor partial;  // (n, splits) pairs of a value and an int64 index, 16 bytes each
+  if (splits > 1) partial = empty({values.numel() * splits * 2}, values.options().dtype(kFloat64));
   launch_arg_reduce(s, is_max, in.dtype(), values.numel(), calc, in.sizes()[dim], in.strides()[dim],
-                    values.raw_data_ptr(), static_cast<int64_t*>(indices.raw_data_ptr()), in.raw_data_ptr());
+                    values.raw_data_ptr(), static_cast<int64_t*>(indices.raw_data_ptr()),
+                    partial.defined() ? partial.raw_data_ptr() : nullptr, in.raw_data_ptr());
 }
 
 // ---- nn (nn.cu); rows are contiguous ----
@@ -132,6 +147,123 @@ void CudaBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool 
   const int64_t R = in.sizes()[in.dim() - 2], C = in.sizes()[in.dim() - 1];
   const int64_t mats = R * C != 0 ? in.numel() / (R * C) : 0;
   launch_triangle(s, in.dtype(), mats, R, C, k, lower, out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+// ---- fused: LayerNorm (norm.cu); in, dout (N, D) contiguous, weight and bias (D) or undefined ----
+
+namespace {
+const void* ptr_or_null(const Tensor& t) { return t.defined() ? t.raw_data_ptr() : nullptr; }
+void* mutable_ptr_or_null(const Tensor& t) { return t.defined() ? t.raw_data_ptr() : nullptr; }
+}  // namespace
+
+bool CudaBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,
+                             const Tensor& weight, const Tensor& bias, double eps) {
+  cudaStream_t s = prepare(out.device());
+  dispatch_floating(in.dtype(), "layer_norm", []<typename T>() {});
+  launch_layer_norm(s, in.dtype(), in.sizes()[0], in.sizes()[1], out.raw_data_ptr(), mean.raw_data_ptr(),
+                    rstd.raw_data_ptr(), in.raw_data_ptr(), ptr_or_null(weight), ptr_or_null(bias), eps);
+  return true;
+}
+
+bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias,
+                                      const Tensor& dout, const Tensor& in, const Tensor& mean, const Tensor& rstd,
+                                      const Tensor& weight) {
+  cudaStream_t s = prepare(in.device());
+  dispatch_floating(in.dtype(), "layer_norm_backward", []<typename T>() {});
+  const int64_t N = in.sizes()[0], D = in.sizes()[1];
+  const int64_t bands = layer_norm_param_bands(N);
+  Tensor partial;  // (2, bands, D): the bands' partial dweight and dbias, where there are several bands
+  if ((dweight.defined() || dbias.defined()) && bands > 1) partial = empty({2, bands, D}, in.options());
+  launch_layer_norm_backward(s, in.dtype(), N, D, mutable_ptr_or_null(din), mutable_ptr_or_null(dweight),
+                             mutable_ptr_or_null(dbias), mutable_ptr_or_null(partial), dout.raw_data_ptr(),
+                             in.raw_data_ptr(), mean.raw_data_ptr(), rstd.raw_data_ptr(), ptr_or_null(weight));
+  return true;
+}
+
+// ---- optimizers (optim.cu): multi-tensor; a list the kernels cannot take as plain arrays composes ----
+
+namespace {
+// True when every defined tensor is contiguous and of `dtype`, a floating type: the kernels read
+// them as plain arrays.
+bool plain(const tensor_list& tensors, ScalarType dtype) {
+  if (dtype != kFloat32 && dtype != kFloat64) return false;
+  for (const Tensor& t : tensors)
+    if (t.defined() && (!t.is_contiguous() || t.dtype() != dtype)) return false;
+  return true;
+}
+}  // namespace
+
+bool CudaBackend::adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,
+                              const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs,
+                              const std::vector<AdamStep>& steps) {
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype();
+  for (const tensor_list* ts : {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs})
+    if (!plain(*ts, dtype)) return false;
+  cudaStream_t s = prepare(params[0].device());
+  std::vector<AdamTensors> tensors;
+  std::vector<AdamHyper> hyper;
+  for (size_t i = 0; i < params.size(); ++i) {
+    tensors.push_back({params[i].raw_data_ptr(), grads[i].raw_data_ptr(), exp_avgs[i].raw_data_ptr(),
+                       exp_avg_sqs[i].raw_data_ptr(), mutable_ptr_or_null(max_exp_avg_sqs[i]), params[i].numel()});
+    const AdamStep& h = steps[i];
+    hyper.push_back({h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step_size, h.bias_correction2_sqrt, h.amsgrad,
+                     h.maximize, h.decoupled});
+  }
+  launch_adam_update(s, dtype, tensors, hyper);
+  return true;
+}
+
+bool CudaBackend::sgd_update(const tensor_list& params, const tensor_list& grads,
+                             const tensor_list& momentum_buffers, const std::vector<SgdStep>& steps) {
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype();
+  for (const tensor_list* ts : {&params, &grads, &momentum_buffers})
+    if (!plain(*ts, dtype)) return false;
+  cudaStream_t s = prepare(params[0].device());
+  std::vector<SgdTensors> tensors;
+  std::vector<SgdHyper> hyper;
+  for (size_t i = 0; i < params.size(); ++i) {
+    tensors.push_back({params[i].raw_data_ptr(), grads[i].raw_data_ptr(), mutable_ptr_or_null(momentum_buffers[i]),
+                       params[i].numel()});
+    const SgdStep& h = steps[i];
+    hyper.push_back({h.lr, h.momentum, h.dampening, h.weight_decay, h.nesterov, h.maximize, h.first_step});
+  }
+  launch_sgd_update(s, dtype, tensors, hyper);
+  return true;
+}
+
+bool CudaBackend::sum_of_squares(const Tensor& out, const tensor_list& tensors) {
+  if (tensors.empty() || !plain(tensors, tensors[0].dtype())) return false;
+  cudaStream_t s = prepare(out.device());
+  std::vector<void*> ptrs;
+  std::vector<int64_t> sizes, starts = {0};
+  for (const Tensor& t : tensors) {
+    ptrs.push_back(t.raw_data_ptr());
+    sizes.push_back(t.numel());
+    starts.push_back(starts.back() + multi_tensor_chunks(t.numel()));
+  }
+  // (chunks) one partial sum per block, then (n + 1) where each tensor's partials begin
+  Tensor partial = empty({std::max<int64_t>(starts.back(), 1)}, out.options());
+  Tensor device_starts = from_vector<int64_t>(starts, {static_cast<int64_t>(starts.size())}).to(out.device());
+  launch_sum_of_squares(s, tensors[0].dtype(), ptrs, sizes, static_cast<double*>(out.raw_data_ptr()),
+                        static_cast<double*>(partial.raw_data_ptr()),
+                        static_cast<const int64_t*>(device_starts.raw_data_ptr()));
+  return true;
+}
+
+bool CudaBackend::scale_(const tensor_list& tensors, double factor) {
+  if (tensors.empty()) return true;
+  if (!plain(tensors, tensors[0].dtype())) return false;
+  cudaStream_t s = prepare(tensors[0].device());
+  std::vector<void*> ptrs;
+  std::vector<int64_t> sizes;
+  for (const Tensor& t : tensors) {
+    ptrs.push_back(t.raw_data_ptr());
+    sizes.push_back(t.numel());
+  }
+  launch_scale(s, tensors[0].dtype(), ptrs, sizes, factor);
+  return true;
 }
 
 // ---- indexing (index.cu); index is int64, contiguous and in range ----

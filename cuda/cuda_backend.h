@@ -2,10 +2,10 @@
 //
 // One class: runtime.cpp holds devices, streams, memory and host copies; backend.cpp turns
 // Tensors into pointers and OffsetCalcs and calls the kernel launchers of cuda/kernels.h, defined
-// in elementwise.cu, reduce.cu, nn.cu and index.cu (named as core/cpu/'s files); matmul.cpp calls
-// cuBLAS. Every kernel runs on the device's one stream, so kernels run in order and a copy to the
-// host waits for the kernels before it. Every CUDA and cuBLAS call is checked with
-// EMBER_CUDA_CHECK / EMBER_CUBLAS_CHECK, which throw ember::Error naming the call.
+// in elementwise.cu, reduce.cu, nn.cu, norm.cu, optim.cu and index.cu (named as core/cpu/'s
+// files); matmul.cpp calls cuBLAS. Every kernel runs on the device's one stream, so kernels run
+// in order and a copy to the host waits for the kernels before it. Every CUDA and cuBLAS call is
+// checked with EMBER_CUDA_CHECK / EMBER_CUBLAS_CHECK, which throw ember::Error naming the call.
 // Only cuda/ includes this header; everyone else reaches the backend through backend_for().
 #pragma once
 
@@ -52,7 +52,14 @@ class CudaBackend final : public Backend {
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device device) override;
 
   EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)
-  // No fused kernels yet: the ops compose them from the kernels above (docs/GPU.md).
+  // The fused kernels it has (contracts in core/backend.h); the others the ops compose from the
+  // kernels above (docs/GPU.md). LayerNorm: norm.cu.
+  bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,
+                  const Tensor& bias, double eps) override;
+  bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
+                           const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) override;
+  // The optimizer kernels, multi-tensor: a few launches for all parameters (optim.cu).
+  EMBER_OPTIMIZER_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
 };
 
 }  // namespace ember::cuda

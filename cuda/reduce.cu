@@ -1,10 +1,15 @@
 // CUDA reductions: sum/prod/max/min/all/any over any set of dims, and max/min with indices.
 //
-// reduce_kernel gives one block to one output element: its threads fold a strided share of the
-// reduced elements each, then combine in shared memory. Where an output's inputs live is two
-// OffsetCalcs (kept dims -> base offset, reduced dims -> offset from the base), built by
-// cuda/backend.cpp, so any layout and any set of dims works. Float sums accumulate in the
-// input's type, as PyTorch's CUDA kernels do (the CPU backend uses double).
+// Three layouts (reduce_strategy): a block per output, its threads folding a strided share of the
+// reduced elements, then combining in shared memory (a tree); for few outputs over long
+// reductions (x.sum(), a loss's mean) each output split across many blocks and their partial
+// results folded by a second launch, so the whole device works instead of one SM; for reductions
+// over leading dims (a bias gradient: (B*T, C) summed over rows), 32 neighbouring outputs per
+// block, so warps read rows coalesced. Where an output's inputs live is two OffsetCalcs (kept
+// dims -> base offset, reduced dims -> offset from the base), built by cuda/backend.cpp, so any
+// layout and any set of dims works. Float sums accumulate in the input's type, in a tree order,
+// as PyTorch's CUDA kernels do (the CPU backend uses double). Arg-max/min are the same two-pass
+// block reductions over (value, index) pairs, the first extreme winning and NaN the most extreme.
 #include <cuda/std/limits>
 
 #include "cuda/block_reduce.cuh"
@@ -52,74 +57,221 @@ struct AnyR {
   __device__ static A combine(A a, A b) { return a || b; }
 };
 
+// Block b folds split (b % splits) of output (b / splits): its threads take a strided share of
+// the split's reduced elements each, then combine in shared memory. With one split it writes the
+// output; with several, partial[b], which reduce_partials_kernel folds in a second pass.
 template <typename T, typename O, typename R>
-__global__ void __launch_bounds__(kMaxRowBlock) reduce_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
-                              const T* in) {
+__global__ void __launch_bounds__(kMaxRowBlock)
+    reduce_kernel(int64_t n_out, int64_t n_red, int64_t splits, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
+                  typename R::A* partial, const T* in) {
   using A = typename R::A;
   A* scratch = shared_scratch<A>();
-  for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
+  const int64_t per_split = (n_red + splits - 1) / splits;
+  for (int64_t b = blockIdx.x; b < n_out * splits; b += gridDim.x) {
+    const int64_t o = b / splits, split = b % splits;
     const auto base = outer.offsets(o);
+    const int64_t r1 = (split + 1) * per_split < n_red ? (split + 1) * per_split : n_red;
     A acc = R::init();
-    for (int64_t r = threadIdx.x; r < n_red; r += blockDim.x) {
+    for (int64_t r = split * per_split + threadIdx.x; r < r1; r += blockDim.x) {
       const T x = in[base[1] + inner.offsets(r)[0]];
       if constexpr (std::is_same_v<A, int>) acc = R::combine(acc, x != T(0));
       else acc = R::combine(acc, x);
     }
-    acc = block_reduce(acc, [](A a, A b) { return R::combine(a, b); }, scratch);
-    if (threadIdx.x == 0) out[base[0]] = static_cast<O>(acc);
+    acc = block_reduce(acc, [](A a, A c) { return R::combine(a, c); }, scratch);
+    if (threadIdx.x != 0) continue;
+    if (splits == 1) out[base[0]] = static_cast<O>(acc);
+    else partial[b] = acc;
+  }
+}
+
+// The second pass: out[o] = fold of partial[o * splits .. + splits), one block per output.
+template <typename O, typename R>
+__global__ void __launch_bounds__(kMaxRowBlock)
+    reduce_partials_kernel(int64_t n_out, int64_t splits, OffsetCalc<2> outer, O* out, const typename R::A* partial) {
+  using A = typename R::A;
+  A* scratch = shared_scratch<A>();
+  for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
+    A acc = R::init();
+    for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) acc = R::combine(acc, partial[o * splits + k]);
+    acc = block_reduce(acc, [](A a, A c) { return R::combine(a, c); }, scratch);
+    if (threadIdx.x == 0) out[outer.offsets(o)[0]] = static_cast<O>(acc);
+  }
+}
+
+// Reductions over leading dims (in (n_red, ..., n_out) with the outputs' elements neighbours in
+// memory): 32 neighbouring outputs per block, so a warp reads 32 neighbouring values of a row
+// (coalesced) where a block per output would read one column. The block's 8 groups of 32 threads
+// fold every 8th row each, then the groups combine in shared memory, in order.
+template <typename T, typename O, typename R>
+__global__ void __launch_bounds__(kBlockSize)
+    reduce_columns_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
+                          const T* in) {
+  using A = typename R::A;
+  constexpr int kLanes = 32, kGroups = kBlockSize / kLanes;
+  A* scratch = shared_scratch<A>();
+  const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
+  for (int64_t o0 = static_cast<int64_t>(blockIdx.x) * kLanes; o0 < n_out; o0 += static_cast<int64_t>(gridDim.x) * kLanes) {
+    const int64_t o = o0 + lane;
+    A acc = R::init();
+    if (o < n_out) {
+      const int64_t base = outer.offsets(o)[1];
+      for (int64_t r = group; r < n_red; r += kGroups) {
+        const T x = in[base + inner.offsets(r)[0]];
+        if constexpr (std::is_same_v<A, int>) acc = R::combine(acc, x != T(0));
+        else acc = R::combine(acc, x);
+      }
+    }
+    scratch[threadIdx.x] = acc;
+    __syncthreads();
+    if (group == 0 && o < n_out) {
+      for (int k = 1; k < kGroups; ++k) acc = R::combine(acc, scratch[k * kLanes + lane]);
+      out[outer.offsets(o)[0]] = static_cast<O>(acc);
+    }
+    __syncthreads();  // scratch is reused by the next 32 outputs
   }
 }
 
 template <typename T, typename O, typename R>
-void launch_reduce_as(cudaStream_t s, int64_t n_out, int64_t n_red, const OffsetCalc<2>& outer,
-                      const OffsetCalc<1>& inner, void* out, const void* in) {
+void launch_reduce_as(cudaStream_t s, ReduceStrategy how, int64_t n_out, int64_t n_red, const OffsetCalc<2>& outer,
+                      const OffsetCalc<1>& inner, void* out, void* partial, const void* in) {
+  using A = typename R::A;
   if (n_out == 0) return;
-  const int block = block_for_row(n_red);
-  const int64_t grid = std::min<int64_t>(n_out, kMaxGrid);
-  EMBER_LAUNCH(grid, block, block * sizeof(typename R::A), s, reduce_kernel<T, O, R>)(n_out, n_red, outer, inner,
-                                                                             static_cast<O*>(out),
-                                                                             static_cast<const T*>(in));
+  if (how.columns) {
+    const int64_t grid = std::min<int64_t>((n_out + 31) / 32, kMaxGrid);
+    EMBER_LAUNCH(grid, kBlockSize, kBlockSize * sizeof(A), s, reduce_columns_kernel<T, O, R>)(
+        n_out, n_red, outer, inner, static_cast<O*>(out), static_cast<const T*>(in));
+    check_launch("reduce");
+    return;
+  }
+  const int block = block_for_row(how.splits > 1 ? (n_red + how.splits - 1) / how.splits : n_red);
+  const int64_t grid = std::min<int64_t>(n_out * how.splits, kMaxGrid);
+  EMBER_LAUNCH(grid, block, block * sizeof(A), s, reduce_kernel<T, O, R>)(
+      n_out, n_red, how.splits, outer, inner, static_cast<O*>(out), static_cast<A*>(partial),
+      static_cast<const T*>(in));
+  check_launch("reduce");
+  if (how.splits == 1) return;
+  const int block2 = block_for_row(how.splits);
+  EMBER_LAUNCH(std::min<int64_t>(n_out, kMaxGrid), block2, block2 * sizeof(A), s, reduce_partials_kernel<O, R>)(
+      n_out, how.splits, outer, static_cast<O*>(out), static_cast<const A*>(partial));
   check_launch("reduce");
 }
 
+// The first extreme of a stretch (index -1: none yet); NaN counts as the most extreme, as on the CPU.
 template <typename T>
-__global__ void __launch_bounds__(kBlockSize) arg_reduce_kernel(bool is_max, int64_t n, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
-                                  int64_t* indices, const T* in) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+struct ArgBest {
+  T value;
+  int64_t index;
+};
+template <typename T>
+__device__ ArgBest<T> arg_combine(bool is_max, ArgBest<T> a, ArgBest<T> b) {
+  if (a.index < 0) return b;
+  if (b.index < 0) return a;
+  bool a_nan = false, b_nan = false;
+  if constexpr (std::is_floating_point_v<T>) a_nan = a.value != a.value, b_nan = b.value != b.value;
+  if (a_nan || b_nan) return a_nan && (!b_nan || a.index < b.index) ? a : b;
+  const bool b_better = is_max ? b.value > a.value : b.value < a.value;
+  if (b_better || (b.value == a.value && b.index < a.index)) return b;
+  return a;
+}
+
+// Block b takes split (b % splits) of position (b / splits)'s `len` elements, `step` apart. With one
+// split it writes values and indices; with several, the split's best to partial[b], then
+// arg_partials_kernel takes the best of each position's splits.
+template <typename T>
+__global__ void __launch_bounds__(kMaxRowBlock)
+    arg_reduce_kernel(bool is_max, int64_t n, int64_t splits, OffsetCalc<3> calc, int64_t len, int64_t step,
+                      T* values, int64_t* indices, ArgBest<T>* partial, const T* in) {
+  ArgBest<T>* scratch = shared_scratch<ArgBest<T>>();
+  const int64_t per_split = (len + splits - 1) / splits;
+  for (int64_t b = blockIdx.x; b < n * splits; b += gridDim.x) {
+    const int64_t i = b / splits, split = b % splits;
     const auto off = calc.offsets(i);
     const T* x = in + off[2];
-    ArgExtreme<T> a(is_max, x[0]);  // the CPU kernel's scan (core/functors.h), so ties and NaN agree
-    for (int64_t j = 1; j < len && !a.done(); ++j) a.take(x[j * step], j);
-    values[off[0]] = a.best;
-    indices[off[1]] = a.index;
+    const int64_t j1 = (split + 1) * per_split < len ? (split + 1) * per_split : len;
+    ArgBest<T> best{T(0), -1};
+    for (int64_t j = split * per_split + threadIdx.x; j < j1; j += blockDim.x)
+      best = arg_combine(is_max, best, ArgBest<T>{x[j * step], j});
+    best = block_reduce(best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
+    if (threadIdx.x != 0) continue;
+    if (splits > 1) {
+      partial[b] = best;
+    } else {
+      values[off[0]] = best.value;
+      indices[off[1]] = best.index;
+    }
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kMaxRowBlock)
+    arg_partials_kernel(bool is_max, int64_t n, int64_t splits, OffsetCalc<3> calc, T* values, int64_t* indices,
+                        const ArgBest<T>* partial) {
+  ArgBest<T>* scratch = shared_scratch<ArgBest<T>>();
+  for (int64_t i = blockIdx.x; i < n; i += gridDim.x) {
+    ArgBest<T> best{T(0), -1};
+    for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) best = arg_combine(is_max, best, partial[i * splits + k]);
+    best = block_reduce(best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
+    if (threadIdx.x == 0) {
+      const auto off = calc.offsets(i);
+      values[off[0]] = best.value;
+      indices[off[1]] = best.index;
+    }
   }
 }
 
 }  // namespace
 
-void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, int64_t n_out, int64_t n_red,
-                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, const void* in) {
+ReduceStrategy reduce_strategy(int64_t n_out, int64_t n_red, bool leading_dims) {
+  ReduceStrategy how;
+  if (leading_dims && n_out >= 32) {
+    how.columns = true;
+    return how;
+  }
+  // Few outputs, long reductions: split each so that about kSplitTarget blocks share the work.
+  constexpr int64_t kPerSplit = 4096, kSplitTarget = 512;
+  if (n_out < kSplitTarget && n_red >= 2 * kPerSplit)
+    how.splits = std::max<int64_t>(1, std::min((n_red + kPerSplit - 1) / kPerSplit, kSplitTarget / n_out));
+  return how;
+}
+
+void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy how, int64_t n_out, int64_t n_red,
+                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, void* partial, const void* in) {
   dispatch_type(type, [&]<typename T>() {
+    const auto run = [&]<typename O, typename R>() {
+      launch_reduce_as<T, O, R>(s, how, n_out, n_red, outer, inner, out, partial, in);
+    };
     switch (op) {
-      case ReduceOp::Sum: return launch_reduce_as<T, T, SumR<T>>(s, n_out, n_red, outer, inner, out, in);
-      case ReduceOp::Prod: return launch_reduce_as<T, T, ProdR<T>>(s, n_out, n_red, outer, inner, out, in);
-      case ReduceOp::Max: return launch_reduce_as<T, T, MaxR<T>>(s, n_out, n_red, outer, inner, out, in);
-      case ReduceOp::Min: return launch_reduce_as<T, T, MinR<T>>(s, n_out, n_red, outer, inner, out, in);
-      case ReduceOp::All: return launch_reduce_as<T, bool, AllR>(s, n_out, n_red, outer, inner, out, in);
-      case ReduceOp::Any: return launch_reduce_as<T, bool, AnyR>(s, n_out, n_red, outer, inner, out, in);
+      case ReduceOp::Sum: return run.template operator()<T, SumR<T>>();
+      case ReduceOp::Prod: return run.template operator()<T, ProdR<T>>();
+      case ReduceOp::Max: return run.template operator()<T, MaxR<T>>();
+      case ReduceOp::Min: return run.template operator()<T, MinR<T>>();
+      case ReduceOp::All: return run.template operator()<bool, AllR>();
+      case ReduceOp::Any: return run.template operator()<bool, AnyR>();
       default: unsupported("launch_reduce", "op", static_cast<int>(op));
     }
   });
 }
 
+int64_t arg_reduce_splits(int64_t n, int64_t len) {
+  constexpr int64_t kPerSplit = 4096, kSplitTarget = 512;
+  if (n >= kSplitTarget || len < 2 * kPerSplit) return 1;
+  return std::max<int64_t>(1, std::min((len + kPerSplit - 1) / kPerSplit, kSplitTarget / n));
+}
+
 void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc,
-                       int64_t len, int64_t step, void* values, int64_t* indices, const void* in) {
+                       int64_t len, int64_t step, void* values, int64_t* indices, void* partial, const void* in) {
   dispatch_type(type, [&]<typename T>() {
-    const LaunchShape ls = launch_1d(n);
-    if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, arg_reduce_kernel<T>)(is_max, n, calc, len, step, static_cast<T*>(values), indices,
-                                                       static_cast<const T*>(in));
+    if (n == 0) return;
+    const int64_t splits = arg_reduce_splits(n, len);
+    const int block = block_for_row(splits > 1 ? (len + splits - 1) / splits : len);
+    ArgBest<T>* part = static_cast<ArgBest<T>*>(partial);
+    EMBER_LAUNCH(std::min<int64_t>(n * splits, kMaxGrid), block, block * sizeof(ArgBest<T>), s, arg_reduce_kernel<T>)(
+        is_max, n, splits, calc, len, step, static_cast<T*>(values), indices, part, static_cast<const T*>(in));
+    check_launch(is_max ? "max" : "min");
+    if (splits == 1) return;
+    const int block2 = block_for_row(splits);
+    EMBER_LAUNCH(std::min<int64_t>(n, kMaxGrid), block2, block2 * sizeof(ArgBest<T>), s, arg_partials_kernel<T>)(
+        is_max, n, splits, calc, static_cast<T*>(values), indices, part);
     check_launch(is_max ? "max" : "min");
   });
 }

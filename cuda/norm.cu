@@ -1,0 +1,190 @@
+// CUDA LayerNorm, forward and backward (Backend::layer_norm), the twin of core/cpu/norm.cpp.
+//
+// Forward, one block per row x of D values:  mean = sum(x) / D,  var = sum((x - mean)^2) / D,
+//                                             rstd = 1 / sqrt(var + eps),  y = (x - mean) * rstd * w + b
+// Backward, with xhat = (x - mean) * rstd and gw = dy * w:
+//   dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))      one block per row, as forward
+//   dw = sum over rows of dy * xhat,  db = sum over rows of dy  a second pass, by columns
+// The column pass gives each block 32 neighbouring columns (a warp reads 32 neighbouring values of
+// a row: coalesced) and a band of rows; with several bands, each writes its partial sums and a
+// last small kernel adds the bands in order. No atomics, so every run gives the same bits. Sums
+// accumulate in the row's type in tree order (block_reduce), as PyTorch's CUDA kernels do.
+#include "cuda/block_reduce.cuh"
+#include "cuda/kernels.h"
+
+namespace ember::cuda {
+
+namespace {
+
+constexpr int kColumnsPerBlock = 32;  // one warp's width: the columns a block of the column pass owns
+constexpr int kRowGroups = kBlockSize / kColumnsPerBlock;  // rows a column-pass block reads at once
+
+// Two sums reduced in one tree: the backward's sum(gw) and sum(gw * xhat).
+template <typename T>
+struct SumPair {
+  T a, b;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(kMaxRowBlock)
+    layer_norm_forward_kernel(T* out, T* mean, T* rstd, const T* in, const T* weight, const T* bias, int64_t N,
+                              int64_t D, T eps) {
+  T* scratch = shared_scratch<T>();
+  const auto add = [](T a, T b) { return a + b; };
+  for (int64_t r = blockIdx.x; r < N; r += gridDim.x) {
+    const T* x = in + r * D;
+    T* y = out + r * D;
+    T sum = 0;
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) sum += x[c];
+    const T m = block_reduce(sum, add, scratch) / static_cast<T>(D);
+    T sq = 0;
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) sq += (x[c] - m) * (x[c] - m);
+    const T s = T(1) / sqrt(block_reduce(sq, add, scratch) / static_cast<T>(D) + eps);
+    if (threadIdx.x == 0) {
+      mean[r] = m;
+      rstd[r] = s;
+    }
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x)
+      y[c] = (x[c] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+  }
+}
+
+// dx for each row: d/dx of LayerNorm = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)).
+template <typename T>
+__global__ void __launch_bounds__(kMaxRowBlock)
+    layer_norm_backward_input_kernel(T* din, const T* dout, const T* in, const T* mean, const T* rstd,
+                                     const T* weight, int64_t N, int64_t D) {
+  SumPair<T>* scratch = shared_scratch<SumPair<T>>();
+  for (int64_t r = blockIdx.x; r < N; r += gridDim.x) {
+    const T* g = dout + r * D;
+    const T* x = in + r * D;
+    T* dx = din + r * D;
+    const T m = mean[r], s = rstd[r];
+    SumPair<T> sums{T(0), T(0)};
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) {
+      const T gw = weight ? g[c] * weight[c] : g[c];
+      sums.a += gw;
+      sums.b += gw * ((x[c] - m) * s);
+    }
+    sums = block_reduce(sums, [](SumPair<T> p, SumPair<T> q) { return SumPair<T>{p.a + q.a, p.b + q.b}; }, scratch);
+    const T mean_gw = sums.a / static_cast<T>(D), mean_gw_xhat = sums.b / static_cast<T>(D);
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) {
+      const T gw = weight ? g[c] * weight[c] : g[c];
+      dx[c] = s * (gw - mean_gw - (x[c] - m) * s * mean_gw_xhat);
+    }
+  }
+}
+
+// Partial dw and db of one band of rows: block b owns columns [32 * (b % col_blocks), +32) and rows
+// [band * rows_per_band, +rows_per_band) with band = b / col_blocks; it writes pdw[band * D + c]
+// and pdb[band * D + c] (either may be null). Its 256 threads are 8 groups of 32 columns, each
+// group reading every 8th row of the band; the groups' sums are then added in shared memory.
+template <typename T>
+__global__ void __launch_bounds__(kBlockSize)
+    layer_norm_backward_params_kernel(T* pdw, T* pdb, const T* dout, const T* in, const T* mean, const T* rstd,
+                                      int64_t N, int64_t D, int64_t col_blocks, int64_t rows_per_band) {
+  T* scratch = shared_scratch<T>();  // (2, kRowGroups, kColumnsPerBlock)
+  const int lane = threadIdx.x % kColumnsPerBlock, group = threadIdx.x / kColumnsPerBlock;
+  const int64_t band = blockIdx.x / col_blocks;
+  const int64_t c = (blockIdx.x % col_blocks) * kColumnsPerBlock + lane;
+  const int64_t r0 = band * rows_per_band, r1 = r0 + rows_per_band < N ? r0 + rows_per_band : N;
+  T dw = 0, db = 0;
+  if (c < D) {
+    for (int64_t r = r0 + group; r < r1; r += kRowGroups) {
+      const T g = dout[r * D + c];
+      dw += g * ((in[r * D + c] - mean[r]) * rstd[r]);
+      db += g;
+    }
+  }
+  scratch[threadIdx.x] = dw;
+  scratch[kBlockSize + threadIdx.x] = db;
+  __syncthreads();
+  if (group == 0 && c < D) {
+    for (int k = 1; k < kRowGroups; ++k) {
+      dw += scratch[k * kColumnsPerBlock + lane];
+      db += scratch[kBlockSize + k * kColumnsPerBlock + lane];
+    }
+    if (pdw) pdw[band * D + c] = dw;
+    if (pdb) pdb[band * D + c] = db;
+  }
+}
+
+// out[c] = sum over bands of partial[band * D + c], bands in order.
+template <typename T>
+__global__ void __launch_bounds__(kBlockSize) sum_bands_kernel(T* out, const T* partial, int64_t bands, int64_t D) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < D; c += stride) {
+    T acc = 0;
+    for (int64_t band = 0; band < bands; ++band) acc += partial[band * D + c];
+    out[c] = acc;
+  }
+}
+
+template <typename F>
+void dispatch_floating_type(ScalarType type, F&& f) {
+  switch (type) {
+    case kFloat32: return f.template operator()<float>();
+    case kFloat64: return f.template operator()<double>();
+    default: unsupported("layer_norm", "dtype", static_cast<int>(type));
+  }
+}
+
+}  // namespace
+
+int64_t layer_norm_param_bands(int64_t N) {
+  constexpr int64_t kRowsPerBand = 16 * kRowGroups;  // each thread adds at least 16 rows
+  constexpr int64_t kMaxBands = 64;
+  const int64_t bands = (N + kRowsPerBand - 1) / kRowsPerBand;
+  return bands < 1 ? 1 : (bands > kMaxBands ? kMaxBands : bands);
+}
+
+void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* out, void* mean, void* rstd,
+                       const void* in, const void* weight, const void* bias, double eps) {
+  dispatch_floating_type(type, [&]<typename T>() {
+    if (N == 0 || D == 0) return;
+    const int block = block_for_row(D);
+    EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<T>)(
+        static_cast<T*>(out), static_cast<T*>(mean), static_cast<T*>(rstd), static_cast<const T*>(in),
+        static_cast<const T*>(weight), static_cast<const T*>(bias), N, D, static_cast<T>(eps));
+    check_launch("layer_norm");
+  });
+}
+
+void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* din, void* dweight,
+                                void* dbias, void* partial, const void* dout, const void* in, const void* mean,
+                                const void* rstd, const void* weight) {
+  dispatch_floating_type(type, [&]<typename T>() {
+    if (N == 0 || D == 0) return;
+    const T* g = static_cast<const T*>(dout);
+    const T* x = static_cast<const T*>(in);
+    const T* mu = static_cast<const T*>(mean);
+    const T* rs = static_cast<const T*>(rstd);
+    if (din) {
+      const int block = block_for_row(D);
+      EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(SumPair<T>), s,
+                   layer_norm_backward_input_kernel<T>)(static_cast<T*>(din), g, x, mu, rs,
+                                                        static_cast<const T*>(weight), N, D);
+      check_launch("layer_norm_backward");
+    }
+    if (!dweight && !dbias) return;
+    const int64_t bands = layer_norm_param_bands(N);
+    const int64_t rows_per_band = (N + bands - 1) / bands;
+    const int64_t col_blocks = (D + kColumnsPerBlock - 1) / kColumnsPerBlock;
+    // One band writes the gradients directly; several write partials, summed by a last pass.
+    T* p = static_cast<T*>(partial);
+    T* pdw = !dweight ? nullptr : bands == 1 ? static_cast<T*>(dweight) : p;
+    T* pdb = !dbias ? nullptr : bands == 1 ? static_cast<T*>(dbias) : p + bands * D;
+    EMBER_LAUNCH(col_blocks * bands, kBlockSize, 2 * kBlockSize * sizeof(T), s,
+                 layer_norm_backward_params_kernel<T>)(pdw, pdb, g, x, mu, rs, N, D, col_blocks, rows_per_band);
+    check_launch("layer_norm_backward");
+    if (bands == 1) return;
+    const LaunchShape ls = launch_1d(D);
+    for (auto [result, part] : {std::pair{dweight, pdw}, std::pair{dbias, pdb}}) {
+      if (!result) continue;
+      EMBER_LAUNCH(ls.grid, ls.block, 0, s, sum_bands_kernel<T>)(static_cast<T*>(result), part, bands, D);
+      check_launch("layer_norm_backward");
+    }
+  });
+}
+
+}  // namespace ember::cuda
