@@ -34,7 +34,7 @@ TEST(CompatCore, RemainderAndFmodSigns) {
   Tensor n = tensor({-5, 5});
   EXPECT_EQ((n % 3).to_vector<int64_t>(), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(n.fmod(-3).to_vector<int64_t>(), (std::vector<int64_t>{-2, 2}));
-  EXPECT_NE(error_of([&] { n % 0; }).find("ZeroDivisionError"), std::string::npos);
+  EXPECT_NE(error_of([&] { (void)(n % 0); }).find("ZeroDivisionError"), std::string::npos);
 }
 
 TEST(CompatCore, ItemAsScalar) {
@@ -54,7 +54,7 @@ TEST(CompatCore, NormOverDims) {
   EXPECT_EQ(x.norm(INFINITY, {0}).to_vector<float>(), (std::vector<float>{3.0f, 4.0f}));
   x.norm(2, 1).sum().backward();
   // d||x||/dx = x / ||x||, and 0 for the zero row (not NaN).
-  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0.6f, -0.8f, 0.0f, 0.0f}));
+  EXPECT_TRUE(x.grad().allclose(tensor({{0.6, -0.8}, {0.0, 0.0}}))) << x.grad();
   EXPECT_NE(error_of([] { tensor({1, 2}).norm(); }).find("Got Long"), std::string::npos);
 }
 
