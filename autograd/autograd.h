@@ -23,4 +23,7 @@ tensor_list grad(const tensor_list& outputs, const tensor_list& inputs, const te
                  std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                  bool allow_unused = false);
 
+// A new tensor sharing data's storage, without history, requiring grad as asked (libtorch's make_variable).
+Tensor make_variable(const Tensor& data, bool requires_grad = false);
+
 }  // namespace ember::autograd

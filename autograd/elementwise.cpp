@@ -22,7 +22,7 @@ using autograd::sum_to;
 namespace {
 
 // Float ops (exp, log, ...) on integer tensors compute in float32, as PyTorch does.
-Tensor to_float(const Tensor& x) { return x.is_floating_point() ? x : kernel::cast(x, kFloat32); }
+Tensor to_float(const Tensor& x) { return x.is_floating_point() ? x : kernel::cast(x, get_default_dtype()); }
 
 Tensor wrap(const Tensor& like, const Scalar& s) {
   return kernel::scalar(s, kernel::result_type(like, s), like.device());
@@ -102,6 +102,11 @@ Tensor Tensor::reciprocal() const {
 Tensor Tensor::erf() const {
   return unary_op(UnaryOp::Erf, "ErfBackward0", *this,
                   [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * kTwoOverSqrtPi; }, false);
+}
+// d/dx erfc(x) = -2/sqrt(pi) exp(-x^2)
+Tensor Tensor::erfc() const {
+  return unary_op(UnaryOp::Erfc, "ErfcBackward0", *this,
+                  [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * -kTwoOverSqrtPi; }, false);
 }
 // d/dx sin(x) = cos(x)
 Tensor Tensor::sin() const {
@@ -210,7 +215,7 @@ Tensor Tensor::mul(const Scalar& other) const { return mul(wrap(*this, other)); 
 
 // d(a/b) = (g / b, -g a / b^2)
 Tensor Tensor::div(const Tensor& other) const {
-  const Tensor a = (is_floating_point() || other.is_floating_point()) ? *this : kernel::cast(*this, kFloat32);
+  const Tensor a = (is_floating_point() || other.is_floating_point()) ? *this : kernel::cast(*this, get_default_dtype());
   Tensor y = kernel::binary(BinaryOp::Div, a, other);
   if (any_requires_grad({&a, &other})) {
     const bool need_b = other.requires_grad();
@@ -255,6 +260,39 @@ Tensor Tensor::pow(const Scalar& exponent) const {
   }
   return y;
 }
+
+// base ** exponent with a number as the base: the base becomes a 0-dim tensor of the promoted dtype.
+Tensor pow(const Scalar& base, const Tensor& exponent) { return wrap(exponent, base).pow(exponent); }
+
+// remainder(a, b) = a - floor(a / b) b and fmod(a, b) = a - trunc(a / b) b, so
+// d/da = 1 and d/db = -floor(a / b) (remainder) or -trunc(a / b) (fmod).
+static Tensor remainder_fmod(const Tensor& a, const Tensor& b, bool is_remainder) {
+  const char* op = is_remainder ? "remainder" : "fmod";
+  EMBER_CHECK(a.dtype() != kBool || b.dtype() != kBool, "{}: not implemented for 'Bool'", op);
+  if (!is_floating_point(kernel::result_type(a, b))) {
+    NoGradGuard no_grad;
+    EMBER_CHECK(!b.eq(0).any().item<bool>(), "ZeroDivisionError: {}: integer division by zero (divisor shape {})", op,
+                b.sizes());
+  }
+  Tensor y = kernel::binary(is_remainder ? BinaryOp::Remainder : BinaryOp::Fmod, a, b);
+  if (any_requires_grad({&a, &b})) {
+    const bool need_b = b.requires_grad();
+    record(is_remainder ? "RemainderBackward0" : "FmodBackward0", y, {a, b},
+           [sa = SavedVariable(need_b ? a : Tensor(), false), sb = SavedVariable(need_b ? b : Tensor(), false),
+            as = a.sizes().vec(), bs = b.sizes().vec(), need_b, is_remainder](const Tensor& g) -> tensor_list {
+             if (!need_b) return {sum_to(g, as), Tensor()};
+             // floor(q) = q - remainder(q, 1) and trunc(q) = q - fmod(q, 1), both exact in floating point.
+             Tensor q = sa.unpack() / sb.unpack();
+             Tensor whole = is_remainder ? q - q.remainder(1) : q - q.fmod(1);
+             return {sum_to(g, as), sum_to(-g * whole, bs)};
+           });
+  }
+  return y;
+}
+Tensor Tensor::remainder(const Tensor& other) const { return remainder_fmod(*this, other, true); }
+Tensor Tensor::remainder(const Scalar& other) const { return remainder_fmod(*this, wrap(*this, other), true); }
+Tensor Tensor::fmod(const Tensor& other) const { return remainder_fmod(*this, other, false); }
+Tensor Tensor::fmod(const Scalar& other) const { return remainder_fmod(*this, wrap(*this, other), false); }
 
 // Gradient goes to the larger input; on ties it is split evenly, as in PyTorch.
 static Tensor max_min(const Tensor& a, const Tensor& b, bool is_max) {
@@ -417,6 +455,8 @@ Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }
 Tensor operator-(const Scalar& a, const Tensor& b) { return wrap(b, a).sub(b); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
 Tensor operator/(const Scalar& a, const Tensor& b) { return wrap(b, a).div(b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return a.remainder(b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return a.remainder(b); }
 Tensor operator-(const Tensor& a) { return a.neg(); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }

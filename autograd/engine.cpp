@@ -363,7 +363,7 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
     const bool run = task.capture_edges.empty() || task.needed.count(node.get());
     const bool any_grad = std::any_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
     tensor_list outs;
-    if (run && any_grad) {
+    if (run && (any_grad || node->runs_without_grads)) {
       tensor_list grads_in = node_hook || is_anomaly_enabled() ? grads : tensor_list{};
       trace::BackwardScope scope(node->name());
       outs = node->apply(std::move(grads));
@@ -392,7 +392,7 @@ std::vector<std::pair<Edge, Tensor>> make_roots(const tensor_list& tensors, cons
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     Edge e = gradient_edge(t);
-    EMBER_CHECK(e.valid(), "{}: element {} of tensors does not require grad and does not have a grad_fn", op, i);
+    EMBER_CHECK(e.valid(), "element {} of tensors does not require grad and does not have a grad_fn", i);
     Tensor g = grad_tensors.empty() ? Tensor() : grad_tensors[i];
     if (!g.defined()) {
       EMBER_CHECK(t.numel() == 1, "{}: grad can be implicitly created only for scalar outputs (got shape {}); pass a "
@@ -417,15 +417,20 @@ void backward(const tensor_list& tensors, const tensor_list& grad_tensors, std::
   auto roots = make_roots(tensors, grad_tensors, "backward");
   if (!inputs.empty()) {
     // Accumulate only into `inputs`: capture at their edges, then accumulate by hand.
+    // As libtorch: a non-leaf input retains its grad (and so gets .grad() now and in later
+    // backward calls); an input that does not require grad is an error.
     for (const Tensor& in : inputs) {
+      EMBER_CHECK(in.defined(), "backward: one of the inputs is an undefined tensor");
+      in.retain_grad();
       Edge e = gradient_edge(in);
-      EMBER_CHECK(e.valid(), "backward: one of the inputs does not require grad");
+      EMBER_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
       task.capture_edges.push_back(e);
     }
     task.captured.resize(inputs.size());
     execute(task, roots);
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!task.captured[i].defined()) continue;
+      // A non-leaf's retain_grad hook has already accumulated into its .grad().
+      if (!task.captured[i].defined() || !inputs[i].is_leaf()) continue;
       Tensor leaf = inputs[i];
       AutogradMeta& m = ensure_meta(leaf);
       AutoGradMode mode(create_graph);
@@ -443,16 +448,18 @@ tensor_list grad(const tensor_list& outputs, const tensor_list& inputs, const te
   task.create_graph = create_graph;
   auto roots = make_roots(outputs, grad_outputs, "grad");
   for (size_t i = 0; i < inputs.size(); ++i) {
+    EMBER_CHECK(inputs[i].defined(), "grad: input {} is an undefined tensor", i);
     Edge e = gradient_edge(inputs[i]);
-    EMBER_CHECK(e.valid(), "grad: input {} does not require grad", i);
+    EMBER_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
     task.capture_edges.push_back(e);
   }
   task.captured.resize(inputs.size());
   execute(task, roots);
+  // libtorch's message, word for word (programs match on it).
   for (size_t i = 0; i < inputs.size(); ++i)
     EMBER_CHECK(allow_unused || task.captured[i].defined(),
-                "grad: one of the differentiated Tensors (input {}) appears to not have been used in the graph. Set "
-                "allow_unused=true if this is the desired behavior.", i);
+                "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True "
+                "if this is the desired behavior.");
   return task.captured;
 }
 

@@ -34,6 +34,11 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
     if (t.defined()) non_differentiable_.push_back(t.unsafeGetTensorImpl());
 }
 
+void AutogradContext::mark_dirty(const variable_list& inputs) {
+  for (const Tensor& t : inputs)
+    if (t.defined()) dirty_.push_back(t.unsafeGetTensorImpl());
+}
+
 bool AutogradContext::needs_input_grad(size_t index) const {
   EMBER_CHECK(index < needs_input_grad_.size() || needs_input_grad_.empty(),
               "{}: needs_input_grad({}) but forward has {} tensor inputs", name_, index, needs_input_grad_.size());
@@ -117,10 +122,29 @@ void FunctionWiring::connect(const std::shared_ptr<AutogradContext>& ctx, std::s
                              std::vector<bool> is_tensor_arg, const tensor_list& inputs, tensor_list& outputs,
                              Backward backward) {
   ctx->name_ = name;
-  // An output that is one of the inputs gets its own handle, so the input keeps its history.
+  const auto is_dirty = [&](const Tensor& t) {
+    return t.defined() && std::find(ctx->dirty_.begin(), ctx->dirty_.end(), t.unsafeGetTensorImpl()) != ctx->dirty_.end();
+  };
+  for (TensorImpl* dirty : ctx->dirty_) {
+    const bool returned = std::any_of(outputs.begin(), outputs.end(),
+                                      [&](const Tensor& o) { return o.unsafeGetTensorImpl() == dirty; });
+    EMBER_CHECK(returned, "{}: Some elements marked as dirty during the forward method were not returned as output. "
+                "The inputs that are modified inplace must all be outputs of the Function.", name);
+  }
+  for (const Tensor& in : inputs) {
+    if (!is_dirty(in)) continue;
+    AutogradMeta* m = meta(in);
+    EMBER_CHECK(!(m && m->requires_grad && !m->grad_fn && GradMode::is_enabled()),
+                "{}: a leaf Variable that requires grad has been used in an in-place operation.", name);
+    EMBER_CHECK(!(m && m->view_base.defined()),
+                "{}: mark_dirty on a view is not supported by Ember; modify and return the base tensor instead", name);
+    in.bump_version();
+  }
+  // An output that is one of the inputs gets its own handle, so the input keeps its history,
+  // unless forward marked it dirty: then the input itself takes the new history, as in-place ops do.
   for (Tensor& out : outputs)
     for (const Tensor& in : inputs)
-      if (out.defined() && out.is_same(in)) out = out.detach();
+      if (out.defined() && out.is_same(in) && !is_dirty(in)) out = out.detach();
   if (!any_requires_grad(inputs)) return;
 
   std::vector<TensorInfo> input_info;
@@ -136,7 +160,7 @@ void FunctionWiring::connect(const std::shared_ptr<AutogradContext>& ctx, std::s
     if (out.defined() && std::find(nd.begin(), nd.end(), out.unsafeGetTensorImpl()) != nd.end()) out = Tensor();
   }
 
-  record(name, differentiable, inputs,
+  std::shared_ptr<Node> node = record(name, differentiable, inputs,
          [ctx, name, is_tensor_arg = std::move(is_tensor_arg), input_info = std::move(input_info),
           output_info = std::move(output_info), backward](const tensor_list& grads_in) -> tensor_list {
            variable_list grads(grads_in.begin(), grads_in.end());
@@ -147,6 +171,7 @@ void FunctionWiring::connect(const std::shared_ptr<AutogradContext>& ctx, std::s
                  grads[i] = zeros(output_info[i].sizes, output_info[i].options);
            return validate(name, backward(ctx.get(), std::move(grads)), is_tensor_arg, input_info);
          });
+  node->runs_without_grads = true;
 
   // Saved after record(), so a saved output links (weakly) to the node that produced it.
   for (const Tensor& t : ctx->to_save_) {
@@ -154,6 +179,18 @@ void FunctionWiring::connect(const std::shared_ptr<AutogradContext>& ctx, std::s
     ctx->saved_.emplace_back(t, is_output);
   }
   ctx->to_save_.clear();
+}
+
+variable_list UndefinedGrad::apply(variable_list&& inputs) {
+  variable_list outputs;
+  {
+    NoGradGuard no_grad;
+    for (const Tensor& in : inputs) outputs.push_back(in.defined() ? in.clone() : Tensor());
+  }
+  if (any_requires_grad(inputs))
+    record("UndefinedGradBackward", outputs, inputs,
+           [n = inputs.size()](const tensor_list&) { return tensor_list(n); });
+  return outputs;
 }
 
 }  // namespace autograd

@@ -21,7 +21,13 @@
 // forward output and returns one per forward argument (an undefined Tensor for arguments that
 // are not tensors or need no gradient). Its results are checked: wrong count, a gradient for a
 // non-tensor argument, or a shape that cannot be summed back to the input's are errors naming
-// the function. Not supported (yet): mark_dirty (in-place custom functions) and forward-mode AD.
+// the function. An in-place function modifies an input, marks it with ctx->mark_dirty({x}) and
+// returns it: x then carries the function's history, as after a built-in in-place op (a leaf that
+// requires grad cannot be modified, a dirty tensor must be returned; marking a view is not
+// supported). Not supported: forward-mode AD.
+//
+// torch::autograd::UndefinedGrad().apply({x}) passes x through with a backward that returns no
+// gradient, which is how libtorch tests what a custom backward receives for an unused output.
 #pragma once
 
 #include <string>
@@ -98,6 +104,8 @@ class AutogradContext {
   variable_list get_saved_variables() const;
   // Outputs that get no gradient (indices, masks): they do not require grad.
   void mark_non_differentiable(const variable_list& outputs);
+  // Inputs that forward modified in place; each must also be returned as an output.
+  void mark_dirty(const variable_list& inputs);
   // When true (the default) backward receives zeros for outputs no gradient flowed into;
   // when false it receives undefined tensors there.
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
@@ -112,6 +120,7 @@ class AutogradContext {
   variable_list to_save_;
   std::vector<SavedVariable> saved_;
   std::vector<TensorImpl*> non_differentiable_;
+  std::vector<TensorImpl*> dirty_;
   std::vector<bool> needs_input_grad_;
   std::string name_;
   bool materialize_grads_ = true;
@@ -172,6 +181,11 @@ struct Function {
       return outputs;
     }
   }
+};
+
+// Passes its inputs through (as new tensors) with a backward that returns undefined gradients.
+struct UndefinedGrad {
+  variable_list apply(variable_list&& inputs);
 };
 
 }  // namespace autograd

@@ -42,7 +42,7 @@ Tensor softmax_forward(const Tensor& x, int64_t d, bool log) {
 
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
-  Tensor x = dtype ? self.to(*dtype) : (self.is_floating_point() ? self : self.to(kFloat32));
+  Tensor x = dtype ? self.to(*dtype) : (self.is_floating_point() ? self : self.to(get_default_dtype()));
   int64_t d = wrap_dim(dim, x.dim(), name);
   // softmax:     dx = y (g - sum(g y))
   // log_softmax: dx = g - exp(y) sum(g)

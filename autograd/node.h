@@ -53,6 +53,10 @@ class Node : public std::enable_shared_from_this<Node> {
   std::map<uint32_t, std::vector<std::pair<unsigned, TensorHook>>> pre_hooks;
   // Shapes of the forward's outputs, for to_dot and for checking gradients.
   std::vector<std::vector<int64_t>> output_sizes;
+  // Custom functions (autograd/function.h) run even when no gradient flowed into them, as libtorch
+  // runs every node: their backward then sees zeros (materialize_grads) or undefined tensors.
+  // Built-in nodes are skipped then, since their gradients would all be undefined anyway.
+  bool runs_without_grads = false;
   // Anomaly mode only: the forward op's inputs ("x [3] float64, [3] float64"), named in its error.
   std::string forward_inputs;
 

@@ -151,7 +151,7 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
 // logsumexp = m + log(sum(exp(x - m))) with m the (detached) max, so large inputs don't overflow.
 // Its gradient, softmax(x), comes from the composition.
 Tensor Tensor::logsumexp(IntArrayRef dims_in, bool keepdim) const {
-  Tensor x = is_floating_point() ? *this : to(kFloat32);
+  Tensor x = is_floating_point() ? *this : to(get_default_dtype());
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "logsumexp");
   Tensor m = x.detach().amax(dims, true);
   m = ember::where(m.abs().eq(INFINITY), zeros_like(m), m);
@@ -159,12 +159,38 @@ Tensor Tensor::logsumexp(IntArrayRef dims_in, bool keepdim) const {
   return keepdim ? r : r.squeeze_dims(dims);
 }
 
-Tensor Tensor::norm(const Scalar& p) const {
-  const double pv = p.toDouble();
-  if (pv == 2.0) return square().sum().sqrt();
-  if (pv == 1.0) return abs().sum();
-  if (std::isinf(pv)) return pv > 0 ? abs().max() : abs().min();
-  return abs().pow(pv).sum().pow(1.0 / pv);
+Tensor Tensor::norm(const Scalar& p) const { return norm(p, {}, false); }
+
+// The 2-norm records its own backward, d/dx ||x|| = x / ||x||, taken as 0 where the norm is 0
+// (as PyTorch does; the composition would give NaN there). Other p are compositions.
+Tensor Tensor::norm(const std::optional<Scalar>& p_opt, IntArrayRef dims_in, bool keepdim) const {
+  EMBER_CHECK(is_floating_point(), "norm(): input dtype should be either floating point or complex. Got {} instead.",
+              scalar_type_name(dtype()));
+  const double p = p_opt ? p_opt->toDouble() : 2.0;
+  std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "norm");
+  if (p == 2.0) {
+    Tensor y;
+    {
+      NoGradGuard no_grad;
+      y = square().sum(dims, keepdim).sqrt();
+    }
+    if (any_requires_grad({this}))
+      record("NormBackward1", y, {*this},
+             [sx = SavedVariable(*this, false), sy = SavedVariable(y, true), dims, keepdim](const Tensor& g) -> tensor_list {
+               Tensor x = sx.unpack("NormBackward1"), norm = sy.unpack("NormBackward1");
+               Tensor scale = (g / norm).masked_fill(norm.eq(0), 0);
+               return {x * unsqueeze_reduced(scale, x.sizes(), dims, keepdim)};
+             });
+    return y;
+  }
+  Tensor a = abs();
+  if (p == 1.0) return a.sum(dims, keepdim);
+  if (std::isinf(p)) {
+    EMBER_CHECK(numel() > 0, "norm: expected a non-empty tensor for p = {}, got shape {}", p, sizes());
+    return p > 0 ? a.amax(dims, keepdim) : a.amin(dims, keepdim);
+  }
+  if (p == 0.0) return a.ne(0).to(dtype()).sum(dims, keepdim);
+  return a.pow(p).sum(dims, keepdim).pow(1.0 / p);
 }
 
 Tensor Tensor::all() const { return kernel::reduce(ReduceOp::All, *this, {}, false); }
@@ -187,10 +213,33 @@ Tensor Tensor::squeeze_dims(IntArrayRef dims) const {
 Tensor sum(const Tensor& x) { return x.sum(); }
 Tensor mean(const Tensor& x) { return x.mean(); }
 
-bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+// close = a == b, or |a - b| finite and <= atol + |rtol b| (PyTorch's isclose); NaN == NaN with equal_nan.
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  EMBER_CHECK(dtype() == other.dtype(), "isclose: {} did not match {}", scalar_type_name(dtype()),
+              scalar_type_name(other.dtype()));
+  EMBER_CHECK(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but got {}", rtol);
+  EMBER_CHECK(atol >= 0, "isclose: atol must be greater than or equal to zero, but got {}", atol);
   NoGradGuard no_grad;
-  Tensor x = a.to(kFloat64), y = b.to(kFloat64);
-  return (x - y).abs().le(y.abs() * rtol + atol).all().item<bool>();
+  Tensor close = eq(other);
+  if (equal_nan && is_floating_point()) close = close.logical_or(ne(*this).logical_and(other.ne(other)));
+  // Bools compare as the default floating dtype; integers keep their dtype (rtol * b promotes).
+  const Tensor a = dtype() == kBool ? to(get_default_dtype()) : *this;
+  const Tensor b = dtype() == kBool ? other.to(get_default_dtype()) : other;
+  Tensor allowed = (b * rtol).abs() + atol;
+  Tensor actual = (a - b).abs();
+  Tensor within = actual.le(allowed);
+  if (actual.is_floating_point()) within = within.logical_and(actual.lt(INFINITY));  // NaN and inf are never within
+  return close.logical_or(within);
+}
+
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  return isclose(other, rtol, atol, equal_nan).all().item<bool>();
+}
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return a.allclose(b, rtol, atol, equal_nan);
+}
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  return a.isclose(b, rtol, atol, equal_nan);
 }
 
 bool equal(const Tensor& a, const Tensor& b) {

@@ -65,9 +65,10 @@ uint32_t Tensor::output_nr() const {
 }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
-                      const tensor_list& inputs) const {
+                      std::optional<tensor_list> inputs) const {
+  EMBER_CHECK(!inputs || !inputs->empty(), "'inputs' argument to backward cannot be empty");
   autograd::backward({*this}, gradient.defined() ? tensor_list{gradient} : tensor_list{}, retain_graph, create_graph,
-                     inputs);
+                     inputs.value_or(tensor_list{}));
 }
 
 Tensor Tensor::detach() const {
@@ -137,5 +138,14 @@ std::string Tensor::name() const {
   AutogradMeta* m = meta(*this);
   return m ? m->name : std::string();
 }
+
+namespace autograd {
+Tensor make_variable(const Tensor& data, bool requires_grad) {
+  EMBER_CHECK(data.defined(), "make_variable: the data is an undefined tensor");
+  Tensor t = data.detach();
+  if (requires_grad) t.requires_grad_(true);
+  return t;
+}
+}  // namespace autograd
 
 }  // namespace ember

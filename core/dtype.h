@@ -53,6 +53,17 @@ constexpr std::string_view dtype_name(ScalarType t) {
   return "?";
 }
 
+// libtorch's name for a dtype in its messages ("Float" for float32): c10::toString(ScalarType).
+constexpr std::string_view scalar_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Bool: return "Bool";
+  }
+  return "?";
+}
+
 // Category used by promotion: bool < integral < floating.
 constexpr int dtype_category(ScalarType t) {
   return t == ScalarType::Bool ? 0 : t == ScalarType::Int64 ? 1 : 2;
@@ -80,5 +91,12 @@ template <> struct dtype_of<int64_t> { static constexpr ScalarType value = kInt6
 template <> struct dtype_of<bool> { static constexpr ScalarType value = kBool; };
 
 inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
+
+// The dtype of floating-point values made without one (torch.get_default_dtype()): float32 until
+// set_default_dtype(kFloat64). Factories (zeros, ones, rand, tensor({1.5}), arange(0.5, ...)),
+// nn modules' parameters and int -> float promotion (int_tensor * 2.5, exp(int_tensor)) follow it.
+// Process-wide, as in PyTorch; only float32 and float64 may be set. Defined in core/tensor.cpp.
+ScalarType get_default_dtype();
+void set_default_dtype(ScalarType dtype);
 
 }  // namespace ember

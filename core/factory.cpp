@@ -64,7 +64,7 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options) {
   // Like torch.full, an unspecified dtype follows the value: bool, int64 or float32.
-  ScalarType dt = options.has_dtype() ? options.dtype() : (value.is_floating_point() ? kFloat32 : value.type());
+  ScalarType dt = options.has_dtype() ? options.dtype() : (value.is_floating_point() ? get_default_dtype() : value.type());
   Tensor t = raw_empty(sizes, dt, options.device());
   backend_for(t).fill(t, value);
   return finish(t, options);
@@ -90,7 +90,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
               "arange: upper bound and larger bound inconsistent with step sign (start {}, end {}, step {})", s, e, st);
   const bool all_int = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
-  ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kInt64 : kFloat32);
+  ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kInt64 : get_default_dtype());
   // Compared as doubles: a count of 2^63 or more would be undefined as an int64.
   const double count = std::ceil((e - s) / st);
   EMBER_CHECK(count < 0x1p63, "arange: invalid size, possible overflow? (start {}, end {}, step {} give {} elements)", s,
@@ -172,7 +172,9 @@ void TensorLiteral::flatten(std::vector<double>& out) const {
 Tensor tensor(const TensorLiteral& data, const TensorOptions& options) {
   std::vector<double> values;
   data.flatten(values);
-  ScalarType dt = options.has_dtype() ? options.dtype() : data.inferred_dtype();
+  // Floating literals take the default dtype (kFloat32 is the literal's "floating" category).
+  ScalarType dt = options.has_dtype() ? options.dtype()
+                  : data.inferred_dtype() == kFloat32 ? get_default_dtype() : data.inferred_dtype();
   return finish(from_host(values, data.sizes(), dt, options.device(), "tensor"), options);
 }
 

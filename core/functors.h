@@ -73,7 +73,8 @@ EMBER_HD T erf_(T x) {
   X(Relu, relu, x > T(0) ? x : T(0))                                                            \
   X(Gelu, gelu, T(0.5) * x * (T(1) + detail::erf_(x * T(kSqrtHalf))))                           \
   X(GeluTanh, gelu_tanh,                                                                        \
-    T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x))))
+    T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x))))   \
+  X(Erfc, erfc, std::erfc(x))
 
 // X(Name, name, expression in a, b of type T, result type R)
 #define EMBER_BINARY_OPS(X)                                  \
@@ -94,7 +95,9 @@ EMBER_HD T erf_(T x) {
   X(LogicalOr, logical_or, bool(a) || bool(b), bool)         \
   X(LogicalXor, logical_xor, bool(a) != bool(b), bool)      \
   X(GeluBackward, gelu_backward, detail::gelu_backward_(a, b), T) \
-  X(GeluTanhBackward, gelu_tanh_backward, detail::gelu_tanh_backward_(a, b), T)
+  X(GeluTanhBackward, gelu_tanh_backward, detail::gelu_tanh_backward_(a, b), T) \
+  X(Remainder, remainder, detail::remainder_(a, b), T)       \
+  X(Fmod, fmod, detail::fmod_(a, b), T)
 
 // Reductions: X(Name, name)
 #define EMBER_REDUCE_OPS(X) X(Sum, sum) X(Prod, prod) X(Max, max) X(Min, min) X(All, all) X(Any, any)
@@ -152,6 +155,33 @@ EMBER_HD T pow_(T a, T b) {
     if (b == T(-1)) return T(1) / a;
     if (b == T(-2)) return T(1) / (a * a);
     return std::pow(a, b);
+  }
+}
+// PyTorch's remainder: the result has the divisor's sign (Python's %). Integer b is never 0 here
+// (the op checks); bool never reaches these (the op rejects it).
+template <typename T>
+EMBER_HD T remainder_(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else if constexpr (std::is_integral_v<T>) {
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((b < 0) != (r < 0))) r += b;
+    return r;
+  }
+}
+// C's fmod: the result has the dividend's sign.
+template <typename T>
+EMBER_HD T fmod_(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else if constexpr (std::is_integral_v<T>) {
+    return a % b;
+  } else {
+    return std::fmod(a, b);
   }
 }
 // GELU's backward in one pass, a = the incoming gradient, b = the forward's input x:

@@ -23,7 +23,7 @@ struct ResultState {
     slot = slot ? promote_types(*slot, t.dtype()) : t.dtype();
   }
   void add(const Scalar& s) {
-    ScalarType t = s.is_floating_point() ? kFloat32 : s.type();  // the default dtype for Python floats
+    ScalarType t = s.is_floating_point() ? get_default_dtype() : s.type();  // the default dtype for Python floats
     wrapped = wrapped ? promote_types(*wrapped, t) : t;
   }
   ScalarType result() const { return *combine(dim, combine(zero, wrapped)); }

@@ -359,6 +359,9 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
   return *this;
 }
 
+Tensor& Tensor::random_(int64_t to, std::optional<Generator> generator) { return random_(0, to, generator); }
+Tensor& Tensor::random_(std::optional<Generator> generator) { return random_(0, std::nullopt, generator); }
+
 Tensor& Tensor::exponential_(double lambd, std::optional<Generator> generator) {
   EMBER_CHECK(lambd > 0, "exponential_: expects lambda > 0.0, but found lambda={}", lambd);
   Generator& g = pick(generator);

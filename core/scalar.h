@@ -1,4 +1,5 @@
-// Scalar: a number passed to an op (a * 2, x.fill_(0.5), x.masked_fill(m, -INFINITY)).
+// Scalar: a number passed to an op (a * 2, x.fill_(0.5), x.masked_fill(m, -INFINITY)), and
+// what Tensor::item() returns without a type (t.item().toFloat(), std::cout << t.item()).
 //
 // Like c10::Scalar it remembers whether it was written as an integer, a floating-point
 // number or a bool, because that decides the result dtype: int_tensor * 2 stays int64,
@@ -6,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -35,6 +37,10 @@ class Scalar {
   // The category the scalar was written in: kBool, kInt64 or kFloat64.
   ScalarType type() const { return type_; }
   bool is_floating_point() const { return type_ == kFloat64; }
+  // libtorch's spellings.
+  bool isFloatingPoint() const { return type_ == kFloat64; }
+  bool isIntegral(bool include_bool) const { return type_ == kInt64 || (include_bool && type_ == kBool); }
+  bool isBool() const { return type_ == kBool; }
 
   template <typename T>
   T to() const {
@@ -47,12 +53,23 @@ class Scalar {
     }
   }
   double toDouble() const { return d_; }
+  float toFloat() const { return to<float>(); }
   int64_t toLong() const { return to<int64_t>(); }
+  int toInt() const { return to<int>(); }
+  bool toBool() const { return to<bool>(); }
+  Scalar operator-() const { return type_ == kFloat64 ? Scalar(-d_) : Scalar(-i_); }
 
  private:
   ScalarType type_;
   double d_ = 0;
   int64_t i_ = 0;
 };
+
+// As libtorch prints a Scalar: a double as std::ostream does (2.5), an integer, or true/false.
+inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.isFloatingPoint()) return os << s.toDouble();
+  if (s.isBool()) return os << (s.toBool() ? "true" : "false");
+  return os << s.toLong();
+}
 
 }  // namespace ember

@@ -19,6 +19,17 @@ namespace detail {
 void throw_error(std::string msg) { throw Error(std::move(msg)); }
 }  // namespace detail
 
+namespace {
+std::atomic<ScalarType> default_dtype{kFloat32};
+}  // namespace
+
+ScalarType get_default_dtype() { return default_dtype.load(std::memory_order_relaxed); }
+void set_default_dtype(ScalarType dtype) {
+  EMBER_CHECK(is_floating_point(dtype), "set_default_dtype: only floating-point types are supported as the default "
+              "type, got {}", dtype_name(dtype));
+  default_dtype = dtype;
+}
+
 Device::Device(const std::string& spec) {
   if (spec == "cpu") {
     type = kCPU;
@@ -104,17 +115,69 @@ std::vector<T> Tensor::to_vector() const {
   return std::vector<T>(p, p + numel());
 }
 
-template <typename T>
-T Tensor::item() const {
+Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "item: a Tensor with {} elements cannot be converted to a scalar (shape {})", numel(),
               sizes());
-  return to_vector<T>()[0];
+  switch (dtype()) {
+    case kFloat32:
+    case kFloat64: return to_vector<double>()[0];
+    case kInt64: return to_vector<int64_t>()[0];
+    case kBool: return static_cast<bool>(to_vector<bool>()[0]);
+  }
+  EMBER_FAIL("item: unsupported dtype");
+}
+
+Tensor& Tensor::resize_(IntArrayRef new_sizes) {
+  EMBER_CHECK(!requires_grad(), "resize_: cannot resize variables that require grad");
+  for (int64_t s : new_sizes)
+    EMBER_CHECK(s >= 0, "resize_: Trying to create tensor with negative dimension {}: {}", s, new_sizes);
+  TensorImpl* self = impl();
+  if (self->sizes == std::vector<int64_t>(new_sizes.begin(), new_sizes.end())) return *this;  // strides kept
+  const int64_t numel = checked_numel(new_sizes, "resize_");
+  const size_t needed = static_cast<size_t>(self->offset + numel) * element_size();
+  StorageImpl& storage = *self->storage;
+  if (needed > storage.nbytes) {
+    // Grow in place, so that every view of this storage sees the new memory: the old bytes are
+    // copied to the front of a new block, and the two blocks trade places.
+    Storage grown = make_storage(needed, storage.device);
+    const int64_t old_elems = static_cast<int64_t>(storage.nbytes / element_size());
+    if (old_elems > 0) {
+      auto whole = [&](const Storage& st) {
+        auto t = std::make_shared<TensorImpl>();
+        t->storage = st;
+        t->sizes = {old_elems};
+        t->strides = {1};
+        t->dtype = dtype();
+        return Tensor(std::move(t));
+      };
+      backend_for(device()).copy(whole(grown), whole(self->storage));
+    }
+    std::swap(storage.data, grown->data);
+    std::swap(storage.nbytes, grown->nbytes);
+    std::swap(storage.deleter, grown->deleter);
+  }
+  self->sizes = new_sizes.vec();
+  self->strides = contiguous_strides(new_sizes);
+  return *this;
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  EMBER_CHECK(new_data.defined(), "set_data: the new data is an undefined tensor");
+  EMBER_CHECK(new_data.device() == device(),
+              "set_data: Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible "
+              "tensor type ({} and {})", toString(), new_data.toString());
+  TensorImpl* self = impl();
+  const TensorImpl& src = *new_data.unsafeGetTensorImpl();
+  self->storage = src.storage;
+  self->sizes = src.sizes;
+  self->strides = src.strides;
+  self->offset = src.offset;
+  self->dtype = src.dtype;
 }
 
 #define EMBER_INSTANTIATE(T)                          \
   template T* Tensor::data_ptr<T>() const;            \
-  template std::vector<T> Tensor::to_vector<T>() const; \
-  template T Tensor::item<T>() const;
+  template std::vector<T> Tensor::to_vector<T>() const;
 EMBER_INSTANTIATE(float)
 EMBER_INSTANTIATE(double)
 EMBER_INSTANTIATE(int64_t)

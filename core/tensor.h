@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "core/array_ref.h"
@@ -94,7 +95,9 @@ class Tensor {
   template <typename T> T* data_ptr() const;
   void* raw_data_ptr() const;
   // The value of a one-element tensor (any device), converted to T.
-  template <typename T> T item() const;
+  template <typename T> T item() const { return item().to<T>(); }
+  // The same as a Scalar (double, int64 or bool as the dtype says): t.item().toFloat(), std::cout << t.item().
+  Scalar item() const;
   // Copies the elements (any layout, any device) into a vector in row-major order.
   template <typename T> std::vector<T> to_vector() const;
 
@@ -113,14 +116,34 @@ class Tensor {
   std::string grad_fn_name() const;
   bool is_leaf() const;
   uint32_t output_nr() const;
+  // With `inputs`, gradients accumulate only into those tensors (leaves or not); an explicitly
+  // empty list is an error, as in libtorch.
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
-                bool create_graph = false, const tensor_list& inputs = {}) const;
+                bool create_graph = false, std::optional<tensor_list> inputs = std::nullopt) const;
   Tensor detach() const;
   Tensor& detach_();
   void retain_grad() const;
+  // The same data without autograd history (requires_grad false), sharing storage and version
+  // counter: libtorch's x.data(), x.tensor_data() and x.variable_data() (libtorch gives
+  // variable_data a fresh version counter; Ember's counter lives in the storage, so all three share it).
+  Tensor data() const { return detach(); }
+  Tensor tensor_data() const { return detach(); }
+  Tensor variable_data() const { return detach(); }
+  // Makes this tensor (every handle to it) show new_data's storage, shape and dtype, keeping its
+  // own autograd state: libtorch's x.set_data(y), used to swap a parameter's values.
+  void set_data(const Tensor& new_data) const;
   bool retains_grad() const;
   // Called with the gradient of this tensor during backward; return a defined tensor to replace it.
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  // A hook that returns nothing only looks at the gradient (libtorch accepts both kinds).
+  template <typename Hook>
+    requires std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>
+  unsigned register_hook(Hook hook) const {
+    return register_hook(std::function<Tensor(const Tensor&)>([hook = std::move(hook)](const Tensor& g) mutable {
+      hook(g);
+      return Tensor();
+    }));
+  }
   void remove_hook(unsigned handle) const;
   // A name shown by autograd::to_dot and the debug trace ("W_query", "x").
   const Tensor& set_name(const std::string& name) const;
@@ -145,6 +168,8 @@ class Tensor {
   Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt);
   Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt);
   Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt);
+  Tensor& random_(int64_t to, std::optional<Generator> generator = std::nullopt);  // [0, to)
+  Tensor& random_(std::optional<Generator> generator = std::nullopt);  // [0, 2^mantissa] floats, [0, max] ints
   Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt);
 
   // ---- views (autograd/shape.cpp): share storage, never copy ----
@@ -177,6 +202,10 @@ class Tensor {
   Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
                        std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset = std::nullopt) const;
+  // Gives this tensor the contiguous shape `sizes`, keeping its first elements in row-major order
+  // and growing the storage (new elements uninitialised) when it needs more; libtorch's resize_.
+  // Not for tensors that require grad.
+  Tensor& resize_(IntArrayRef sizes);
 
   // ---- elementwise (autograd/elementwise.cpp): full broadcasting, scalars promote like PyTorch ----
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
@@ -189,6 +218,12 @@ class Tensor {
   Tensor div(const Scalar& other) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(const Scalar& exponent) const;
+  // PyTorch's remainder has the divisor's sign (Python's %); fmod has the dividend's (C's fmod).
+  // Integer division by zero is an error ("ZeroDivisionError"), as in PyTorch.
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor neg() const;
@@ -202,6 +237,7 @@ class Tensor {
   Tensor square() const;
   Tensor reciprocal() const;
   Tensor erf() const;
+  Tensor erfc() const;
   Tensor sin() const;
   Tensor cos() const;
   Tensor tanh() const;
@@ -279,7 +315,10 @@ class Tensor {
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  // The p-norm over all elements, or over `dims`: p = 2, 1, inf, -inf, 0 (count of non-zeros) or any
+  // other real p (sum |x|^p)^(1/p). nullopt means 2. Floating-point tensors only.
   Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dims, bool keepdim = false) const;
   Tensor all() const;
   Tensor any() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
@@ -288,6 +327,10 @@ class Tensor {
   // ---- linear algebra (autograd/matmul.cpp) ----
   Tensor matmul(const Tensor& other) const;
   bool equal(const Tensor& other) const;  // ember::equal(*this, other): same sizes, same elements
+  // |self - other| <= atol + rtol * |other| elementwise (broadcast), equal infinities close, NaN close
+  // to NaN only with equal_nan; both tensors must have one dtype, as in PyTorch.
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   Tensor mm(const Tensor& other) const;
   Tensor bmm(const Tensor& other) const;
 
@@ -324,6 +367,8 @@ Tensor operator+(const Scalar& a, const Tensor& b);
 Tensor operator-(const Scalar& a, const Tensor& b);
 Tensor operator*(const Scalar& a, const Tensor& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Tensor& b);  // remainder: the divisor's sign, as in libtorch
+Tensor operator%(const Tensor& a, const Scalar& b);
 Tensor operator-(const Tensor& a);
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, const Tensor& b);
@@ -381,8 +426,58 @@ Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor sum(const Tensor& x);
 Tensor mean(const Tensor& x);
-bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool equal(const Tensor& a, const Tensor& b);
+// The method forms as torch:: functions (torch::pow(x, 2), torch::sum(x, 1), torch::erf(x)).
+inline Tensor pow(const Tensor& x, const Scalar& exponent) { return x.pow(exponent); }
+inline Tensor pow(const Tensor& x, const Tensor& exponent) { return x.pow(exponent); }
+Tensor pow(const Scalar& base, const Tensor& exponent);  // base ** exponent, the dtype PyTorch promotes to
+inline Tensor remainder(const Tensor& a, const Tensor& b) { return a.remainder(b); }
+inline Tensor remainder(const Tensor& a, const Scalar& b) { return a.remainder(b); }
+inline Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
+inline Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
+inline Tensor erf(const Tensor& x) { return x.erf(); }
+inline Tensor erfc(const Tensor& x) { return x.erfc(); }
+inline Tensor neg(const Tensor& x) { return x.neg(); }
+inline Tensor log1p(const Tensor& x) { return x.log1p(); }
+inline Tensor rsqrt(const Tensor& x) { return x.rsqrt(); }
+inline Tensor square(const Tensor& x) { return x.square(); }
+inline Tensor sign(const Tensor& x) { return x.sign(); }
+inline Tensor reciprocal(const Tensor& x) { return x.reciprocal(); }
+inline Tensor sin(const Tensor& x) { return x.sin(); }
+inline Tensor cos(const Tensor& x) { return x.cos(); }
+inline Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) {
+  return x.clamp(min, max);
+}
+inline Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+  return x.sum(dims, keepdim, dtype);
+}
+inline Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+  return x.mean(dims, keepdim, dtype);
+}
+inline Tensor max(const Tensor& x) { return x.max(); }
+inline Tensor min(const Tensor& x) { return x.min(); }
+inline std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false) { return x.max(dim, keepdim); }
+inline std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false) { return x.min(dim, keepdim); }
+inline Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.amax(dims, keepdim); }
+inline Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.amin(dims, keepdim); }
+inline Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
+  return x.argmax(dim, keepdim);
+}
+inline Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
+  return x.argmin(dim, keepdim);
+}
+inline Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.logsumexp(dims, keepdim); }
+inline Tensor all(const Tensor& x) { return x.all(); }
+inline Tensor any(const Tensor& x) { return x.any(); }
+inline Tensor norm(const Tensor& x, const Scalar& p = 2) { return x.norm(p); }
+inline Tensor norm(const Tensor& x, const std::optional<Scalar>& p, IntArrayRef dims, bool keepdim = false) {
+  return x.norm(p, dims, keepdim);
+}
+// sqrt(sum x^2), over everything or over `dims` (libtorch's frobenius_norm; Python's norm(p="fro")).
+inline Tensor frobenius_norm(const Tensor& x) { return x.norm(2); }
+inline Tensor frobenius_norm(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.norm(2, dims, keepdim); }
 
 // ---- creation (core/factory.cpp) ----
 Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});

@@ -4,7 +4,8 @@
 //   ember::ones({2, 2}, ember::requires_grad());
 //   ember::arange(5, ember::dtype(ember::kInt64));
 //
-// An unset dtype means "the default": float32 for floating values, int64 for integer ones.
+// An unset dtype means "the default": get_default_dtype() (float32 unless changed) for floating
+// values, int64 for integer ones.
 #pragma once
 
 #include <optional>
@@ -25,7 +26,7 @@ class TensorOptions {
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
   TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
 
-  ScalarType dtype() const { return dtype_.value_or(kFloat32); }
+  ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
   std::optional<ScalarType> dtype_opt() const { return dtype_; }
   bool has_dtype() const { return dtype_.has_value(); }
   Device device() const { return device_; }

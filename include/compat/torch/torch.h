@@ -20,6 +20,7 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -73,7 +74,9 @@ inline constexpr bool always_false = false;
 template <typename... Parts>
 std::string check_message(const char* condition, const Parts&... parts) {
   if constexpr (sizeof...(Parts) == 0) {
-    return std::string("Expected ") + condition + " to be true, but got false.";
+    return std::string("Expected ") + condition +
+           " to be true, but got false.  (Could this error message be improved?  If so, please report an "
+           "enhancement request to PyTorch.)";
   } else {
     std::ostringstream os;
     (os << ... << parts);
@@ -166,6 +169,12 @@ void load(Value& value, const std::string& path) {
                     "torch::" #name ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
       std::terminate();                                                                                  \
     }                                                                                                    \
+    /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */             \
+    operator ScalarType() const {                                                                        \
+      static_assert(compat_detail::always_false<name##_is_not_supported>,                                \
+                    "torch::" #name ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
+      std::terminate();                                                                                  \
+    }                                                                                                    \
   };                                                                                                     \
   inline constexpr name##_is_not_supported<> name {}
 
@@ -179,6 +188,9 @@ EMBER_TORCH_UNSUPPORTED_DTYPE(kInt8);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kByte);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kUInt8);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexFloat);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexDouble);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kShort);
+EMBER_TORCH_UNSUPPORTED_DTYPE(kChar);
 #undef EMBER_TORCH_UNSUPPORTED_DTYPE
 
 // TorchScript and the data-loading API: whole subsystems Ember does not have.
@@ -273,3 +285,101 @@ inline Tensor log_sigmoid(const Tensor& input) { return nn::functional::logsigmo
 inline Tensor silu(const Tensor& input) { return nn::functional::silu(input); }
 inline Tensor mish(const Tensor& input) { return nn::functional::mish(input); }
 }  // namespace torch
+// ==== compat-core (issue 19): errors, warnings, default dtype, ArrayRef ====
+// Errors: c10::Error is ember::Error (above), so Ember's own exceptions are caught as c10::Error and
+// torch::Error; what() is the message (libtorch appends a backtrace, Ember has none).
+// Warnings: c10::Warning, c10::WarningHandler and the guard are Ember's (core/error.h); a handler
+// may override libtorch 2.x's process(const c10::Warning&) or 1.x's process(loc, msg, verbatim).
+namespace c10 {
+using std::nullopt;
+using std::optional;
+using ember::ArrayRef;
+using ember::IntArrayRef;
+using ember::Scalar;
+using ember::ScalarType;
+using SourceLocation = ember::SourceLocation;
+using Warning = ember::Warning;
+using WarningHandler = ember::WarningHandler;
+// libtorch 2.x's home of the handler functions.
+namespace WarningUtils {
+using ember::get_warning_handler;
+using ember::set_warning_handler;
+using ember::WarningHandlerGuard;
+inline void set_warnAlways(bool enabled) { ember::set_warn_always(enabled); }
+inline bool get_warnAlways() { return ember::get_warn_always(); }
+}  // namespace WarningUtils
+inline void warn(const Warning& warning) { ember::warn(warning); }
+}  // namespace c10
+
+namespace torch::compat_detail {
+template <typename... Parts>
+std::string concat(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+}  // namespace torch::compat_detail
+
+// TORCH_WARN("x is ", x): the parts streamed together, to the current warning handler.
+#define TORCH_WARN(...)                                                                                     \
+  ::ember::warn(::ember::Warning(::ember::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, \
+                                 ::torch::compat_detail::concat(__VA_ARGS__), false))
+// Once per call site, unless warnAlways is set (as libtorch).
+#define TORCH_WARN_ONCE(...)                                                    \
+  if (::ember::get_warn_always()) {                                             \
+    TORCH_WARN(__VA_ARGS__);                                                    \
+  } else {                                                                      \
+    [[maybe_unused]] static const bool ember_torch_warned_once_ = [&] {         \
+      TORCH_WARN(__VA_ARGS__);                                                  \
+      return true;                                                              \
+    }();                                                                        \
+  }
+// libtorch's message: `cond INTERNAL ASSERT FAILED at "file":line, please report a bug to PyTorch. ` + parts.
+#define EMBER_TORCH_STRINGIZE_(x) #x
+#define EMBER_TORCH_STRINGIZE(x) EMBER_TORCH_STRINGIZE_(x)
+#define TORCH_INTERNAL_ASSERT(cond, ...)                                                                   \
+  do {                                                                                                     \
+    if (!(cond)) {                                                                                         \
+      ::ember::detail::throw_error(::torch::compat_detail::concat(                                         \
+          #cond " INTERNAL ASSERT FAILED at " EMBER_TORCH_STRINGIZE(__FILE__) ":" EMBER_TORCH_STRINGIZE(    \
+              __LINE__) ", please report a bug to PyTorch. " __VA_OPT__(, ) __VA_ARGS__));                  \
+    }                                                                                                      \
+  } while (0)
+
+// The default dtype: libtorch passes a caffe2::TypeMeta; Ember's TypeMeta converts to and from its
+// ScalarType, so torch::set_default_dtype(caffe2::TypeMeta::Make<double>()) lands in
+// ember::set_default_dtype. torch::get_default_dtype() returns Ember's ScalarType (prints float64).
+namespace caffe2 {
+class TypeMeta {
+ public:
+  TypeMeta() = default;
+  TypeMeta(ember::ScalarType type) : type_(type) {}  // NOLINT: implicit
+  operator ember::ScalarType() const { return type_; }  // NOLINT
+  template <typename T>
+  static TypeMeta Make() { return TypeMeta(ember::dtype_of<T>::value); }
+  ember::ScalarType toScalarType() const { return type_; }
+  size_t itemsize() const { return ember::element_size(type_); }
+  // libtorch's names: "float", "double", "long int", "bool".
+  std::string_view name() const {
+    switch (type_) {
+      case ember::kFloat32: return "float";
+      case ember::kFloat64: return "double";
+      case ember::kInt64: return "long int";
+      case ember::kBool: return "bool";
+    }
+    return "?";
+  }
+
+ private:
+  ember::ScalarType type_ = ember::kFloat32;
+};
+inline std::ostream& operator<<(std::ostream& os, const TypeMeta& t) { return os << t.name(); }
+}  // namespace caffe2
+
+namespace ember {
+inline caffe2::TypeMeta scalarTypeToTypeMeta(ScalarType type) { return type; }
+inline ScalarType typeMetaToScalarType(caffe2::TypeMeta meta) { return meta.toScalarType(); }
+inline ScalarType get_default_dtype_as_scalartype() { return get_default_dtype(); }
+// libtorch's at::TensorList: torch::cat(list) takes it through the conversion to tensor_list.
+using TensorList = ArrayRef<Tensor>;
+}  // namespace ember
