@@ -1,7 +1,7 @@
 // The CUDA backend's kernels at the Tensor level: from Tensors to pointers, sizes and OffsetCalcs.
 //
 // Each method checks what only the CUDA side can reject (a dtype with no CUDA kernel, too many
-// dims), picks the device's stream and calls one launcher of cuda/kernels.h. The Backend contract
+// dims), picks the device's stream and calls one launcher of a .cu file (declared below). The Backend contract
 // (core/backend.h) says which operands are contiguous; everything else may be any strided view.
 #include <algorithm>
 
@@ -10,6 +10,73 @@
 #include "cuda/kernels.h"
 
 namespace ember::cuda {
+
+// The launchers this file calls, defined in the .cu file each group names. They live here, beside
+// their one caller, so that a new kernel is its entry in core/backend.h, its CPU body, its .cu
+// file and this file (docs/ARCHITECTURE.md); cuda/kernels.h keeps what the .cu files share.
+
+// ---- elementwise.cu ----
+void launch_copy(cudaStream_t s, ScalarType dst_type, ScalarType src_type, int64_t n, const OffsetCalc<2>& calc,
+                 void* dst, const void* src);
+// value is given as double and int64 so that every dtype gets it exactly.
+void launch_fill(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, void* dst, double fvalue,
+                 int64_t ivalue);
+void launch_unary(cudaStream_t s, UnaryOp op, ScalarType type, int64_t n, const OffsetCalc<2>& calc, void* out,
+                  const void* in);
+void launch_binary(cudaStream_t s, BinaryOp op, ScalarType type, int64_t n, const OffsetCalc<3>& calc, void* out,
+                   const void* a, const void* b);
+void launch_where(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<4>& calc, void* out, const bool* cond,
+                  const void* a, const void* b);
+
+// ---- reduce.cu ----
+// out[o] = fold of in over n_red elements: `outer` maps o to (out offset, in base offset), `inner`
+// maps r in [0, n_red) to an in offset from that base. All/Any read any dtype and write bool.
+void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy how, int64_t n_out, int64_t n_red,
+                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, void* partial, const void* in);
+void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc,
+                       int64_t len, int64_t step, void* values, int64_t* indices, void* partial, const void* in);
+
+// ---- nn.cu ----
+void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log);
+void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* din, const void* dout,
+                             const void* out, bool log);
+// mats matrices of (R, C), contiguous.
+void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, int64_t C, int64_t k, bool lower,
+                     void* out, const void* in);
+
+// ---- norm.cu ----
+void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* out, void* mean, void* rstd,
+                       const void* in, const void* weight, const void* bias, double eps);
+// din, dweight, dbias may each be null (not wanted); weight may be null (no affine weight).
+void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* din, void* dweight,
+                                void* dbias, void* partial, const void* dout, const void* in, const void* mean,
+                                const void* rstd, const void* weight);
+
+// ---- optim.cu ----
+void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
+                        const std::vector<AdamHyper>& hyper);
+void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<SgdTensors>& tensors,
+                       const std::vector<SgdHyper>& hyper);
+// out (tensors.size()) doubles: each tensor's sum of squares, squares in `type`, summed in double.
+void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors,
+                           const std::vector<int64_t>& sizes, double* out, double* partial, const int64_t* starts);
+// tensors[i] *= factor, rounded to `type`.
+void launch_scale(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors, const std::vector<int64_t>& sizes,
+                  double factor);
+
+// ---- index.cu ----
+// out (outer, n_index, inner) = in (outer, in_len, inner) rows picked by idx; both contiguous.
+void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int64_t n_index, const int64_t* idx,
+                         void* out, const void* in);
+// out (outer, out_len, inner) rows idx[i] += src (outer, n_index, inner); atomics, so repeated indices add up.
+void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index, const int64_t* idx,
+                      void* out, const void* src);
+// For each of n index positions: `calc` gives the offset into the strided tensor with `dim` held at 0.
+// gather: out[i] = in[off + idx[i] * dim_stride]; scatter_add: out[off + idx[i] * dim_stride] += src[i].
+void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
+                   const int64_t* idx, void* out, const void* in);
+void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
+                        const int64_t* idx, void* out, const void* src);
 
 namespace {
 

@@ -1,7 +1,7 @@
 // The CUDA backend: Backend's kernels on device memory, with cuBLAS for matmul.
 //
 // One class: runtime.cpp holds devices, streams, memory and host copies; backend.cpp turns
-// Tensors into pointers and OffsetCalcs and calls the kernel launchers of cuda/kernels.h, defined
+// Tensors into pointers and OffsetCalcs and calls the kernel launchers defined
 // in elementwise.cu, reduce.cu, nn.cu, norm.cu, optim.cu and index.cu (named as core/cpu/'s
 // files); matmul.cpp calls cuBLAS. Every kernel runs on the device's one stream, so kernels run
 // in order and a copy to the host waits for the kernels before it. Every CUDA and cuBLAS call is
