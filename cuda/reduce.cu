@@ -84,9 +84,11 @@ __global__ void __launch_bounds__(kMaxRowBlock)
   }
 }
 
-// The second pass: out[o] = fold of partial[o * splits .. + splits), one block per output.
+// The second pass: out[o] = fold of partial[o * splits .. + splits), one block per output. At most
+// kBlockSize threads: the splits are few, and at 1,024 threads ptxas spills 8-byte accumulators on
+// sm_90 (scripts/check_cuda_build.sh).
 template <typename O, typename R>
-__global__ void __launch_bounds__(kMaxRowBlock)
+__global__ void __launch_bounds__(kBlockSize)
     reduce_partials_kernel(int64_t n_out, int64_t splits, OffsetCalc<2> outer, O* out, const typename R::A* partial) {
   using A = typename R::A;
   A* scratch = shared_scratch<A>();
@@ -150,7 +152,7 @@ void launch_reduce_as(cudaStream_t s, ReduceStrategy how, int64_t n_out, int64_t
       static_cast<const T*>(in));
   check_launch("reduce");
   if (how.splits == 1) return;
-  const int block2 = block_for_row(how.splits);
+  const int block2 = std::min(block_for_row(how.splits), kBlockSize);
   EMBER_LAUNCH(std::min<int64_t>(n_out, kMaxGrid), block2, block2 * sizeof(A), s, reduce_partials_kernel<O, R>)(
       n_out, how.splits, outer, static_cast<O*>(out), static_cast<const A*>(partial));
   check_launch("reduce");
