@@ -7,7 +7,8 @@
 //   auto block = mlp->ptr<MyBlockImpl>(2);                // typed access; at<T>(i) gives a reference
 //   nn::ModuleList blocks;
 //   for (int i = 0; i < 3; ++i) blocks->push_back(nn::Linear(4, 4));
-//   nn::ModuleDict heads({{"q", nn::Linear(4, 4).ptr()}, {"k", nn::Linear(4, 4).ptr()}});
+//   std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> entries = {{"q", nn::Linear(4, 4).ptr()}};
+//   nn::ModuleDict heads(entries);                        // or from an OrderedDict
 //   nn::Functional act([](Tensor t) { return t.clamp(0, 6); });
 //
 // Children are registered under their position ("0", "1", ...) or key, so parameter names read
