@@ -3,6 +3,7 @@
 
 #include <ostream>
 
+#include "core/print.h"
 #include "nn/functional.h"
 
 namespace ember::nn {
@@ -16,7 +17,12 @@ Tensor GELUImpl::forward(const Tensor& input) {
   return functional::gelu(input, functional::GELUFuncOptions().approximate(options.approximate()));
 }
 
+// libtorch prints "torch::nn::GELU()" whatever the approximation; PyTorch names it.
 void GELUImpl::pretty_print(std::ostream& stream) const {
+  if (get_print_style() == PrintStyle::LibTorch) {
+    stream << "GELU()";
+    return;
+  }
   stream << "GELU(approximate='" << options.approximate() << "')";
 }
 

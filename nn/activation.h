@@ -24,6 +24,9 @@ class GELUImpl : public Module {
   void reset_parameters() {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
   GELUOptions options;
 };
 EMBER_MODULE(GELU);
@@ -39,6 +42,9 @@ class ReLUImpl : public Module {
   void reset_parameters() {}
   Tensor forward(Tensor input);
   void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
   ReLUOptions options;
 };
 EMBER_MODULE(ReLU);
@@ -55,6 +61,9 @@ class SoftmaxImpl : public Module {
   void reset_parameters() {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
   SoftmaxOptions options;
 };
 EMBER_MODULE(Softmax);

@@ -1,27 +1,69 @@
-// Sequential, ModuleList, ModuleDict: the non-template parts (forward chaining, checked lookups).
+// Sequential, ModuleList, ModuleDict, Functional: the non-template parts (registration, checked
+// lookups, clone).
 #include "nn/container.h"
+
+#include <ostream>
 
 namespace ember::nn {
 
-Tensor SequentialImpl::forward(const Tensor& input) {
-  EMBER_CHECK(!forwards_.empty(), "Sequential: forward called on an empty Sequential");
-  Tensor x = input;
-  for (const auto& forward : forwards_) x = forward(x);
-  return x;
+// ---- Sequential ----
+
+SequentialImpl::SequentialImpl(OrderedDict<std::string, AnyModule>&& ordered_dict) : Module("Sequential") {
+  modules_.reserve(ordered_dict.size());
+  for (auto& item : ordered_dict) push_back_any(item.key(), std::move(item.value()));
 }
 
-const std::shared_ptr<Module>& SequentialImpl::ptr(size_t index) const {
-  EMBER_CHECK(index < modules_.size(), "Sequential: index {} is out of range (size {})", index, modules_.size());
+SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named_modules) : Module("Sequential") {
+  modules_.reserve(named_modules.size());
+  for (const NamedAnyModule& named : named_modules) push_back_any(named.name(), named.module());
+}
+
+void SequentialImpl::push_back_any(std::string name, AnyModule module) {
+  EMBER_CHECK(!module.is_empty(), "Sequential: cannot add an empty AnyModule (under '{}')", name);
+  register_module(std::move(name), module.ptr());
+  modules_.push_back(std::move(module));
+}
+
+void SequentialImpl::check_index(size_t index) const {
+  EMBER_CHECK(index < modules_.size(), "Index out of range: index {} of a Sequential of {} modules", index,
+              modules_.size());
+}
+
+std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
+  check_index(index);
+  return modules_[index].ptr();
+}
+
+// A new Sequential of the modules' clones, under the same names.
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  const auto children = named_children();
+  for (size_t i = 0; i < modules_.size(); ++i) copy->push_back_any(children[i].key(), modules_[i].clone(device));
+  return copy;
+}
+
+// ---- ModuleList ----
+
+std::shared_ptr<Module> ModuleListImpl::ptr(size_t index) const {
+  EMBER_CHECK(index < modules_.size(), "Index out of range: index {} of a ModuleList of {} modules", index,
+              modules_.size());
   return modules_[index];
 }
 
-const std::shared_ptr<Module>& ModuleListImpl::ptr(size_t index) const {
-  EMBER_CHECK(index < modules_.size(), "ModuleList: index {} is out of range (size {})", index, modules_.size());
-  return modules_[index];
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& module : modules_) copy->push_back(module->clone(device));
+  return copy;
 }
+
+// ---- ModuleDict ----
 
 ModuleDictImpl::ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules)
     : Module("ModuleDict") {
+  update(modules);
+}
+
+ModuleDictImpl::ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& modules) : Module("ModuleDict") {
   update(modules);
 }
 
@@ -30,38 +72,39 @@ void ModuleDictImpl::update(const std::vector<std::pair<std::string, std::shared
 }
 
 void ModuleDictImpl::insert_module(const std::string& key, std::shared_ptr<Module> module) {
-  for (auto& entry : modules_) {
-    if (entry.first != key) continue;
+  if (std::shared_ptr<Module>* existing = modules_.find(key)) {
     replace_module(key, module);
-    entry.second = std::move(module);
+    *existing = std::move(module);
     return;
   }
   register_module(key, module);
-  modules_.emplace_back(key, std::move(module));
+  modules_.insert(key, std::move(module));
 }
 
-bool ModuleDictImpl::contains(const std::string& key) const {
-  for (const auto& entry : modules_)
-    if (entry.first == key) return true;
-  return false;
+std::shared_ptr<Module> ModuleDictImpl::pop(const std::string& key) {
+  std::shared_ptr<Module> module = modules_[key];
+  modules_.erase(key);
+  return module;
 }
 
-std::vector<std::string> ModuleDictImpl::keys() const {
-  std::vector<std::string> result;
-  for (const auto& entry : modules_) result.push_back(entry.first);
-  return result;
+std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& item : modules_) copy->insert_module(item.key(), item.value()->clone(device));
+  return copy;
 }
 
-std::vector<std::shared_ptr<Module>> ModuleDictImpl::values() const {
-  std::vector<std::shared_ptr<Module>> result;
-  for (const auto& entry : modules_) result.push_back(entry.second);
-  return result;
+// ---- Functional ----
+
+FunctionalImpl::FunctionalImpl(Function function) : Module("Functional"), function_(std::move(function)) {
+  EMBER_CHECK(function_ != nullptr, "Functional: the function is empty");
 }
 
-const std::shared_ptr<Module>& ModuleDictImpl::ptr(const std::string& key) const {
-  for (const auto& entry : modules_)
-    if (entry.first == key) return entry.second;
-  EMBER_FAIL("ModuleDict: no module under key '{}'", key);
+Tensor FunctionalImpl::forward(Tensor input) { return function_(std::move(input)); }
+
+void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "Functional()"; }
+
+std::shared_ptr<Module> FunctionalImpl::clone(const std::optional<Device>&) const {
+  return std::make_shared<FunctionalImpl>(function_);
 }
 
 }  // namespace ember::nn

@@ -35,6 +35,9 @@ class EmbeddingImpl : public Module {
   // input (*) int64 indices -> (*, embedding_dim)
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
 
   EmbeddingOptions options;  // padding_idx stored non-negative
   Tensor weight;             // (num_embeddings, embedding_dim)

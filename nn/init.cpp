@@ -49,6 +49,9 @@ double calculate_gain(Nonlinearity nonlinearity, std::optional<double> param) {
     case Nonlinearity::Conv1D:
     case Nonlinearity::Conv2D:
     case Nonlinearity::Conv3D:
+    case Nonlinearity::ConvTranspose1D:
+    case Nonlinearity::ConvTranspose2D:
+    case Nonlinearity::ConvTranspose3D:
     case Nonlinearity::Sigmoid: return 1.0;
     case Nonlinearity::Tanh: return 5.0 / 3;
     case Nonlinearity::ReLU: return std::sqrt(2.0);

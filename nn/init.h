@@ -16,7 +16,12 @@
 namespace ember::nn::init {
 
 enum class FanMode { FanIn, FanOut };
-enum class Nonlinearity { Linear, Conv1D, Conv2D, Conv3D, Sigmoid, Tanh, ReLU, LeakyReLU, SELU };
+enum class Nonlinearity {
+  Linear, Conv1D, Conv2D, Conv3D, ConvTranspose1D, ConvTranspose2D, ConvTranspose3D, Sigmoid, Tanh, ReLU, LeakyReLU, SELU
+};
+// libtorch's names for the argument types; its tags (ember::kTanh, ember::kFanOut, below) convert to them.
+using NonlinearityType = Nonlinearity;
+using FanModeType = FanMode;
 
 // The recommended gain for a nonlinearity (torch.nn.init.calculate_gain); `param` is LeakyReLU's slope.
 double calculate_gain(Nonlinearity nonlinearity, std::optional<double> param = std::nullopt);
@@ -40,3 +45,44 @@ Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanI
                        std::optional<Generator> generator = std::nullopt);
 
 }  // namespace ember::nn::init
+
+// libtorch's enum tags: calculate_gain(torch::kTanh), kaiming_normal_(w, 0, torch::kFanOut, torch::kReLU).
+// Each tag is its own type (torch::enumtype::kTanh) and converts to Ember's enum.
+namespace ember::enumtype {
+#define EMBER_INIT_TAG(Tag, Enum, Value) \
+  struct Tag {                           \
+    constexpr operator Enum() const noexcept { return Enum::Value; } \
+  }
+EMBER_INIT_TAG(kLinear, nn::init::Nonlinearity, Linear);
+EMBER_INIT_TAG(kConv1D, nn::init::Nonlinearity, Conv1D);
+EMBER_INIT_TAG(kConv2D, nn::init::Nonlinearity, Conv2D);
+EMBER_INIT_TAG(kConv3D, nn::init::Nonlinearity, Conv3D);
+EMBER_INIT_TAG(kConvTranspose1D, nn::init::Nonlinearity, ConvTranspose1D);
+EMBER_INIT_TAG(kConvTranspose2D, nn::init::Nonlinearity, ConvTranspose2D);
+EMBER_INIT_TAG(kConvTranspose3D, nn::init::Nonlinearity, ConvTranspose3D);
+EMBER_INIT_TAG(kSigmoid, nn::init::Nonlinearity, Sigmoid);
+EMBER_INIT_TAG(kTanh, nn::init::Nonlinearity, Tanh);
+EMBER_INIT_TAG(kReLU, nn::init::Nonlinearity, ReLU);
+EMBER_INIT_TAG(kLeakyReLU, nn::init::Nonlinearity, LeakyReLU);
+EMBER_INIT_TAG(kSELU, nn::init::Nonlinearity, SELU);
+EMBER_INIT_TAG(kFanIn, nn::init::FanMode, FanIn);
+EMBER_INIT_TAG(kFanOut, nn::init::FanMode, FanOut);
+#undef EMBER_INIT_TAG
+}  // namespace ember::enumtype
+
+namespace ember {
+inline constexpr enumtype::kLinear kLinear{};
+inline constexpr enumtype::kConv1D kConv1D{};
+inline constexpr enumtype::kConv2D kConv2D{};
+inline constexpr enumtype::kConv3D kConv3D{};
+inline constexpr enumtype::kConvTranspose1D kConvTranspose1D{};
+inline constexpr enumtype::kConvTranspose2D kConvTranspose2D{};
+inline constexpr enumtype::kConvTranspose3D kConvTranspose3D{};
+inline constexpr enumtype::kSigmoid kSigmoid{};
+inline constexpr enumtype::kTanh kTanh{};
+inline constexpr enumtype::kReLU kReLU{};
+inline constexpr enumtype::kLeakyReLU kLeakyReLU{};
+inline constexpr enumtype::kSELU kSELU{};
+inline constexpr enumtype::kFanIn kFanIn{};
+inline constexpr enumtype::kFanOut kFanOut{};
+}  // namespace ember

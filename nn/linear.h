@@ -30,6 +30,9 @@ class LinearImpl : public Module {
   // input (*, in_features) -> (*, out_features)
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
 
   LinearOptions options;
   Tensor weight;  // (out_features, in_features)

@@ -9,46 +9,43 @@
 #include <unordered_set>
 
 #include "autograd/grad_mode.h"
+#include "core/print.h"
 
 namespace ember::nn {
 
 namespace {
 
-// "ember::nn::LinearImpl" -> "Linear"; "(anonymous namespace)::NetImpl" -> "Net".
+// The demangled type name, namespaces kept: "test::MyModule", "(anonymous namespace)::NetImpl".
+// In a libtorch program (print style LibTorch) Ember's own modules answer with libtorch's namespace:
+// "torch::nn::LinearImpl".
 std::string class_name(const std::type_info& type) {
   int status = 0;
   char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
   std::string full = status == 0 && demangled ? demangled : type.name();
   std::free(demangled);
-  // Drop namespaces, but not the "::" inside template arguments.
-  const size_t template_start = full.find('<');
-  const size_t last_colon = full.rfind("::", template_start);
-  std::string name = last_colon == std::string::npos ? full : full.substr(last_colon + 2);
-  const std::string suffix = "Impl";
-  if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-  return name;
+  const std::string ember_nn = "ember::nn::";
+  if (get_print_style() == PrintStyle::LibTorch && full.starts_with(ember_nn)) full = "torch::nn::" + full.substr(ember_nn.size());
+  return full;
 }
 
-void check_name(const std::string& name, const char* op, const char* what) {
-  EMBER_CHECK(!name.empty(), "{}: {} name must not be empty", op, what);
-  EMBER_CHECK(name.find('.') == std::string::npos, "{}: {} name must not contain a dot (got '{}')", op, what, name);
+// Ember's built-in modules print as "Linear(...)", and as libtorch's "torch::nn::Linear(...)" in a
+// libtorch program; user modules print their name() either way.
+bool is_builtin(const Module& module) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(typeid(module).name(), nullptr, nullptr, &status);
+  const bool builtin = status == 0 && demangled && std::string(demangled).starts_with("ember::nn::");
+  std::free(demangled);
+  return builtin;
+}
+
+// libtorch's messages: "Parameter name must not be empty", "Submodule name must not contain a dot (got 'a.b')".
+void check_name(const std::string& name, const char* what) {
+  EMBER_CHECK(!name.empty(), "{} name must not be empty", what);
+  EMBER_CHECK(name.find('.') == std::string::npos, "{} name must not contain a dot (got '{}')", what, name);
 }
 
 std::string join(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
-}
-
-// Points `t`'s TensorImpl at `value`'s data (storage, shape, dtype), keeping t's autograd identity:
-// every handle to the tensor, and the optimizer holding it, sees the new data (libtorch's set_data).
-void set_data(const Tensor& t, const Tensor& value) {
-  if (t.is_same(value)) return;
-  TensorImpl* impl = t.unsafeGetTensorImpl();
-  TensorImpl* src = value.unsafeGetTensorImpl();
-  impl->storage = src->storage;
-  impl->sizes = src->sizes;
-  impl->strides = src->strides;
-  impl->offset = src->offset;
-  impl->dtype = src->dtype;
 }
 
 // Converts a parameter or buffer (and its gradient) in place.
@@ -61,65 +58,113 @@ void convert(const Tensor& t, const std::optional<Device>& device, const std::op
     return x.to(options);
   };
   NoGradGuard no_grad;
-  set_data(t, target(t));
-  if (t.grad().defined()) set_data(t.grad(), target(t.grad()));
+  detail::set_data(t, target(t));
+  if (t.grad().defined()) detail::set_data(t.grad(), target(t.grad()));
 }
 
 }  // namespace
 
+namespace detail {
+
+void set_data(const Tensor& target, const Tensor& value) {
+  if (target.is_same(value)) return;
+  TensorImpl* impl = target.unsafeGetTensorImpl();
+  TensorImpl* src = value.unsafeGetTensorImpl();
+  impl->storage = src->storage;
+  impl->sizes = src->sizes;
+  impl->strides = src->strides;
+  impl->offset = src->offset;
+  impl->dtype = src->dtype;
+}
+
+std::string demangle(const std::type_info& type) {
+  std::string name = class_name(type);
+  if (get_print_style() != PrintStyle::LibTorch) return name;
+  const std::string tensor = "ember::Tensor";
+  for (size_t at = name.find(tensor); at != std::string::npos; at = name.find(tensor, at)) name.replace(at, tensor.size(), "at::Tensor");
+  return name;
+}
+
+}  // namespace detail
+
 Module::Module(std::string name) : name_(std::move(name)) {}
 Module::Module() = default;
 
-const std::string& Module::name() const {
+const std::string& Module::name() const noexcept {
+  // A libtorch program sees libtorch's names for Ember's modules too: "torch::nn::SequentialImpl".
+  if (get_print_style() == PrintStyle::LibTorch && is_builtin(*this)) {
+    if (libtorch_name_.empty()) libtorch_name_ = class_name(typeid(*this));
+    return libtorch_name_;
+  }
   if (name_.empty()) name_ = class_name(typeid(*this));
   return name_;
+}
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  EMBER_FAIL("clone() has not been implemented for {}. Subclass torch::nn::Cloneable<{}> instead of "
+             "torch::nn::Module to inherit the ability to clone.", name(), name());
+}
+
+void Module::copy_state_from(const Module& source, const std::optional<Device>& device) {
+  NoGradGuard no_grad;
+  auto copy_all = [&](NamedTensors targets, const NamedTensors& sources, const char* what) {
+    EMBER_CHECK(targets.size() == sources.size(), "copy_state_from: {} has {} {}s, the source {} has {}", name(),
+                targets.size(), what, source.name(), sources.size());
+    for (const auto& item : sources) {
+      const Tensor& value = item.value();
+      detail::set_data(targets[item.key()], device && value.device() != *device ? value.to(*device) : value.clone());
+    }
+  };
+  copy_all(named_parameters(), source.named_parameters(), "parameter");
+  copy_all(named_buffers(), source.named_buffers(), "buffer");
+}
+
+void Module::clone_(Module& other, const std::optional<Device>& device) {
+  std::shared_ptr<Module> copy = other.clone(device);
+  copy_state_from(*copy, device);
+  train(other.is_training());
 }
 
 // ---- registration ----
 
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
-  check_name(name, "register_parameter", "parameter");
-  for (const auto& entry : parameters_)
-    EMBER_CHECK(entry.first != name, "register_parameter: parameter '{}' is already defined in {}", name, this->name());
+  check_name(name, "Parameter");
   if (tensor.defined()) {
     if (!tensor.is_leaf()) tensor = tensor.detach();
     tensor.requires_grad_(requires_grad);
   }
-  parameters_.emplace_back(std::move(name), std::move(tensor));
-  return parameters_.back().second;
+  return parameters_.insert(std::move(name), std::move(tensor));
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor tensor) {
-  check_name(name, "register_buffer", "buffer");
-  for (const auto& entry : buffers_)
-    EMBER_CHECK(entry.first != name, "register_buffer: buffer '{}' is already defined in {}", name, this->name());
-  buffers_.emplace_back(std::move(name), std::move(tensor));
-  return buffers_.back().second;
+  check_name(name, "Buffer");
+  return buffers_.insert(std::move(name), std::move(tensor));
 }
 
 Tensor& Module::replace_parameter(const std::string& name, Tensor tensor) {
-  for (auto& entry : parameters_) {
-    if (entry.first != name) continue;
-    EMBER_CHECK(!tensor.defined() || tensor.is_leaf(),
-                "replace_parameter: the new value of '{}' must be a leaf tensor (a parameter), not a computed one", name);
-    entry.second = std::move(tensor);
-    return entry.second;
-  }
-  EMBER_FAIL("replace_parameter: {} has no parameter named '{}'", this->name(), name);
+  Tensor* slot = parameters_.find(name);
+  EMBER_CHECK(slot != nullptr, "replace_parameter: {} has no parameter named '{}'", this->name(), name);
+  EMBER_CHECK(!tensor.defined() || tensor.is_leaf(),
+              "replace_parameter: the new value of '{}' must be a leaf tensor (a parameter), not a computed one", name);
+  *slot = std::move(tensor);
+  return *slot;
 }
 
 void Module::register_child(std::string name, std::shared_ptr<Module> module) {
-  check_name(name, "register_module", "submodule");
+  check_name(name, "Submodule");
   EMBER_CHECK(module != nullptr, "register_module: submodule '{}' is null (an empty holder?)", name);
-  for (const auto& entry : children_)
-    EMBER_CHECK(entry.first != name, "register_module: submodule '{}' is already defined in {}", name, this->name());
-  children_.emplace_back(std::move(name), std::move(module));
+  children_.insert(std::move(name), std::move(module));
+}
+
+void Module::unregister_module(const std::string& name) {
+  EMBER_CHECK(children_.contains(name), "No Module with name `{}` is registered", name);
+  children_.erase(name);
 }
 
 std::shared_ptr<Module>& Module::child_slot(const std::string& name, const char* op) {
-  for (auto& entry : children_)
-    if (entry.first == name) return entry.second;
-  EMBER_FAIL("{}: {} has no submodule named '{}'", op, this->name(), name);
+  std::shared_ptr<Module>* slot = children_.find(name);
+  EMBER_CHECK(slot != nullptr, "{}: {} has no submodule named '{}'", op, this->name(), name);
+  return *slot;
 }
 
 // ---- listings ----
@@ -131,14 +176,14 @@ Module::NamedModules Module::named_modules(const std::string& name_prefix, bool 
     auto self = std::const_pointer_cast<Module>(weak_from_this().lock());
     EMBER_CHECK(self != nullptr, "modules: this module is not owned by a shared_ptr, so it cannot list itself; "
                 "call modules(/*include_self=*/false) or build it through its holder (nn::Linear, not LinearImpl)");
-    result.emplace_back(name_prefix, std::move(self));
+    result.insert(name_prefix, std::move(self));
   }
   // Depth-first, parents before children; a module reachable twice is listed once.
   std::function<void(const Module&, const std::string&)> visit = [&](const Module& m, const std::string& prefix) {
     for (const auto& [name, child] : m.children_) {
       if (!seen.insert(child.get()).second) continue;
       const std::string full = join(prefix, name);
-      result.emplace_back(full, child);
+      result.insert(full, child);
       visit(*child, full);
     }
   };
@@ -148,7 +193,7 @@ Module::NamedModules Module::named_modules(const std::string& name_prefix, bool 
 
 std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
   std::vector<std::shared_ptr<Module>> result;
-  for (auto& entry : named_modules("", include_self)) result.push_back(std::move(entry.second));
+  for (auto& entry : named_modules("", include_self)) result.push_back(std::move(entry.value()));
   return result;
 }
 
@@ -156,7 +201,7 @@ Module::NamedModules Module::named_children() const { return children_; }
 
 std::vector<std::shared_ptr<Module>> Module::children() const {
   std::vector<std::shared_ptr<Module>> result;
-  for (const auto& entry : children_) result.push_back(entry.second);
+  for (const auto& entry : children_) result.push_back(entry.value());
   return result;
 }
 
@@ -169,7 +214,7 @@ Module::NamedTensors collect(const Module& self, const Module::NamedModules& des
   auto add = [&](const Module& m, const std::string& prefix) {
     for (const auto& [name, t] : own(m)) {
       if (!t.defined() || !seen.insert(t.unsafeGetTensorImpl()).second) continue;
-      result.emplace_back(join(prefix, name), t);
+      result.insert(join(prefix, name), t);
     }
   };
   add(self, "");
@@ -181,7 +226,7 @@ Module::NamedTensors collect(const Module& self, const Module::NamedModules& des
 std::vector<Tensor> values(const Module::NamedTensors& named) {
   std::vector<Tensor> result;
   result.reserve(named.size());
-  for (const auto& entry : named) result.push_back(entry.second);
+  for (const auto& entry : named) result.push_back(entry.value());
   return result;
 }
 }  // namespace
@@ -202,7 +247,7 @@ std::vector<Tensor> Module::buffers(bool recurse) const { return values(named_bu
 // ---- state ----
 
 void Module::train(bool on) {
-  for (auto& entry : children_) entry.second->train(on);
+  for (auto& entry : children_) entry.value()->train(on);
   is_training_ = on;
 }
 
@@ -232,14 +277,33 @@ void Module::to(Device device, bool) {
   for (const Tensor& t : buffers()) convert(t, device, std::nullopt);
 }
 
-void Module::apply(const std::function<void(Module&)>& fn) {
-  for (auto& entry : children_) entry.second->apply(fn);
+// libtorch's order: this module first, then each child's subtree in registration order.
+void Module::apply(const ModuleApplyFunction& fn) {
   fn(*this);
+  for (auto& entry : children_) entry.value()->apply(fn);
 }
 
-void Module::apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix) {
-  for (auto& [name, child] : children_) child->apply(fn, join(name_prefix, name));
+void Module::apply(const ConstModuleApplyFunction& fn) const {
+  fn(*this);
+  for (const auto& entry : children_) static_cast<const Module&>(*entry.value()).apply(fn);
+}
+
+void Module::apply(const NamedModuleApplyFunction& fn, const std::string& name_prefix) {
   fn(name_prefix, *this);
+  for (auto& entry : children_) entry.value()->apply(fn, join(name_prefix, entry.key()));
+}
+
+void Module::apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, *this);
+  for (const auto& entry : children_) static_cast<const Module&>(*entry.value()).apply(fn, join(name_prefix, entry.key()));
+}
+
+void Module::apply(const ModulePointerApplyFunction& fn) const {
+  for (const auto& entry : named_modules()) fn(entry.value());
+}
+
+void Module::apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix) const {
+  for (const auto& entry : named_modules(name_prefix)) fn(entry.key(), entry.value());
 }
 
 // ---- printing ----
@@ -247,8 +311,9 @@ void Module::apply(const std::function<void(const std::string&, Module&)>& fn, c
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }
 
 void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {
+  if (get_print_style() == PrintStyle::LibTorch && is_builtin(*this)) stream << "torch::nn::";
   pretty_print(stream);
-  if (children_.empty()) return;
+  if (children_.is_empty()) return;
   stream << "(\n";
   const std::string inner = indentation + "  ";
   for (const auto& [name, child] : children_) {

@@ -11,39 +11,84 @@
 //   };
 //   EMBER_MODULE(Net);                       // Net: the shared handle (nn/pimpl.h)
 //   Net net;
-//   for (const auto& [name, p] : net->named_parameters()) std::cout << name << '\n';  // scale, fc1.weight, fc1.bias
-//   std::cout << *net;                       // Net( (fc1): Linear(in_features=4, out_features=8, bias=true) )
+//   for (const auto& p : net->named_parameters()) std::cout << p.key() << '\n';  // scale, fc1.weight, fc1.bias
+//   std::cout << *net;                       // NetImpl( (fc1): Linear(in_features=4, out_features=8, bias=true) )
 //
 // A module keeps its parameters, buffers and submodules in registration order; the recursive
 // listings walk the tree depth-first (a module's own entries before its children's) with dotted
 // names, and list a tensor or module that is reachable twice only once, as PyTorch does.
-// Named listings are plain ordered vectors of (name, value) pairs.
+// Named listings are OrderedDicts (nn/ordered_dict.h), as libtorch's: item.key(), item.value(),
+// dict["fc1.weight"], or structured bindings.
 #pragma once
 
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
+#include <type_traits>
+#include <typeinfo>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/tensor.h"
+#include "nn/ordered_dict.h"
 #include "nn/pimpl.h"
 
 namespace ember::nn {
 
+class Module;
+
+namespace detail {
+// Points `target`'s TensorImpl at `value`'s data (storage, shape, dtype), keeping target's autograd
+// identity, so every handle to the tensor sees the new data (libtorch's set_data).
+void set_data(const Tensor& target, const Tensor& value);
+// A demangled type name as a libtorch program shows it: "ember::Tensor" -> "at::Tensor",
+// "ember::nn::LinearImpl" -> "torch::nn::LinearImpl" (print style LibTorch), else unchanged.
+std::string demangle(const std::type_info& type);
+
+// The module class behind a holder (nn::Linear -> LinearImpl), or the class itself.
+template <typename T, typename = void>
+struct ContainedOf {
+  using type = T;
+};
+template <typename T>
+struct ContainedOf<T, std::void_t<typename T::ContainedType>> {
+  using type = typename T::ContainedType;
+};
+}  // namespace detail
+
 class Module : public std::enable_shared_from_this<Module> {
  public:
-  using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-  using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
+  using NamedTensors = OrderedDict<std::string, Tensor>;
+  using NamedModules = OrderedDict<std::string, std::shared_ptr<Module>>;
+  using ModuleApplyFunction = std::function<void(Module&)>;
+  using ConstModuleApplyFunction = std::function<void(const Module&)>;
+  using NamedModuleApplyFunction = std::function<void(const std::string&, Module&)>;
+  using ConstNamedModuleApplyFunction = std::function<void(const std::string&, const Module&)>;
+  using ModulePointerApplyFunction = std::function<void(const std::shared_ptr<Module>&)>;
+  using NamedModulePointerApplyFunction = std::function<void(const std::string&, const std::shared_ptr<Module>&)>;
 
-  // `name` is what name() and the printout show; by default the class name without namespace and
-  // without a trailing "Impl" (LinearImpl -> "Linear").
+  // `name` is what name() and the default printout show; by default the demangled class name with
+  // its namespace, as libtorch's ("test::MyModule", "NetImpl").
   explicit Module(std::string name);
   Module();
   virtual ~Module() = default;
 
-  const std::string& name() const;
+  const std::string& name() const noexcept;
+
+  // A deep copy: only modules deriving from nn::Cloneable<T> (nn/cloneable.h) can; the base throws.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
+  // This module as the type asked for (a module class or its holder), or nullptr: libtorch's as<T>().
+  template <typename ModuleType>
+  auto* as() noexcept {
+    return dynamic_cast<typename detail::ContainedOf<ModuleType>::type*>(this);
+  }
+  template <typename ModuleType>
+  const auto* as() const noexcept {
+    return dynamic_cast<const typename detail::ContainedOf<ModuleType>::type*>(this);
+  }
 
   // ---- what the module holds ----
   std::vector<Tensor> parameters(bool recurse = true) const;
@@ -68,9 +113,15 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
   virtual void to(ScalarType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
-  // Calls fn on every descendant and then on this module (PyTorch's order: children first).
-  void apply(const std::function<void(Module&)>& fn);
-  void apply(const std::function<void(const std::string&, Module&)>& fn, const std::string& name_prefix = "");
+  // Calls fn on this module and then on every descendant, depth-first (libtorch's order); the named
+  // forms pass dotted names ("" for this module, or name_prefix). The shared_ptr forms need this
+  // module owned by a shared_ptr.
+  void apply(const ModuleApplyFunction& fn);
+  void apply(const ConstModuleApplyFunction& fn) const;
+  void apply(const NamedModuleApplyFunction& fn, const std::string& name_prefix = std::string());
+  void apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix = std::string()) const;
+  void apply(const ModulePointerApplyFunction& fn) const;
+  void apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix = std::string()) const;
 
   // ---- printing ----
   // One line describing this module alone: "Linear(in_features=3, out_features=2, bias=true)".
@@ -93,6 +144,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // Swaps what an existing name refers to (weight tying: lm_head->weight =
   // lm_head->replace_parameter("weight", wte->weight)). Throws when the name is not registered.
   Tensor& replace_parameter(const std::string& name, Tensor tensor);
+  // Removes the submodule `name` (libtorch: "No Module with name `x` is registered" when absent).
+  void unregister_module(const std::string& name);
   template <typename ModuleType>
   std::shared_ptr<ModuleType> replace_module(const std::string& name, std::shared_ptr<ModuleType> module);
   template <typename ModuleType>
@@ -103,14 +156,28 @@ class Module : public std::enable_shared_from_this<Module> {
   // Prints the module tree (this module's line, then "(name): child" lines, indented).
   void pretty_print_recursive(std::ostream& stream, const std::string& indentation) const;
 
+  // Points each parameter and buffer of this module (recursively, by dotted name) at a copy of
+  // `source`'s value: moved to `device` when given, else cloned. Both must have the same names.
+  // clone() of the built-in modules is a fresh module of the same options plus this.
+  void copy_state_from(const Module& source, const std::optional<Device>& device = std::nullopt);
+
+ protected:
+  // Makes this module (a child created by its parent's reset() during Cloneable::clone) a deep copy
+  // of `other`. The base copies the tensors of other.clone(device) by name; Cloneable<T> replaces
+  // the whole object, as libtorch does.
+  virtual void clone_(Module& other, const std::optional<Device>& device);
+
  private:
+  template <typename Derived>
+  friend class Cloneable;
   void register_child(std::string name, std::shared_ptr<Module> module);
   std::shared_ptr<Module>& child_slot(const std::string& name, const char* op);
 
-  NamedTensors parameters_;
-  NamedTensors buffers_;
-  NamedModules children_;
+  NamedTensors parameters_{"Parameter"};
+  NamedTensors buffers_{"Buffer"};
+  NamedModules children_{"Submodule"};
   mutable std::string name_;  // filled on first use from the dynamic type when not given
+  mutable std::string libtorch_name_;  // a built-in module's name in a libtorch program
   bool is_training_ = true;
 };
 
@@ -128,6 +195,17 @@ std::shared_ptr<ModuleType> Module::replace_module(const std::string& name, std:
   child_slot(name, "replace_module") = module;
   return module;
 }
+
+namespace detail {
+// clone() of a built-in module: a new one built from the same options, holding copies of the values.
+template <typename ModuleType>
+std::shared_ptr<Module> clone_with_options(const ModuleType& self, const std::optional<Device>& device) {
+  auto copy = std::make_shared<ModuleType>(self.options);
+  copy->copy_state_from(self, device);
+  copy->train(self.is_training());
+  return copy;
+}
+}  // namespace detail
 
 std::ostream& operator<<(std::ostream& stream, const Module& module);
 std::ostream& operator<<(std::ostream& stream, const std::shared_ptr<Module>& module);

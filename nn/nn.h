@@ -8,6 +8,8 @@
 #pragma once
 
 #include "nn/activation.h"
+#include "nn/any_module.h"
+#include "nn/cloneable.h"
 #include "nn/container.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
@@ -16,6 +18,7 @@
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/module.h"
+#include "nn/ordered_dict.h"
 #include "nn/normalization.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"

@@ -29,6 +29,9 @@ class LayerNormImpl : public Module {
   // input (*, normalized_shape) -> same shape
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
 
   LayerNormOptions options;
   Tensor weight;  // (normalized_shape), undefined without elementwise_affine

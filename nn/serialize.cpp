@@ -20,6 +20,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <istream>
+#include <iterator>
+#include <ostream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -197,9 +201,8 @@ NamedTensors SafetensorsFile::with_prefix(const std::string& prefix) const {
 
 // ---- writing ----
 
-void save_safetensors(const std::string& path, const NamedTensors& tensors,
-                      const std::map<std::string, std::string>& metadata) {
-  // Everything that can be checked is checked before the temporary file exists.
+namespace {
+void check_savable(const NamedTensors& tensors) {
   std::set<std::string> seen;
   for (const auto& [name, t] : tensors) {
     EMBER_CHECK(name != kMetadataKey, "save_safetensors: '{}' is reserved for the metadata and cannot name a tensor",
@@ -207,6 +210,27 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     EMBER_CHECK(seen.insert(name).second, "save_safetensors: the tensor name '{}' appears twice", excerpt(name));
     EMBER_CHECK(t.defined(), "save_safetensors: tensor '{}' is undefined", excerpt(name));
   }
+}
+}  // namespace
+
+void save_safetensors(std::ostream& stream, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  check_savable(tensors);
+  const std::string header = header_bytes(tensors, metadata);
+  const uint64_t header_len = header.size();
+  stream.write(reinterpret_cast<const char*>(&header_len), sizeof(header_len));
+  stream.write(header.data(), static_cast<std::streamsize>(header.size()));
+  for (const auto& [name, t] : tensors) {
+    Tensor host = t.detach().to(Device(kCPU)).contiguous();
+    if (host.nbytes() > 0) stream.write(static_cast<const char*>(host.raw_data_ptr()), static_cast<std::streamsize>(host.nbytes()));
+  }
+  EMBER_CHECK(stream.good(), "save_safetensors: writing to the stream failed");
+}
+
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  // Everything that can be checked is checked before the temporary file exists.
+  check_savable(tensors);
   const std::string header = header_bytes(tensors, metadata);
   const uint64_t header_len = header.size();
 
@@ -285,16 +309,49 @@ Entry parse_entry(const std::string& name, const ordered_json& info, const std::
 
 }  // namespace
 
+namespace {
+
+// Where the bytes come from: a file (read where needed) or a stream's bytes (read at once).
+struct ByteSource {
+  uint64_t size = 0;
+  std::function<bool(void*, size_t, uint64_t)> read;  // (destination, bytes, offset) -> complete
+};
+
+SafetensorsFile parse_safetensors(const ByteSource& source, const std::string& path);
+
+}  // namespace
+
 SafetensorsFile load_safetensors(const std::string& path) {
   const std::string op = "load_safetensors: " + path;
   File fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   EMBER_CHECK(fd.get() >= 0, "{}: cannot open: {}", op, errno_text());
   struct stat st {};
   EMBER_CHECK(::fstat(fd.get(), &st) == 0, "{}: cannot stat: {}", op, errno_text());
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  ByteSource source{static_cast<uint64_t>(st.st_size),
+                    [&](void* data, size_t n, uint64_t offset) { return read_all(fd.get(), data, n, offset); }};
+  return parse_safetensors(source, path);
+}
+
+// A stream holds one safetensors file from its current position to its end (libtorch's torch::load
+// reads a whole stream as one archive too).
+SafetensorsFile load_safetensors(std::istream& stream) {
+  std::string bytes{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
+  ByteSource source{bytes.size(), [&](void* data, size_t n, uint64_t offset) {
+                      if (offset > bytes.size() || n > bytes.size() - offset) return false;
+                      if (n > 0) std::memcpy(data, bytes.data() + offset, n);
+                      return true;
+                    }};
+  return parse_safetensors(source, "<stream>");
+}
+
+namespace {
+
+SafetensorsFile parse_safetensors(const ByteSource& source, const std::string& path) {
+  const std::string op = "load_safetensors: " + path;
+  const uint64_t file_size = source.size;
 
   uint64_t header_len = 0;
-  EMBER_CHECK(file_size >= 8 && read_all(fd.get(), &header_len, 8, 0),
+  EMBER_CHECK(file_size >= 8 && source.read(&header_len, 8, 0),
               "{}: file is truncated: {} bytes, too short for the 8-byte header length", op, file_size);
   EMBER_CHECK(header_len <= file_size - 8,
               "{}: header length {} goes past the end of the file ({} bytes; truncated or not a safetensors file)", op,
@@ -302,7 +359,7 @@ SafetensorsFile load_safetensors(const std::string& path) {
   EMBER_CHECK(header_len <= kMaxHeaderBytes, "{}: header length {} is over the {}-byte limit", op, header_len,
               kMaxHeaderBytes);
   std::string text(header_len, '\0');
-  EMBER_CHECK(read_all(fd.get(), text.data(), header_len, 8), "{}: cannot read the header: {}", op, errno_text());
+  EMBER_CHECK(source.read(text.data(), header_len, 8), "{}: cannot read the header: {}", op, errno_text());
 
   check_json_depth(text, op + ": the header");
 
@@ -368,7 +425,7 @@ SafetensorsFile load_safetensors(const std::string& path) {
     Tensor t = empty(e.shape, dtype(e.dtype));
     const uint64_t nbytes = e.end - e.begin;
     if (nbytes > 0)
-      EMBER_CHECK(read_all(fd.get(), t.raw_data_ptr(), nbytes, data_start + e.begin), "{}: tensor '{}': read failed: {}",
+      EMBER_CHECK(source.read(t.raw_data_ptr(), nbytes, data_start + e.begin), "{}: tensor '{}': read failed: {}",
                   op, excerpt(e.name), errno_text());
     if (e.dtype == kBool) {  // a C++ bool must hold 0 or 1
       const auto* bytes = static_cast<const unsigned char*>(t.raw_data_ptr());
@@ -381,6 +438,8 @@ SafetensorsFile load_safetensors(const std::string& path) {
   return file;
 }
 
+}  // namespace
+
 }  // namespace ember
 
 // ---- module state ----
@@ -388,8 +447,8 @@ SafetensorsFile load_safetensors(const std::string& path) {
 namespace ember::nn {
 
 ember::NamedTensors state_dict(const Module& module) {
-  ember::NamedTensors out = module.named_parameters();
-  for (auto& entry : module.named_buffers()) out.push_back(std::move(entry));
+  ember::NamedTensors out = module.named_parameters().pairs();
+  for (const auto& item : module.named_buffers()) out.push_back(item.pair());
   return out;
 }
 
@@ -442,6 +501,19 @@ void load_state_dict(Module& module, const ember::NamedTensors& state, bool stri
 
 void save(const Module& module, const std::string& path, const std::map<std::string, std::string>& metadata) {
   save_safetensors(path, state_dict(module), metadata);
+}
+
+void save(const Module& module, std::ostream& stream, const std::map<std::string, std::string>& metadata) {
+  save_safetensors(stream, state_dict(module), metadata);
+}
+
+void load(Module& module, std::istream& stream, bool strict) {
+  SafetensorsFile file = load_safetensors(stream);
+  try {
+    load_state_dict(module, file.tensors, strict);
+  } catch (const Error& e) {
+    EMBER_FAIL("nn::load: <stream>: {}", e.what());
+  }
 }
 
 void load(Module& module, const std::string& path, bool strict) {

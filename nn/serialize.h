@@ -16,6 +16,7 @@
 // file and the tensor in the error. This is a tensor container, not pickle: no code, no objects.
 #pragma once
 
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <utility>
@@ -47,6 +48,11 @@ struct SafetensorsFile {
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 SafetensorsFile load_safetensors(const std::string& path);
+// The same bytes to and from a stream (a file, a std::stringstream, a socket): the stream holds
+// one safetensors file from its position to its end. Not atomic: the stream gets what it gets.
+void save_safetensors(std::ostream& stream, const NamedTensors& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+SafetensorsFile load_safetensors(std::istream& stream);
 
 // The safetensors dtype names: kFloat32 <-> "F32", kFloat64 <-> "F64", kInt64 <-> "I64", kBool <-> "BOOL".
 std::string safetensors_dtype(ScalarType dtype);
@@ -69,6 +75,9 @@ void load_state_dict(Module& module, const ember::NamedTensors& state, bool stri
 // state_dict into a safetensors file / load_state_dict from one.
 void save(const Module& module, const std::string& path, const std::map<std::string, std::string>& metadata = {});
 void load(Module& module, const std::string& path, bool strict = true);
+
+void save(const Module& module, std::ostream& stream, const std::map<std::string, std::string>& metadata = {});
+void load(Module& module, std::istream& stream, bool strict = true);
 
 template <typename M>
 void save(const ModuleHolder<M>& module, const std::string& path, const std::map<std::string, std::string>& metadata = {}) {

@@ -300,7 +300,7 @@ TEST_F(CudaDevice, TinyGptMatchesTheCpu) {
     ASSERT_EQ(cpu_params.size(), gpu_params.size());
     for (size_t i = 0; i < cpu_params.size(); ++i) {
       const auto& [name, p] = cpu_params[i];
-      const Tensor& q = gpu_params[i].second;
+      const Tensor& q = gpu_params[i].value();
       ASSERT_TRUE(q.grad().defined()) << name;
       EXPECT_TRUE(q.grad().is_cuda()) << name;
       EXPECT_TENSOR_CLOSE(q.grad().cpu(), p.grad(), tol.rtol, tol.atol) << dtype_name(dt) << " grad of " << name;

@@ -3,7 +3,13 @@
 // containers, and bad input.
 //
 // Fixtures come from scripts/gen_nn_fixtures.py (tests/fixtures/nn/modules.json).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -21,7 +27,7 @@ const nlohmann::json& fixture() {
 
 std::vector<std::string> names_of(const nn::Module::NamedTensors& named) {
   std::vector<std::string> names;
-  for (const auto& entry : named) names.push_back(entry.first);
+  for (const auto& entry : named) names.push_back(entry.key());
   return names;
 }
 
@@ -204,11 +210,11 @@ TEST(NnModules, NamedParametersUseDottedNamesInRegistrationOrder) {
   }
   for (const Tensor& b : tiny->buffers()) EXPECT_FALSE(b.requires_grad());
   // The handles in the members are the registered tensors themselves.
-  EXPECT_TRUE(tiny->named_parameters()[1].second.is_same(tiny->blocks->ptr<BlockImpl>(0)->attn->W_query->weight));
+  EXPECT_TRUE(tiny->named_parameters()[1].value().is_same(tiny->blocks->ptr<BlockImpl>(0)->attn->W_query->weight));
 
   std::vector<std::string> children;
   for (const auto& [name, child] : tiny->named_children()) children.push_back(name + ":" + child->name());
-  EXPECT_EQ(children, (std::vector<std::string>{"blocks:ModuleList", "head:Linear"}));
+  EXPECT_EQ(children, (std::vector<std::string>{"blocks:ModuleList", "head:ember::nn::LinearImpl"}));
   std::vector<std::string> all;
   for (const auto& [name, m] : tiny->named_modules()) all.push_back(name);
   EXPECT_EQ(all, (std::vector<std::string>{"", "blocks", "blocks.0", "blocks.0.attn", "blocks.0.attn.W_query",
@@ -237,7 +243,7 @@ TEST(NnModules, TiedWeightsAreListedOnce) {
   nn::Sequential model(wte, lm_head);
   EXPECT_EQ(names_of(model->named_parameters()), std::vector<std::string>{"0.weight"});
   EXPECT_TRUE(lm_head->weight.is_same(wte->weight));
-  EXPECT_THROWS_WITH(lm_head->replace_parameter("bias2", wte->weight), "replace_parameter: Linear has no parameter named 'bias2'");
+  EXPECT_THROWS_WITH(lm_head->replace_parameter("bias2", wte->weight), "replace_parameter: ember::nn::LinearImpl has no parameter named 'bias2'");
 }
 
 TEST(NnModules, TrainEvalReachEveryDescendant) {
@@ -278,28 +284,41 @@ TEST(NnModules, ToDtypeConvertsInPlaceAndKeepsBoolBuffers) {
   EXPECT_TRUE(w.requires_grad() && w.is_leaf());
   const std::vector<double> after = w.to_vector<double>();
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], static_cast<double>(before[i]));
-  EXPECT_EQ(attn->named_buffers()[0].second.dtype(), kBool);
+  EXPECT_EQ(attn->named_buffers()[0].value().dtype(), kBool);
   Tensor y = attn->W_query(ones({1, 4}, dtype(kFloat64)));
   EXPECT_EQ(y.dtype(), kFloat64);
 }
 
-TEST(NnModules, ApplyVisitsChildrenBeforeParents) {
+// libtorch's order (PyTorch's Python visits children first): this module, then each child's subtree.
+TEST(NnModules, ApplyVisitsParentsBeforeChildren) {
   Block block;
   std::vector<std::string> order;
   block->apply([&](nn::Module& m) { order.push_back(m.name()); });
-  EXPECT_EQ(order, (std::vector<std::string>{"Linear", "Linear", "Attn", "LayerNorm", "Dropout", "Block"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"(anonymous namespace)::BlockImpl", "(anonymous namespace)::AttnImpl",
+                                             "ember::nn::LinearImpl", "ember::nn::LinearImpl",
+                                             "ember::nn::LayerNormImpl", "ember::nn::DropoutImpl"}));
   std::vector<std::string> names;
   block->apply([&](const std::string& name, nn::Module&) { names.push_back(name); }, "block");
-  EXPECT_EQ(names.front(), "block.attn.W_query");
-  EXPECT_EQ(names.back(), "block");
+  EXPECT_EQ(names, (std::vector<std::string>{"block", "block.attn", "block.attn.W_query", "block.attn.W_key",
+                                             "block.ln", "block.drop"}));
+  std::vector<std::string> pointer_names;
+  block->apply([&](const std::string& name, const std::shared_ptr<nn::Module>& m) {
+    pointer_names.push_back(name + "=" + std::to_string(m->parameters(false).size()));
+  });
+  EXPECT_EQ(pointer_names, (std::vector<std::string>{"=0", "attn=0", "attn.W_query=2", "attn.W_key=1", "ln=2", "drop=0"}));
+  const nn::Module& frozen = *block;
+  int64_t count = 0;
+  frozen.apply([&](const nn::Module&) { ++count; });
+  EXPECT_EQ(count, 6);
 }
 
 TEST(NnModules, PrintoutIsAnIndentedTree) {
   std::ostringstream s;
   s << *Block();
+  // User modules print their type name as libtorch demangles it, namespace and Impl included.
   EXPECT_EQ(s.str(),
-            "Block(\n"
-            "  (attn): Attn(\n"
+            "(anonymous namespace)::BlockImpl(\n"
+            "  (attn): (anonymous namespace)::AttnImpl(\n"
             "    (W_query): Linear(in_features=4, out_features=4, bias=true)\n"
             "    (W_key): Linear(in_features=4, out_features=4, bias=false)\n"
             "  )\n"
@@ -329,15 +348,19 @@ TEST(NnModules, SequentialChainsAndIndexes) {
   nn::Sequential seq(nn::Linear(3, 4), nn::ReLU());
   seq->push_back("out", nn::Linear(4, 2));
   EXPECT_EQ(seq->size(), 3u);
-  EXPECT_EQ(seq[0]->name(), "Linear");
+  EXPECT_EQ(seq[0]->name(), "ember::nn::LinearImpl");
   auto last = seq->ptr<nn::LinearImpl>(2);
   Tensor x = ones({5, 3});
   Tensor expected = last->forward(seq->ptr<nn::LinearImpl>(0)->forward(x).relu());
   EXPECT_TENSOR_CLOSE(seq(x), expected);
   EXPECT_EQ(names_of(seq->named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "out.weight", "out.bias"}));
-  EXPECT_THROWS_WITH(seq->ptr(3), "Sequential: index 3 is out of range (size 3)");
-  EXPECT_THROWS_WITH(seq->ptr<nn::LinearImpl>(1), "Sequential: module 1 is a ReLU, not the type asked for");
-  EXPECT_THROWS_WITH(nn::Sequential()->forward(x), "Sequential: forward called on an empty Sequential");
+  EXPECT_THROWS_WITH(seq->ptr(3), "Index out of range: index 3 of a Sequential of 3 modules");
+  EXPECT_THROWS_WITH(seq->ptr<nn::LinearImpl>(1),
+                     "Attempted to cast module of type ember::nn::ReLUImpl to type ember::nn::LinearImpl");
+  EXPECT_THROWS_WITH(seq->at<nn::LinearImpl>(1),
+                     "Attempted to cast module of type ember::nn::ReLUImpl to type ember::nn::LinearImpl");
+  EXPECT_THROWS_WITH(nn::Sequential()->forward(x), "Cannot call forward() on an empty Sequential");
+  EXPECT_THROWS_WITH(seq->forward<int64_t>(x), "The type of the return value is ember::Tensor, but you asked for type long");
 }
 
 TEST(NnModules, ModuleListAndModuleDict) {
@@ -346,10 +369,13 @@ TEST(NnModules, ModuleListAndModuleDict) {
   EXPECT_EQ(list->size(), 3u);
   std::vector<std::string> kinds;
   for (const auto& m : *list) kinds.push_back(m->name());
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Linear", "Dropout", "Linear"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"ember::nn::LinearImpl", "ember::nn::DropoutImpl", "ember::nn::LinearImpl"}));
   EXPECT_EQ(list->at<nn::LinearImpl>(2).options.out_features(), 3);
-  EXPECT_EQ(list[1]->name(), "Dropout");
-  EXPECT_THROWS_WITH(list->ptr<nn::LinearImpl>(1), "ModuleList: module 1 is a Dropout, not the type asked for");
+  EXPECT_EQ(list[1]->name(), "ember::nn::DropoutImpl");
+  EXPECT_EQ(list->ptr<nn::LinearImpl>(1), nullptr);  // libtorch's ptr<T>: nullptr for another type
+  EXPECT_THROWS_WITH(list->at<nn::LinearImpl>(1),
+                     "Unable to cast module[1] to ember::nn::LinearImpl: it is a ember::nn::DropoutImpl");
+  EXPECT_THROWS_WITH(list->ptr(3), "Index out of range: index 3 of a ModuleList of 3 modules");
 
   nn::ModuleDict dict(nn::Module::NamedModules{{"q", nn::Linear(2, 2).ptr()}, {"act", nn::GELU().ptr()}});
   dict->insert("k", nn::Linear(2, 4));
@@ -359,8 +385,11 @@ TEST(NnModules, ModuleListAndModuleDict) {
   dict->insert("k", nn::Linear(2, 5));  // replaces, keeps the position
   EXPECT_EQ(dict->ptr<nn::LinearImpl>("k")->options.out_features(), 5);
   EXPECT_EQ(names_of(dict->named_parameters()), (std::vector<std::string>{"q.weight", "q.bias", "k.weight", "k.bias"}));
-  EXPECT_EQ(dict->named_parameters()[2].second.size(0), 5);
-  EXPECT_THROWS_WITH(dict["v"], "ModuleDict: no module under key 'v'");
+  EXPECT_EQ(dict->named_parameters()[2].value().size(0), 5);
+  EXPECT_THROWS_WITH(dict["v"], "Key 'v' is not defined");
+  EXPECT_THROWS_WITH(dict->at<nn::GELUImpl>("q"), "Unable to cast module['q'] to ember::nn::GELUImpl");
+  EXPECT_EQ(dict->pop("q")->name(), "ember::nn::LinearImpl");
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"act", "k"}));
 }
 
 // ---- bad input ----
@@ -380,12 +409,173 @@ TEST(NnModules, BadInputGivesClearErrors) {
 
   nn::Module m;
   m.register_parameter("w", ones({1}));
-  EXPECT_THROWS_WITH(m.register_parameter("w", ones({1})), "register_parameter: parameter 'w' is already defined in Module");
-  EXPECT_THROWS_WITH(m.register_parameter("a.b", ones({1})), "register_parameter: parameter name must not contain a dot");
-  EXPECT_THROWS_WITH(m.register_buffer("", ones({1})), "register_buffer: buffer name must not be empty");
+  // libtorch's messages.
+  EXPECT_THROWS_WITH(m.register_parameter("w", ones({1})), "Parameter 'w' already defined");
+  EXPECT_THROWS_WITH(m.register_parameter("a.b", ones({1})), "Parameter name must not contain a dot (got 'a.b')");
+  EXPECT_THROWS_WITH(m.register_buffer("", ones({1})), "Buffer name must not be empty");
+  m.register_buffer("b", ones({1}));
+  EXPECT_THROWS_WITH(m.register_buffer("b", ones({1})), "Buffer 'b' already defined");
+  m.register_module("child", nn::Linear(1, 1));
+  EXPECT_THROWS_WITH(m.register_module("child", nn::Linear(1, 1)), "Submodule 'child' already defined");
+  EXPECT_THROWS_WITH(m.unregister_module("nope"), "No Module with name `nope` is registered");
+  m.unregister_module("child");
+  EXPECT_TRUE(m.children().empty());
+  EXPECT_THROWS_WITH(m.clone(), "clone() has not been implemented for ember::nn::Module. Subclass torch::nn::Cloneable<ember::nn::Module>");
   EXPECT_THROWS_WITH(m.register_module("x", nn::Linear(nullptr)), "ModuleHolder: accessing an empty module holder");
   EXPECT_THROWS_WITH(m.modules(), "modules: this module is not owned by a shared_ptr");
   EXPECT_EQ(m.modules(false).size(), 0u);
+}
+
+// ---- libtorch's C++ frontend: OrderedDict, AnyModule, Cloneable, streams, init tags (issue 19) ----
+
+TEST(NnOrderedDict, KeepsOrderAndRejectsWhatLibtorchRejects) {
+  OrderedDict<std::string, int> dict;
+  dict.insert("b", 2);
+  dict.insert("a", 1);
+  EXPECT_EQ(dict.keys(), (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(dict[1].key(), "a");
+  EXPECT_EQ(*dict[0], 2);
+  EXPECT_EQ(dict["a"], 1);
+  EXPECT_EQ(dict.find("zz"), nullptr);
+  // libtorch's messages: torch::OrderedDict::insert / operator[] / operator[](size_t) / front().
+  EXPECT_THROWS_WITH(dict.insert("b", 3), "Key 'b' already defined");
+  EXPECT_THROWS_WITH(dict["zz"], "Key 'zz' is not defined");
+  EXPECT_THROWS_WITH(dict[2], "Index 2 is out of bounds");
+  EXPECT_THROWS_WITH(dict.erase("zz"), "Key 'zz' is not defined");
+  EXPECT_THROWS_WITH((OrderedDict<std::string, int>().front()), "Called front() on an empty OrderedDict");
+  OrderedDict<std::string, int> described("Parameter");
+  described.insert("w", 1);
+  EXPECT_THROWS_WITH(described.insert("w", 1), "Parameter 'w' already defined");
+  dict.insert("c", 3);
+  dict.erase("b");  // later items move up, and their index with them
+  EXPECT_EQ(dict.keys(), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(dict["c"], 3);
+  int sum = 0;
+  for (auto& [key, value] : dict) sum += value * (key == "c" ? 10 : 1);
+  EXPECT_EQ(sum, 31);
+}
+
+struct AddImpl : nn::Module {
+  Tensor forward(Tensor a, Tensor b) { return a + b; }
+};
+EMBER_MODULE(Add);
+
+struct CountImpl : nn::Module {
+  int64_t forward(const Tensor& x) { return x.numel(); }
+};
+EMBER_MODULE(Count);
+
+TEST(NnAnyModule, ChecksArgumentsAndTypesWithLibtorchsMessages) {
+  nn::AnyModule add(Add{});
+  Tensor x = ones({2});
+  EXPECT_TENSOR_CLOSE(add.forward(x, x), full({2}, 2.0));
+  EXPECT_THROWS_WITH(add.forward(x), "AddImpl's forward() method expects 2 argument(s), but received 1.");
+  EXPECT_THROWS_WITH(add.forward(x, 2.0), "Expected argument #1 to be of type ember::Tensor, but received value of type double");
+  EXPECT_THROWS_WITH(add.ptr<nn::LinearImpl>(), "Attempted to cast module of type (anonymous namespace)::AddImpl to type ember::nn::LinearImpl");
+  EXPECT_THROWS_WITH(add.forward<int64_t>(x, x), "Attempted to cast AnyValue to long, but its actual type is ember::Tensor");
+  EXPECT_THROWS_WITH(nn::AnyModule().forward(x), "Cannot call forward() on an empty AnyModule");
+  EXPECT_TRUE(nn::AnyModule().is_empty());
+  nn::AnyModule count(Count{});
+  EXPECT_EQ(count.forward<int64_t>(ones({2, 3})), 6);
+  // A Sequential passes the first module's output on; a user module with two inputs can lead it.
+  nn::Sequential seq;
+  seq->push_back(add);
+  seq->push_back(nn::Functional([](Tensor t) { return t * 3; }));
+  seq->push_back(Count());
+  EXPECT_EQ(seq->forward<int64_t>(x, x), 2);
+  EXPECT_THROWS_WITH(seq->forward(x, x), "The type of the return value is long, but you asked for type ember::Tensor");
+}
+
+struct CloneNetImpl : nn::Cloneable<CloneNetImpl> {
+  explicit CloneNetImpl(int64_t width = 3) : width(width) { reset(); }
+  void reset() override {
+    fc = register_module("fc", nn::Linear(2, width));
+    scale = register_parameter("scale", ones({width}));
+    register_buffer("count", zeros({1}));
+  }
+  Tensor forward(const Tensor& x) { return fc(x) * scale; }
+  int64_t width;
+  nn::Linear fc{nullptr};
+  Tensor scale;
+};
+EMBER_MODULE(CloneNet);
+
+struct BadCloneImpl : nn::Cloneable<BadCloneImpl> {
+  BadCloneImpl() { register_parameter("w", ones({1})); }  // registered outside reset(): clone() must say so
+  void reset() override {}
+};
+
+TEST(NnCloneable, CloneDeepCopiesParametersBuffersAndChildren) {
+  manual_seed(0);
+  CloneNet net(4);
+  net->named_buffers()["count"].fill_(7);
+  auto copy = std::dynamic_pointer_cast<CloneNetImpl>(net->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->width, 4);
+  EXPECT_TENSOR_CLOSE(copy->fc->weight, net->fc->weight);
+  EXPECT_FALSE(copy->fc->weight.is_same(net->fc->weight));
+  EXPECT_EQ(copy->fc.ptr().get(), copy->named_children()["fc"].get());  // members point at the copy's children
+  EXPECT_TRUE(copy->fc->weight.requires_grad());
+  EXPECT_EQ(copy->named_buffers()["count"].item<float>(), 7.0f);
+  {
+    NoGradGuard no_grad;
+    copy->fc->weight.add_(1);
+    copy->scale.mul_(2);
+  }
+  EXPECT_TENSOR_CLOSE(copy->fc->weight - net->fc->weight, ones({4, 2}));
+  EXPECT_TENSOR_CLOSE(net->scale, ones({4}));
+  // Containers and built-in modules clone too.
+  nn::Sequential seq(nn::Linear(2, 2), nn::ReLU(), CloneNet(2));
+  auto seq_copy = std::dynamic_pointer_cast<nn::SequentialImpl>(seq->clone());
+  ASSERT_NE(seq_copy, nullptr);
+  Tensor x = randn({3, 2});
+  EXPECT_TENSOR_CLOSE(seq_copy->forward(x), seq->forward(x));
+  EXPECT_FALSE(seq_copy->ptr<nn::LinearImpl>(0)->weight.is_same(seq->ptr<nn::LinearImpl>(0)->weight));
+  EXPECT_THROWS_WITH(std::make_shared<BadCloneImpl>()->clone(),
+                     "The cloned module does not have the same number of parameters as the original module after calling reset()");
+}
+
+TEST(NnModules, NameAsZeroGradAndInitTags) {
+  EXPECT_EQ(std::make_shared<CloneNetImpl>()->name(), "(anonymous namespace)::CloneNetImpl");
+  CloneNet net;
+  nn::Module& base = *net;
+  EXPECT_EQ(base.as<CloneNetImpl>(), net.get());
+  EXPECT_EQ(base.as<CloneNet>(), net.get());
+  EXPECT_EQ(base.as<nn::Linear>(), nullptr);
+  EXPECT_NE(net->fc->as<nn::Linear>(), nullptr);
+  // zero_grad() follows libtorch 2.x: gradients are unset (1.13 filled them with zeros).
+  net->forward(ones({1, 2})).sum().backward();
+  ASSERT_TRUE(net->scale.grad().defined());
+  net->zero_grad(/*set_to_none=*/false);
+  EXPECT_TENSOR_CLOSE(net->scale.grad(), zeros({3}));
+  net->zero_grad();
+  EXPECT_FALSE(net->scale.grad().defined());
+  EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kTanh), 5.0 / 3);
+  EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kLeakyReLU), std::sqrt(2.0 / (1 + 0.01 * 0.01)));
+  EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kLeakyReLU, 0.2), std::sqrt(2.0 / 1.04));
+  EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kConvTranspose2D), 1.0);
+  nn::init::NonlinearityType chosen = kReLU;
+  EXPECT_DOUBLE_EQ(nn::init::calculate_gain(chosen), std::sqrt(2.0));
+}
+
+TEST(NnSerialize, StreamsCarryTheSameBytesAsFiles) {
+  manual_seed(1);
+  CloneNet net;
+  std::stringstream stream;
+  nn::save(*net, stream);
+  const std::string path = ::testing::TempDir() + "ember_stream_" + std::to_string(::getpid()) + ".safetensors";
+  nn::save(*net, path);
+  std::ifstream file(path, std::ios::binary);
+  const std::string file_bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(stream.str(), file_bytes);
+  std::remove(path.c_str());
+  CloneNet copy(3);
+  nn::load(*copy, stream);
+  EXPECT_TENSOR_CLOSE(copy->fc->weight, net->fc->weight);
+  std::istringstream truncated(file_bytes.substr(0, file_bytes.size() - 4));
+  EXPECT_THROWS_WITH(nn::load(*copy, truncated), "load_safetensors: <stream>");
+  std::istringstream empty_stream("");
+  EXPECT_THROWS_WITH(load_safetensors(empty_stream), "too short for the 8-byte header length");
 }
 
 }  // namespace

@@ -267,7 +267,7 @@ TEST_F(Safetensors, ModuleSaveLoadRoundTrip) {
   nn::load(b, path("tiny.safetensors"));
   EXPECT_EQ(values_of(*a), values_of(*b));
   EXPECT_TRUE(equal(held, a->mlp->ptr<nn::LinearImpl>(0)->weight));  // loaded in place
-  EXPECT_TRUE(b->named_parameters()[0].second.requires_grad());
+  EXPECT_TRUE(b->named_parameters()[0].value().requires_grad());
   EXPECT_EQ(load_safetensors(path("tiny.safetensors")).metadata.at("epoch"), "7");
 }
 

@@ -20,7 +20,9 @@
 #pragma once
 
 #include <exception>
+#include <istream>
 #include <optional>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -64,6 +66,18 @@ using ember::one_hot;
 namespace c10 {
 using Error = ember::Error;
 }  // namespace c10
+
+// ==== nn mappings (issue 19, nn half): c10::str ====
+// c10::str(parts...): the parts streamed into one string (modules print in libtorch's format).
+namespace c10 {
+template <typename... Parts>
+std::string str(const Parts&... parts) {
+  std::ostringstream stream;
+  (stream << ... << parts);
+  return stream.str();
+}
+}  // namespace c10
+// ==== end of nn mappings ====
 
 namespace torch {
 namespace compat_detail {
@@ -157,6 +171,42 @@ void load(Value& value, const std::string& path) {
                   "torch::load: Ember loads a Tensor, a std::vector<Tensor>, an nn module or an optimizer");
   }
 }
+
+// ==== nn mappings (issue 19, nn half): stream save/load, c10::str ====
+// torch::save / torch::load through a std::ostream / std::istream: the same bytes as the file
+// (a safetensors file), and the same values as the overloads above.
+template <typename Value>
+void save(const Value& value, std::ostream& stream) {
+  if constexpr (std::is_same_v<Value, Tensor>) {
+    save_safetensors(stream, {{"tensor", value}});
+  } else if constexpr (std::is_same_v<Value, std::vector<Tensor>>) {
+    NamedTensors named;
+    for (size_t i = 0; i < value.size(); ++i) named.emplace_back(std::to_string(i), value[i]);
+    save_safetensors(stream, named);
+  } else if constexpr (compat_detail::ModuleHolderType<Value>) {
+    nn::save(static_cast<const nn::Module&>(*value), stream);
+  } else {
+    static_assert(compat_detail::always_false<Value>,
+                  "torch::save to a stream: Ember saves a Tensor, a std::vector<Tensor> or an nn module");
+  }
+}
+
+template <typename Value>
+void load(Value& value, std::istream& stream) {
+  if constexpr (std::is_same_v<Value, Tensor>) {
+    value = load_safetensors(stream).at("tensor");
+  } else if constexpr (std::is_same_v<Value, std::vector<Tensor>>) {
+    SafetensorsFile file = load_safetensors(stream);
+    value.clear();
+    for (size_t i = 0; file.contains(std::to_string(i)); ++i) value.push_back(file.at(std::to_string(i)));
+  } else if constexpr (compat_detail::ModuleHolderType<Value>) {
+    nn::load(static_cast<nn::Module&>(*value), stream);
+  } else {
+    static_assert(compat_detail::always_false<Value>,
+                  "torch::load from a stream: Ember loads a Tensor, a std::vector<Tensor> or an nn module");
+  }
+}
+// ==== end of nn mappings ====
 
 // ---- what Ember does not support: using it stops the build with a message naming it ----
 // A dtype Ember lacks. The conversion (to TensorOptions, as torch::ones({2}, torch::kHalf) or

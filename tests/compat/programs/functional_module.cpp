@@ -1,0 +1,25 @@
+// torch::nn::Functional: a free function, a function with bound arguments and a lambda as modules,
+// alone and inside a Sequential.
+#include <torch/torch.h>
+
+#include <iostream>
+
+torch::Tensor square_plus_one(torch::Tensor x) { return x * x + 1; }
+torch::Tensor shift(torch::Tensor x, double by) { return x + by; }
+
+int main() {
+  torch::manual_seed(2);
+  torch::nn::Functional relu(torch::relu);
+  torch::nn::Functional square(square_plus_one);
+  torch::nn::Functional lambda([](torch::Tensor x) { return x.clamp(-0.5, 0.5); });
+  torch::nn::Functional shifted(shift, /*by=*/0.25);
+  torch::Tensor x = torch::randn({2, 3});
+  std::cout << relu(x) << std::endl << square(x) << std::endl << lambda(x) << std::endl << shifted(x) << std::endl;
+
+  torch::nn::Sequential seq(torch::nn::Linear(3, 3), torch::nn::Functional(torch::tanh),
+                            torch::nn::Functional([](torch::Tensor t) { return t * 2; }), torch::nn::Linear(3, 1));
+  std::cout << seq->forward(x) << std::endl;
+  std::cout << seq->size() << " " << seq->parameters().size() << std::endl;
+  std::cout << seq << std::endl;
+  std::cout << relu->name() << std::endl;
+}
