@@ -10,6 +10,8 @@
 // layout and any set of dims works. Float sums accumulate in the input's type, in a tree order,
 // as PyTorch's CUDA kernels do (the CPU backend uses double). Arg-max/min are the same two-pass
 // block reductions over (value, index) pairs, the first extreme winning and NaN the most extreme.
+#include <type_traits>
+
 #include <cuda/std/limits>
 
 #include "cuda/block_reduce.cuh"
@@ -19,29 +21,42 @@ namespace ember::cuda {
 
 namespace {
 
-template <typename T> struct SumR {
+template <typename T>
+struct SumR {
   using A = T;
   __device__ static A init() { return A(0); }
   __device__ static A combine(A a, A b) { return a + b; }
 };
-template <typename T> struct ProdR {
+template <typename T>
+struct ProdR {
   using A = T;
   __device__ static A init() { return A(1); }
-  __device__ static A combine(A a, A b) { return a * b; }
+  __device__ static A combine(A a, A b) {
+    if constexpr (std::is_same_v<A, bool>)
+      return a && b;
+    else
+      return a * b;
+  }
 };
-template <typename T> struct MaxR {
+template <typename T>
+struct MaxR {
   using A = T;
   __device__ static A init() {
-    if constexpr (std::is_floating_point_v<T>) return -::cuda::std::numeric_limits<T>::infinity();
-    else return ::cuda::std::numeric_limits<T>::lowest();
+    if constexpr (std::is_floating_point_v<T>)
+      return -::cuda::std::numeric_limits<T>::infinity();
+    else
+      return ::cuda::std::numeric_limits<T>::lowest();
   }
   __device__ static A combine(A a, A b) { return detail::max_(a, b); }
 };
-template <typename T> struct MinR {
+template <typename T>
+struct MinR {
   using A = T;
   __device__ static A init() {
-    if constexpr (std::is_floating_point_v<T>) return ::cuda::std::numeric_limits<T>::infinity();
-    else return ::cuda::std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      return ::cuda::std::numeric_limits<T>::infinity();
+    else
+      return ::cuda::std::numeric_limits<T>::max();
   }
   __device__ static A combine(A a, A b) { return detail::min_(a, b); }
 };
@@ -74,13 +89,18 @@ __global__ void __launch_bounds__(kMaxRowBlock)
     A acc = R::init();
     for (int64_t r = split * per_split + threadIdx.x; r < r1; r += blockDim.x) {
       const T x = in[base[1] + inner.offsets(r)[0]];
-      if constexpr (std::is_same_v<A, int>) acc = R::combine(acc, x != T(0));
-      else acc = R::combine(acc, x);
+      if constexpr (std::is_same_v<A, int>)
+        acc = R::combine(acc, x != T(0));
+      else
+        acc = R::combine(acc, x);
     }
-    acc = block_reduce(acc, [](A a, A c) { return R::combine(a, c); }, scratch);
+    acc = block_reduce(
+        acc, [](A a, A c) { return R::combine(a, c); }, scratch);
     if (threadIdx.x != 0) continue;
-    if (splits == 1) out[base[0]] = static_cast<O>(acc);
-    else partial[b] = acc;
+    if (splits == 1)
+      out[base[0]] = static_cast<O>(acc);
+    else
+      partial[b] = acc;
   }
 }
 
@@ -95,7 +115,8 @@ __global__ void __launch_bounds__(kBlockSize)
   for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
     A acc = R::init();
     for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) acc = R::combine(acc, partial[o * splits + k]);
-    acc = block_reduce(acc, [](A a, A c) { return R::combine(a, c); }, scratch);
+    acc = block_reduce(
+        acc, [](A a, A c) { return R::combine(a, c); }, scratch);
     if (threadIdx.x == 0) out[outer.offsets(o)[0]] = static_cast<O>(acc);
   }
 }
@@ -106,21 +127,23 @@ __global__ void __launch_bounds__(kBlockSize)
 // fold every 8th row each, then the groups combine in shared memory, in order.
 template <typename T, typename O, typename R>
 __global__ void __launch_bounds__(kBlockSize)
-    reduce_columns_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
-                          const T* in) {
+    reduce_columns_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out, const T* in) {
   using A = typename R::A;
   constexpr int kLanes = 32, kGroups = kBlockSize / kLanes;
   A* scratch = shared_scratch<A>();
   const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
-  for (int64_t o0 = static_cast<int64_t>(blockIdx.x) * kLanes; o0 < n_out; o0 += static_cast<int64_t>(gridDim.x) * kLanes) {
+  for (int64_t o0 = static_cast<int64_t>(blockIdx.x) * kLanes; o0 < n_out;
+       o0 += static_cast<int64_t>(gridDim.x) * kLanes) {
     const int64_t o = o0 + lane;
     A acc = R::init();
     if (o < n_out) {
       const int64_t base = outer.offsets(o)[1];
       for (int64_t r = group; r < n_red; r += kGroups) {
         const T x = in[base + inner.offsets(r)[0]];
-        if constexpr (std::is_same_v<A, int>) acc = R::combine(acc, x != T(0));
-        else acc = R::combine(acc, x);
+        if constexpr (std::is_same_v<A, int>)
+          acc = R::combine(acc, x != T(0));
+        else
+          acc = R::combine(acc, x);
       }
     }
     scratch[threadIdx.x] = acc;
@@ -140,21 +163,20 @@ void launch_reduce_as(cudaStream_t s, ReduceStrategy how, int64_t n_out, int64_t
   if (n_out == 0) return;
   if (how.columns) {
     const int64_t grid = std::min<int64_t>((n_out + 31) / 32, kMaxGrid);
-    EMBER_LAUNCH(grid, kBlockSize, kBlockSize * sizeof(A), s, reduce_columns_kernel<T, O, R>)(
-        n_out, n_red, outer, inner, static_cast<O*>(out), static_cast<const T*>(in));
+    EMBER_LAUNCH(grid, kBlockSize, kBlockSize * sizeof(A), s, reduce_columns_kernel<T, O, R>)
+    (n_out, n_red, outer, inner, static_cast<O*>(out), static_cast<const T*>(in));
     check_launch("reduce");
     return;
   }
   const int block = block_for_row(how.splits > 1 ? (n_red + how.splits - 1) / how.splits : n_red);
   const int64_t grid = std::min<int64_t>(n_out * how.splits, kMaxGrid);
-  EMBER_LAUNCH(grid, block, block * sizeof(A), s, reduce_kernel<T, O, R>)(
-      n_out, n_red, how.splits, outer, inner, static_cast<O*>(out), static_cast<A*>(partial),
-      static_cast<const T*>(in));
+  EMBER_LAUNCH(grid, block, block * sizeof(A), s, reduce_kernel<T, O, R>)
+  (n_out, n_red, how.splits, outer, inner, static_cast<O*>(out), static_cast<A*>(partial), static_cast<const T*>(in));
   check_launch("reduce");
   if (how.splits == 1) return;
   const int block2 = std::min(block_for_row(how.splits), kBlockSize);
-  EMBER_LAUNCH(std::min<int64_t>(n_out, kMaxGrid), block2, block2 * sizeof(A), s, reduce_partials_kernel<O, R>)(
-      n_out, how.splits, outer, static_cast<O*>(out), static_cast<const A*>(partial));
+  EMBER_LAUNCH(std::min<int64_t>(n_out, kMaxGrid), block2, block2 * sizeof(A), s, reduce_partials_kernel<O, R>)
+  (n_out, how.splits, outer, static_cast<O*>(out), static_cast<const A*>(partial));
   check_launch("reduce");
 }
 
@@ -181,8 +203,8 @@ __device__ ArgBest<T> arg_combine(bool is_max, ArgBest<T> a, ArgBest<T> b) {
 // arg_partials_kernel takes the best of each position's splits.
 template <typename T>
 __global__ void __launch_bounds__(kMaxRowBlock)
-    arg_reduce_kernel(bool is_max, int64_t n, int64_t splits, OffsetCalc<3> calc, int64_t len, int64_t step,
-                      T* values, int64_t* indices, ArgBest<T>* partial, const T* in) {
+    arg_reduce_kernel(bool is_max, int64_t n, int64_t splits, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
+                      int64_t* indices, ArgBest<T>* partial, const T* in) {
   ArgBest<T>* scratch = shared_scratch<ArgBest<T>>();
   const int64_t per_split = (len + splits - 1) / splits;
   for (int64_t b = blockIdx.x; b < n * splits; b += gridDim.x) {
@@ -193,7 +215,8 @@ __global__ void __launch_bounds__(kMaxRowBlock)
     ArgBest<T> best{T(0), -1};
     for (int64_t j = split * per_split + threadIdx.x; j < j1; j += blockDim.x)
       best = arg_combine(is_max, best, ArgBest<T>{x[j * step], j});
-    best = block_reduce(best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
+    best = block_reduce(
+        best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
     if (threadIdx.x != 0) continue;
     if (splits > 1) {
       partial[b] = best;
@@ -211,8 +234,10 @@ __global__ void __launch_bounds__(kMaxRowBlock)
   ArgBest<T>* scratch = shared_scratch<ArgBest<T>>();
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) {
     ArgBest<T> best{T(0), -1};
-    for (int64_t k = threadIdx.x; k < splits; k += blockDim.x) best = arg_combine(is_max, best, partial[i * splits + k]);
-    best = block_reduce(best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
+    for (int64_t k = threadIdx.x; k < splits; k += blockDim.x)
+      best = arg_combine(is_max, best, partial[i * splits + k]);
+    best = block_reduce(
+        best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
     if (threadIdx.x == 0) {
       const auto off = calc.offsets(i);
       values[off[0]] = best.value;
@@ -243,13 +268,20 @@ void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy 
       launch_reduce_as<T, O, R>(s, how, n_out, n_red, outer, inner, out, partial, in);
     };
     switch (op) {
-      case ReduceOp::Sum: return run.template operator()<T, SumR<T>>();
-      case ReduceOp::Prod: return run.template operator()<T, ProdR<T>>();
-      case ReduceOp::Max: return run.template operator()<T, MaxR<T>>();
-      case ReduceOp::Min: return run.template operator()<T, MinR<T>>();
-      case ReduceOp::All: return run.template operator()<bool, AllR>();
-      case ReduceOp::Any: return run.template operator()<bool, AnyR>();
-      default: unsupported("launch_reduce", "op", static_cast<int>(op));
+      case ReduceOp::Sum:
+        return run.template operator()<T, SumR<T>>();
+      case ReduceOp::Prod:
+        return run.template operator()<T, ProdR<T>>();
+      case ReduceOp::Max:
+        return run.template operator()<T, MaxR<T>>();
+      case ReduceOp::Min:
+        return run.template operator()<T, MinR<T>>();
+      case ReduceOp::All:
+        return run.template operator()<bool, AllR>();
+      case ReduceOp::Any:
+        return run.template operator()<bool, AnyR>();
+      default:
+        unsupported("launch_reduce", "op", static_cast<int>(op));
     }
   });
 }
@@ -260,20 +292,20 @@ int64_t arg_reduce_splits(int64_t n, int64_t len) {
   return std::max<int64_t>(1, std::min((len + kPerSplit - 1) / kPerSplit, kSplitTarget / n));
 }
 
-void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc,
-                       int64_t len, int64_t step, void* values, int64_t* indices, void* partial, const void* in) {
+void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc, int64_t len,
+                       int64_t step, void* values, int64_t* indices, void* partial, const void* in) {
   dispatch_type(type, [&]<typename T>() {
     if (n == 0) return;
     const int64_t splits = arg_reduce_splits(n, len);
     const int block = block_for_row(splits > 1 ? (len + splits - 1) / splits : len);
     ArgBest<T>* part = static_cast<ArgBest<T>*>(partial);
-    EMBER_LAUNCH(std::min<int64_t>(n * splits, kMaxGrid), block, block * sizeof(ArgBest<T>), s, arg_reduce_kernel<T>)(
-        is_max, n, splits, calc, len, step, static_cast<T*>(values), indices, part, static_cast<const T*>(in));
+    EMBER_LAUNCH(std::min<int64_t>(n * splits, kMaxGrid), block, block * sizeof(ArgBest<T>), s, arg_reduce_kernel<T>)
+    (is_max, n, splits, calc, len, step, static_cast<T*>(values), indices, part, static_cast<const T*>(in));
     check_launch(is_max ? "max" : "min");
     if (splits == 1) return;
     const int block2 = block_for_row(splits);
-    EMBER_LAUNCH(std::min<int64_t>(n, kMaxGrid), block2, block2 * sizeof(ArgBest<T>), s, arg_partials_kernel<T>)(
-        is_max, n, splits, calc, static_cast<T*>(values), indices, part);
+    EMBER_LAUNCH(std::min<int64_t>(n, kMaxGrid), block2, block2 * sizeof(ArgBest<T>), s, arg_partials_kernel<T>)
+    (is_max, n, splits, calc, static_cast<T*>(values), indices, part);
     check_launch(is_max ? "max" : "min");
   });
 }

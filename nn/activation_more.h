@@ -16,6 +16,8 @@
 
 #include <optional>
 #include <ostream>
+#include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "nn/module.h"
@@ -119,7 +121,14 @@ class UnaryActivationImpl : public Module {
  public:
   void reset_parameters() {}
   Tensor forward(const Tensor& input) { return Fn(input); }
-  void pretty_print(std::ostream& stream) const override { stream << name() << "()"; }
+  // "Sigmoid()": the class's own name without namespace and "Impl", as the other built-in modules
+  // print theirs (Module adds "torch::nn::" in a libtorch program).
+  void pretty_print(std::ostream& stream) const override {
+    std::string type = detail::demangle(typeid(*this));
+    type = type.substr(type.rfind("::") == std::string::npos ? 0 : type.rfind("::") + 2);
+    if (type.size() > 4 && type.ends_with("Impl")) type.resize(type.size() - 4);
+    stream << type << "()";
+  }
 };
 
 class SigmoidImpl : public UnaryActivationImpl<functional::sigmoid> {};

@@ -28,7 +28,9 @@ class CudaFused : public ::testing::TestWithParam<ScalarType> {
   }
 };
 
-std::string dtype_case_name(const ::testing::TestParamInfo<ScalarType>& info) { return std::string(dtype_name(info.param)); }
+std::string dtype_case_name(const ::testing::TestParamInfo<ScalarType>& info) {
+  return std::string(dtype_name(info.param));
+}
 
 // ---- LayerNorm ----
 
@@ -350,9 +352,9 @@ TEST(CudaFusedGpt, ThreeAdamWStepsMatchTheCpu) {
     const auto cpu_params = cpu->named_parameters(), gpu_params = gpu->named_parameters();
     ASSERT_EQ(cpu_params.size(), gpu_params.size());
     for (size_t i = 0; i < cpu_params.size(); ++i) {
-      EXPECT_TRUE(gpu_params[i].second.is_cuda());
-      EXPECT_TENSOR_CLOSE(gpu_params[i].second.detach().cpu(), cpu_params[i].second.detach(), tol.rtol, tol.atol)
-          << dtype_name(dt) << " " << cpu_params[i].first << " after 3 steps";
+      EXPECT_TRUE(gpu_params[i].value().is_cuda());
+      EXPECT_TENSOR_CLOSE(gpu_params[i].value().detach().cpu(), cpu_params[i].value().detach(), tol.rtol, tol.atol)
+          << dtype_name(dt) << " " << cpu_params[i].key() << " after 3 steps";
     }
   }
 }
