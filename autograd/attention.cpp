@@ -75,10 +75,11 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
                      if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
                      return tensor_list{out, probs};
                    },
-                   .composed = [&] {
-                     Tensor weights = causal_softmax(query, key, scale);
-                     return (noise.defined() ? weights * noise : weights).matmul(value);
-                   }},
+                   .composed =
+                       [&] {
+                         Tensor weights = causal_softmax(query, key, scale);
+                         return (noise.defined() ? weights * noise : weights).matmul(value);
+                       }},
        .backward = {
            .composed = [nz, scale](const Tensor& g, const tensor_list& saved) -> tensor_list {
              const Tensor &q = saved[0], &k = saved[1], &v = saved[2];

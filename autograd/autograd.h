@@ -20,8 +20,7 @@ void backward(const tensor_list& tensors, const tensor_list& grad_tensors = {},
               const tensor_list& inputs = {});
 
 tensor_list grad(const tensor_list& outputs, const tensor_list& inputs, const tensor_list& grad_outputs = {},
-                 std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
-                 bool allow_unused = false);
+                 std::optional<bool> retain_graph = std::nullopt, bool create_graph = false, bool allow_unused = false);
 
 // A new tensor sharing data's storage, without history, requiring grad as asked (libtorch's make_variable).
 Tensor make_variable(const Tensor& data, bool requires_grad = false);

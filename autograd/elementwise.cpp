@@ -50,30 +50,36 @@ Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
 
 Tensor Tensor::neg() const {
   Tensor y = kernel::unary(UnaryOp::Neg, *this);
-  if (any_requires_grad({this})) record("NegBackward0", y, {*this}, [](const Tensor& g) -> tensor_list { return {-g}; });
+  if (any_requires_grad({this}))
+    record("NegBackward0", y, {*this}, [](const Tensor& g) -> tensor_list { return {-g}; });
   return y;
 }
 
 // d/dx exp(x) = exp(x)
 Tensor Tensor::exp() const {
-  return unary_op(UnaryOp::Exp, "ExpBackward0", *this, [](const Tensor&, const Tensor& y) { return y; }, true);
+  return unary_op(
+      UnaryOp::Exp, "ExpBackward0", *this, [](const Tensor&, const Tensor& y) { return y; }, true);
 }
 // d/dx log(x) = 1/x
 Tensor Tensor::log() const {
-  return unary_op(UnaryOp::Log, "LogBackward0", *this, [](const Tensor& x, const Tensor&) { return x.reciprocal(); }, false);
+  return unary_op(
+      UnaryOp::Log, "LogBackward0", *this, [](const Tensor& x, const Tensor&) { return x.reciprocal(); }, false);
 }
 // d/dx log1p(x) = 1/(1+x)
 Tensor Tensor::log1p() const {
-  return unary_op(UnaryOp::Log1p, "Log1PBackward0", *this,
-                  [](const Tensor& x, const Tensor&) { return (x + 1).reciprocal(); }, false);
+  return unary_op(
+      UnaryOp::Log1p, "Log1PBackward0", *this, [](const Tensor& x, const Tensor&) { return (x + 1).reciprocal(); },
+      false);
 }
 // d/dx sqrt(x) = 1/(2 sqrt(x))
 Tensor Tensor::sqrt() const {
-  return unary_op(UnaryOp::Sqrt, "SqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return (y * 2).reciprocal(); }, true);
+  return unary_op(
+      UnaryOp::Sqrt, "SqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return (y * 2).reciprocal(); }, true);
 }
 // d/dx x^-1/2 = -1/2 x^-3/2 = -y^3 / 2
 Tensor Tensor::rsqrt() const {
-  return unary_op(UnaryOp::Rsqrt, "RsqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return y.pow(3) * -0.5; }, true);
+  return unary_op(
+      UnaryOp::Rsqrt, "RsqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return y.pow(3) * -0.5; }, true);
 }
 // d/dx |x| = sign(x)
 Tensor Tensor::abs() const {
@@ -95,34 +101,40 @@ Tensor Tensor::sign() const {
 Tensor Tensor::square() const { return pow(2); }
 // d/dx 1/x = -1/x^2 = -y^2
 Tensor Tensor::reciprocal() const {
-  return unary_op(UnaryOp::Reciprocal, "ReciprocalBackward0", *this,
-                  [](const Tensor&, const Tensor& y) { return -(y * y); }, true);
+  return unary_op(
+      UnaryOp::Reciprocal, "ReciprocalBackward0", *this, [](const Tensor&, const Tensor& y) { return -(y * y); }, true);
 }
 // d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 Tensor Tensor::erf() const {
-  return unary_op(UnaryOp::Erf, "ErfBackward0", *this,
-                  [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * kTwoOverSqrtPi; }, false);
+  return unary_op(
+      UnaryOp::Erf, "ErfBackward0", *this,
+      [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * kTwoOverSqrtPi; }, false);
 }
 // d/dx erfc(x) = -2/sqrt(pi) exp(-x^2)
 Tensor Tensor::erfc() const {
-  return unary_op(UnaryOp::Erfc, "ErfcBackward0", *this,
-                  [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * -kTwoOverSqrtPi; }, false);
+  return unary_op(
+      UnaryOp::Erfc, "ErfcBackward0", *this,
+      [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * -kTwoOverSqrtPi; }, false);
 }
 // d/dx sin(x) = cos(x)
 Tensor Tensor::sin() const {
-  return unary_op(UnaryOp::Sin, "SinBackward0", *this, [](const Tensor& x, const Tensor&) { return x.cos(); }, false);
+  return unary_op(
+      UnaryOp::Sin, "SinBackward0", *this, [](const Tensor& x, const Tensor&) { return x.cos(); }, false);
 }
 // d/dx cos(x) = -sin(x)
 Tensor Tensor::cos() const {
-  return unary_op(UnaryOp::Cos, "CosBackward0", *this, [](const Tensor& x, const Tensor&) { return -x.sin(); }, false);
+  return unary_op(
+      UnaryOp::Cos, "CosBackward0", *this, [](const Tensor& x, const Tensor&) { return -x.sin(); }, false);
 }
 // d/dx tanh(x) = 1 - tanh(x)^2
 Tensor Tensor::tanh() const {
-  return unary_op(UnaryOp::Tanh, "TanhBackward0", *this, [](const Tensor&, const Tensor& y) { return 1 - y * y; }, true);
+  return unary_op(
+      UnaryOp::Tanh, "TanhBackward0", *this, [](const Tensor&, const Tensor& y) { return 1 - y * y; }, true);
 }
 // d/dx sigmoid(x) = s (1 - s)
 Tensor Tensor::sigmoid() const {
-  return unary_op(UnaryOp::Sigmoid, "SigmoidBackward0", *this, [](const Tensor&, const Tensor& y) { return y * (1 - y); }, true);
+  return unary_op(
+      UnaryOp::Sigmoid, "SigmoidBackward0", *this, [](const Tensor&, const Tensor& y) { return y * (1 - y); }, true);
 }
 // d/dx relu(x) = [x > 0]
 Tensor Tensor::relu() const {
@@ -137,8 +149,8 @@ Tensor Tensor::relu() const {
 // exact:  d/dx x Phi(x) = Phi(x) + x phi(x)
 // tanh:   d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
 Tensor Tensor::gelu(const std::string& approximate) const {
-  EMBER_CHECK(approximate == "none" || approximate == "tanh",
-              "gelu: approximate must be 'none' or 'tanh', got '{}'", approximate);
+  EMBER_CHECK(approximate == "none" || approximate == "tanh", "gelu: approximate must be 'none' or 'tanh', got '{}'",
+              approximate);
   const bool use_tanh = approximate == "tanh";
   Tensor x = to_float(*this);
   return autograd::apply_fused(
@@ -161,8 +173,8 @@ Tensor Tensor::gelu(const std::string& approximate) const {
                     },
                     // one pass: the functor of core/functors.h
                     .fused = [use_tanh](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
-                      return tensor_list{kernel::binary(
-                          use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, saved[0])};
+                      return tensor_list{
+                          kernel::binary(use_tanh ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, g, saved[0])};
                     }}});
 }
 
@@ -215,7 +227,8 @@ Tensor Tensor::mul(const Scalar& other) const { return mul(wrap(*this, other)); 
 
 // d(a/b) = (g / b, -g a / b^2)
 Tensor Tensor::div(const Tensor& other) const {
-  const Tensor a = (is_floating_point() || other.is_floating_point()) ? *this : kernel::cast(*this, get_default_dtype());
+  const Tensor a =
+      (is_floating_point() || other.is_floating_point()) ? *this : kernel::cast(*this, get_default_dtype());
   Tensor y = kernel::binary(BinaryOp::Div, a, other);
   if (any_requires_grad({&a, &other})) {
     const bool need_b = other.requires_grad();
@@ -336,7 +349,7 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 
 // ---- comparisons and logic: no gradient ----
 
-#define EMBER_COMPARE(name, Op)                                                                            \
+#define EMBER_COMPARE(name, Op)                                                                         \
   Tensor Tensor::name(const Tensor& other) const { return kernel::binary(BinaryOp::Op, *this, other); } \
   Tensor Tensor::name(const Scalar& other) const { return kernel::binary(BinaryOp::Op, *this, wrap(*this, other)); }
 EMBER_COMPARE(eq, Eq)
@@ -350,7 +363,9 @@ EMBER_COMPARE(ge, Ge)
 Tensor Tensor::logical_and(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalAnd, *this, other); }
 Tensor Tensor::logical_or(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalOr, *this, other); }
 Tensor Tensor::logical_xor(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalXor, *this, other); }
-Tensor Tensor::logical_not() const { return kernel::binary(BinaryOp::Eq, kernel::cast(*this, kBool), wrap(*this, false)); }
+Tensor Tensor::logical_not() const {
+  return kernel::binary(BinaryOp::Eq, kernel::cast(*this, kBool), wrap(*this, false));
+}
 
 // ---- selection ----
 
@@ -366,16 +381,17 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   }
   return y;
 }
-Tensor Tensor::where(const Tensor& condition, const Tensor& other) const { return ember::where(condition, *this, other); }
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return ember::where(condition, *this, other);
+}
 
 // d masked_fill(x, mask, value) / dx = g where the mask is false, 0 where it is true
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   EMBER_CHECK(mask.dtype() == kBool, "masked_fill: expected a bool mask, got {}", dtype_name(mask.dtype()));
   Tensor y = kernel::where(mask, kernel::scalar(value, dtype(), device()), *this);
   if (any_requires_grad({this}))
-    record("MaskedFillBackward0", y, {*this}, [mask, xs = sizes().vec()](const Tensor& g) -> tensor_list {
-      return {sum_to(g.masked_fill(mask, 0), xs)};
-    });
+    record("MaskedFillBackward0", y, {*this},
+           [mask, xs = sizes().vec()](const Tensor& g) -> tensor_list { return {sum_to(g.masked_fill(mask, 0), xs)}; });
   return y;
 }
 
@@ -396,10 +412,10 @@ Tensor& inplace_binary(Tensor& self, BinaryOp op, const char* name, const Tensor
 }
 }  // namespace
 
-#define EMBER_INPLACE(name, Op, Node)                                                                  \
-  Tensor& Tensor::name##_(const Tensor& other) {                                                       \
+#define EMBER_INPLACE(name, Op, Node)                                                                             \
+  Tensor& Tensor::name##_(const Tensor& other) {                                                                  \
     return inplace_binary(*this, BinaryOp::Op, #name "_", other, [&](const Tensor& s) { return s.name(other); }); \
-  }                                                                                                    \
+  }                                                                                                               \
   Tensor& Tensor::name##_(const Scalar& other) { return name##_(wrap(*this, other).to(dtype())); }
 EMBER_INPLACE(mul, Mul, MulBackward0)
 EMBER_INPLACE(div, Div, DivBackward0)
@@ -428,12 +444,24 @@ Tensor& inplace_unary(Tensor& self, const char* name, std::function<Tensor(const
 }
 }  // namespace
 
-Tensor& Tensor::pow_(const Scalar& e) { return inplace_unary(*this, "pow_", [&](const Tensor& s) { return s.pow(e); }); }
-Tensor& Tensor::neg_() { return inplace_unary(*this, "neg_", [](const Tensor& s) { return s.neg(); }); }
-Tensor& Tensor::exp_() { return inplace_unary(*this, "exp_", [](const Tensor& s) { return s.exp(); }); }
-Tensor& Tensor::sqrt_() { return inplace_unary(*this, "sqrt_", [](const Tensor& s) { return s.sqrt(); }); }
-Tensor& Tensor::tanh_() { return inplace_unary(*this, "tanh_", [](const Tensor& s) { return s.tanh(); }); }
-Tensor& Tensor::relu_() { return inplace_unary(*this, "relu_", [](const Tensor& s) { return s.relu(); }); }
+Tensor& Tensor::pow_(const Scalar& e) {
+  return inplace_unary(*this, "pow_", [&](const Tensor& s) { return s.pow(e); });
+}
+Tensor& Tensor::neg_() {
+  return inplace_unary(*this, "neg_", [](const Tensor& s) { return s.neg(); });
+}
+Tensor& Tensor::exp_() {
+  return inplace_unary(*this, "exp_", [](const Tensor& s) { return s.exp(); });
+}
+Tensor& Tensor::sqrt_() {
+  return inplace_unary(*this, "sqrt_", [](const Tensor& s) { return s.sqrt(); });
+}
+Tensor& Tensor::tanh_() {
+  return inplace_unary(*this, "tanh_", [](const Tensor& s) { return s.tanh(); });
+}
+Tensor& Tensor::relu_() {
+  return inplace_unary(*this, "relu_", [](const Tensor& s) { return s.relu(); });
+}
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   return inplace_unary(*this, "clamp_", [&](const Tensor& s) { return s.clamp(min, max); });
 }

@@ -226,9 +226,8 @@ std::shared_ptr<Node> record(const std::string& name, const tensor_list& outputs
 
 std::shared_ptr<Node> record(const std::string& name, const Tensor& output, const tensor_list& inputs,
                              std::function<tensor_list(const Tensor& grad)> backward) {
-  return record(name, tensor_list{output}, inputs, [bw = std::move(backward)](const tensor_list& grads) -> tensor_list {
-    return bw(grads[0]);
-  });
+  return record(name, tensor_list{output}, inputs,
+                [bw = std::move(backward)](const tensor_list& grads) -> tensor_list { return bw(grads[0]); });
 }
 
 void check_inplace(const Tensor& self, const char* op) {
@@ -284,14 +283,15 @@ void check_anomaly(const Node& node, const tensor_list& grads_in, const tensor_l
     if (finite(outs[i])) continue;
     const bool came_in = !std::all_of(grads_in.begin(), grads_in.end(), finite);
     const bool has_nan = outs[i].ne(outs[i]).any().item<bool>();
-    EMBER_FAIL("Function '{}' returned {} values in its {}th output (the gradient for input {} of the forward op, "
-               "shape {}). Forward op inputs: {}. {}",
-               node.name(), has_nan ? "nan" : "inf", i, i, outs[i].sizes(),
-               node.forward_inputs.empty() ? "unknown (the op was recorded before detect_anomaly was on)"
-                                           : node.forward_inputs,
-               came_in ? "The gradient flowing into this node was already non-finite; look at the op after it."
-                       : "The gradient flowing into this node was finite, so this op's backward produced it (for "
-                         "example log or sqrt of 0, or a division by 0 in the forward).");
+    EMBER_FAIL(
+        "Function '{}' returned {} values in its {}th output (the gradient for input {} of the forward op, "
+        "shape {}). Forward op inputs: {}. {}",
+        node.name(), has_nan ? "nan" : "inf", i, i, outs[i].sizes(),
+        node.forward_inputs.empty() ? "unknown (the op was recorded before detect_anomaly was on)"
+                                    : node.forward_inputs,
+        came_in ? "The gradient flowing into this node was already non-finite; look at the op after it."
+                : "The gradient flowing into this node was finite, so this op's backward produced it (for "
+                  "example log or sqrt of 0, or a division by 0 in the forward).");
   }
 }
 
@@ -332,7 +332,9 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
     }
   }
 
-  auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) { return a->sequence_nr < b->sequence_nr; };
+  auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) {
+    return a->sequence_nr < b->sequence_nr;
+  };
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, decltype(cmp)> ready(cmp);
   for (auto& [edge, g] : roots) {
     add_to_buffer(task.buffers[edge.fn.get()], edge.input_nr, g);
@@ -352,8 +354,10 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
     grads.resize(std::max(grads.size(), node->output_sizes.size()));
     for (auto& [nr, hooks] : node->pre_hooks) {
       if (nr >= grads.size() || !grads[nr].defined() || hooks.empty()) continue;
-      const std::vector<int64_t> sizes = nr < node->output_sizes.size() ? node->output_sizes[nr] : grads[nr].sizes().vec();
-      grads[nr] = run_tensor_hooks(hooks, grads[nr], sizes, fmt::format("the tensor made by {} (output {})", node->name(), nr));
+      const std::vector<int64_t> sizes =
+          nr < node->output_sizes.size() ? node->output_sizes[nr] : grads[nr].sizes().vec();
+      grads[nr] =
+          run_tensor_hooks(hooks, grads[nr], sizes, fmt::format("the tensor made by {} (output {})", node->name(), nr));
     }
     for (size_t i = 0; i < task.capture_edges.size(); ++i) {
       const Edge& e = task.capture_edges[i];
@@ -387,7 +391,8 @@ void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots)
 std::vector<std::pair<Edge, Tensor>> make_roots(const tensor_list& tensors, const tensor_list& grad_tensors,
                                                 const char* op) {
   EMBER_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(),
-              "{}: got {} tensors and {} gradients; pass one gradient per tensor", op, tensors.size(), grad_tensors.size());
+              "{}: got {} tensors and {} gradients; pass one gradient per tensor", op, tensors.size(),
+              grad_tensors.size());
   std::vector<std::pair<Edge, Tensor>> roots;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
@@ -395,12 +400,16 @@ std::vector<std::pair<Edge, Tensor>> make_roots(const tensor_list& tensors, cons
     EMBER_CHECK(e.valid(), "element {} of tensors does not require grad and does not have a grad_fn", i);
     Tensor g = grad_tensors.empty() ? Tensor() : grad_tensors[i];
     if (!g.defined()) {
-      EMBER_CHECK(t.numel() == 1, "{}: grad can be implicitly created only for scalar outputs (got shape {}); pass a "
-                  "gradient of the output's shape", op, t.sizes());
+      EMBER_CHECK(t.numel() == 1,
+                  "{}: grad can be implicitly created only for scalar outputs (got shape {}); pass a "
+                  "gradient of the output's shape",
+                  op, t.sizes());
       g = ones_like(t);
     } else {
-      EMBER_CHECK(g.sizes() == t.sizes(), "{}: mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has "
-                  "a shape of {}", op, i, g.sizes(), i, t.sizes());
+      EMBER_CHECK(g.sizes() == t.sizes(),
+                  "{}: mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has "
+                  "a shape of {}",
+                  op, i, g.sizes(), i, t.sizes());
     }
     roots.emplace_back(e, g);
   }
@@ -434,7 +443,8 @@ void backward(const tensor_list& tensors, const tensor_list& grad_tensors, std::
       Tensor leaf = inputs[i];
       AutogradMeta& m = ensure_meta(leaf);
       AutoGradMode mode(create_graph);
-      m.grad = m.grad.defined() ? m.grad + task.captured[i] : (create_graph ? task.captured[i] : kernel::clone(task.captured[i]));
+      m.grad = m.grad.defined() ? m.grad + task.captured[i]
+                                : (create_graph ? task.captured[i] : kernel::clone(task.captured[i]));
     }
     return;
   }

@@ -84,9 +84,8 @@ tensor_list validate(const std::string& name, variable_list grads, const std::ve
                      const std::vector<TensorInfo>& inputs) {
   const size_t expected = is_tensor_arg.size();
   // Returning too many is fine when the extra ones are undefined (as in libtorch).
-  if (grads.size() > expected &&
-      std::none_of(grads.begin() + static_cast<std::ptrdiff_t>(expected), grads.end(),
-                   [](const Tensor& g) { return g.defined(); }))
+  if (grads.size() > expected && std::none_of(grads.begin() + static_cast<std::ptrdiff_t>(expected), grads.end(),
+                                              [](const Tensor& g) { return g.defined(); }))
     grads.resize(expected);
   EMBER_CHECK(grads.size() == expected,
               "function {} returned an incorrect number of gradients (expected {}, got {}): backward returns one "
@@ -97,7 +96,8 @@ tensor_list validate(const std::string& name, variable_list grads, const std::ve
     if (!is_tensor_arg[i]) {
       EMBER_CHECK(!grads[i].defined(),
                   "function {} returned a defined gradient at index {}, but the corresponding forward argument is "
-                  "not a tensor; return Tensor() there", name, i);
+                  "not a tensor; return Tensor() there",
+                  name, i);
       continue;
     }
     const TensorInfo& in = inputs[out.size()];
@@ -106,7 +106,8 @@ tensor_list validate(const std::string& name, variable_list grads, const std::ve
       if (g.sizes() != IntArrayRef(in.sizes)) {
         EMBER_CHECK(expandable_to(in.sizes, g.sizes()),
                     "function {} returned an invalid gradient at index {} - got {} but expected shape compatible "
-                    "with {}", name, i, g.sizes(), in.sizes);
+                    "with {}",
+                    name, i, g.sizes(), in.sizes);
         g = sum_to(g, in.sizes);
       }
       if (g.dtype() != in.options.dtype()) g = g.to(in.options.dtype());
@@ -123,13 +124,16 @@ void FunctionWiring::connect(const std::shared_ptr<AutogradContext>& ctx, std::s
                              Backward backward) {
   ctx->name_ = name;
   const auto is_dirty = [&](const Tensor& t) {
-    return t.defined() && std::find(ctx->dirty_.begin(), ctx->dirty_.end(), t.unsafeGetTensorImpl()) != ctx->dirty_.end();
+    return t.defined() &&
+           std::find(ctx->dirty_.begin(), ctx->dirty_.end(), t.unsafeGetTensorImpl()) != ctx->dirty_.end();
   };
   for (TensorImpl* dirty : ctx->dirty_) {
-    const bool returned = std::any_of(outputs.begin(), outputs.end(),
-                                      [&](const Tensor& o) { return o.unsafeGetTensorImpl() == dirty; });
-    EMBER_CHECK(returned, "{}: Some elements marked as dirty during the forward method were not returned as output. "
-                "The inputs that are modified inplace must all be outputs of the Function.", name);
+    const bool returned =
+        std::any_of(outputs.begin(), outputs.end(), [&](const Tensor& o) { return o.unsafeGetTensorImpl() == dirty; });
+    EMBER_CHECK(returned,
+                "{}: Some elements marked as dirty during the forward method were not returned as output. "
+                "The inputs that are modified inplace must all be outputs of the Function.",
+                name);
   }
   for (const Tensor& in : inputs) {
     if (!is_dirty(in)) continue;
@@ -160,17 +164,18 @@ void FunctionWiring::connect(const std::shared_ptr<AutogradContext>& ctx, std::s
     if (out.defined() && std::find(nd.begin(), nd.end(), out.unsafeGetTensorImpl()) != nd.end()) out = Tensor();
   }
 
-  std::shared_ptr<Node> node = record(name, differentiable, inputs,
-         [ctx, name, is_tensor_arg = std::move(is_tensor_arg), input_info = std::move(input_info),
-          output_info = std::move(output_info), backward](const tensor_list& grads_in) -> tensor_list {
-           variable_list grads(grads_in.begin(), grads_in.end());
-           grads.resize(output_info.size());
-           if (ctx->materialize_grads_)
-             for (size_t i = 0; i < grads.size(); ++i)
-               if (!grads[i].defined() && output_info[i].defined)
-                 grads[i] = zeros(output_info[i].sizes, output_info[i].options);
-           return validate(name, backward(ctx.get(), std::move(grads)), is_tensor_arg, input_info);
-         });
+  std::shared_ptr<Node> node =
+      record(name, differentiable, inputs,
+             [ctx, name, is_tensor_arg = std::move(is_tensor_arg), input_info = std::move(input_info),
+              output_info = std::move(output_info), backward](const tensor_list& grads_in) -> tensor_list {
+               variable_list grads(grads_in.begin(), grads_in.end());
+               grads.resize(output_info.size());
+               if (ctx->materialize_grads_)
+                 for (size_t i = 0; i < grads.size(); ++i)
+                   if (!grads[i].defined() && output_info[i].defined)
+                     grads[i] = zeros(output_info[i].sizes, output_info[i].options);
+               return validate(name, backward(ctx.get(), std::move(grads)), is_tensor_arg, input_info);
+             });
   node->runs_without_grads = true;
 
   // Saved after record(), so a saved output links (weakly) to the node that produced it.

@@ -51,15 +51,13 @@ class IValue {
   IValue() = default;
   IValue(bool v) : v_(v) {}  // NOLINT: implicit, as in libtorch
   template <typename I>
-    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
-  IValue(I v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) IValue(I v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
   template <typename F>
-    requires std::is_floating_point_v<F>
-  IValue(F v) : v_(static_cast<double>(v)) {}  // NOLINT
-  IValue(std::string v) : v_(std::move(v)) {}  // NOLINT
-  IValue(const char* v) : v_(std::string(v)) {}  // NOLINT
-  IValue(Tensor v) : v_(std::move(v)) {}  // NOLINT
-  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}  // NOLINT
+  requires std::is_floating_point_v<F> IValue(F v) : v_(static_cast<double>(v)) {}  // NOLINT
+  IValue(std::string v) : v_(std::move(v)) {}                                       // NOLINT
+  IValue(const char* v) : v_(std::string(v)) {}                                     // NOLINT
+  IValue(Tensor v) : v_(std::move(v)) {}                                            // NOLINT
+  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}                              // NOLINT
 
   bool isNone() const { return v_.index() == 0; }
   bool isBool() const { return std::holds_alternative<bool>(v_); }
@@ -133,9 +131,8 @@ struct FunctionWiring {
   static std::string node_name(const std::type_info& type);
   // Records the node when an input requires grad; `outputs` may be replaced by fresh handles
   // (an output that is an input itself gets its own history without touching the input's).
-  static void connect(const std::shared_ptr<AutogradContext>& ctx, std::string name,
-                      std::vector<bool> is_tensor_arg, const tensor_list& inputs, tensor_list& outputs,
-                      Backward backward);
+  static void connect(const std::shared_ptr<AutogradContext>& ctx, std::string name, std::vector<bool> is_tensor_arg,
+                      const tensor_list& inputs, tensor_list& outputs, Backward backward);
   // Collects forward's tensor arguments: one flag per argument (per element for a tensor_list).
   static void collect(std::vector<bool>& is_tensor, tensor_list& tensors, const Tensor& t) {
     is_tensor.push_back(true);

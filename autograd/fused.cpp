@@ -13,14 +13,15 @@ std::shared_ptr<Node> record_fused(const std::string& name, const Tensor& output
   auto slots = std::make_shared<std::vector<SavedVariable>>();
   slots->reserve(saved.size() + 1);
   for (const Tensor& t : saved) slots->emplace_back(t, false);
-  auto node = record(name, output, inputs, [slots, name, backward = std::move(backward)](const Tensor& g) -> tensor_list {
-    tensor_list values;
-    values.reserve(slots->size());
-    for (const SavedVariable& v : *slots) values.push_back(v.unpack(name));
-    if (backward.fused && !GradMode::is_enabled())
-      if (std::optional<tensor_list> d = backward.fused(g, values)) return std::move(*d);
-    return backward.composed(g, values);
-  });
+  auto node =
+      record(name, output, inputs, [slots, name, backward = std::move(backward)](const Tensor& g) -> tensor_list {
+        tensor_list values;
+        values.reserve(slots->size());
+        for (const SavedVariable& v : *slots) values.push_back(v.unpack(name));
+        if (backward.fused && !GradMode::is_enabled())
+          if (std::optional<tensor_list> d = backward.fused(g, values)) return std::move(*d);
+        return backward.composed(g, values);
+      });
   // After record: the output's SavedVariable links weakly to the node that now produces it.
   if (save_output == SaveOutput::kYes) slots->emplace_back(output, true);
   return node;

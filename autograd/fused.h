@@ -31,7 +31,7 @@ using BackwardFormula = std::function<tensor_list(const Tensor& grad, const tens
 using FusedBackwardKernel = std::function<std::optional<tensor_list>(const Tensor& grad, const tensor_list& saved)>;
 
 struct FusedBackward {
-  BackwardFormula composed = nullptr;  // from differentiable ops: any device, any grad mode
+  BackwardFormula composed = nullptr;   // from differentiable ops: any device, any grad mode
   FusedBackwardKernel fused = nullptr;  // optional: one pass; std::nullopt when the backend has no kernel
 };
 

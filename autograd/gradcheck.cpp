@@ -111,8 +111,8 @@ std::vector<std::vector<Matrix>> analytical_jacobians(const tensor_list& inputs,
         if (!grads[c].defined()) continue;
         const size_t i = checked_index[c];
         EMBER_CHECK(grads[c].sizes() == inputs[i].sizes(),
-                    "gradcheck: the gradient for input {} has shape {} but the input has shape {}", i,
-                    grads[c].sizes(), inputs[i].sizes());
+                    "gradcheck: the gradient for input {} has shape {} but the input has shape {}", i, grads[c].sizes(),
+                    inputs[i].sizes());
         const std::vector<double> g = values(grads[c]);
         for (size_t j = 0; j < g.size(); ++j) jac[i][o][j * n_out + k] = g[j];
       }
@@ -133,8 +133,10 @@ void check_inputs(const tensor_list& inputs) {
                 "or pass x.to(ember::kFloat64).detach().requires_grad_()",
                 i, dtype_name(x.dtype()));
   }
-  EMBER_CHECK(any, "gradcheck: expects at least one input tensor to require gradient, but none of the {} inputs has "
-              "requires_grad=true", inputs.size());
+  EMBER_CHECK(any,
+              "gradcheck: expects at least one input tensor to require gradient, but none of the {} inputs has "
+              "requires_grad=true",
+              inputs.size());
 }
 
 }  // namespace
@@ -165,12 +167,13 @@ bool gradcheck(const GradcheckFn& fn, const tensor_list& inputs, double eps, dou
       if (worst_excess <= 0) continue;
       if (!raise_exception) return false;
       const int64_t n_out = reference[o].numel();
-      EMBER_FAIL("gradcheck: Jacobian mismatch for output {} (shape {}) with respect to input {} (shape {}). Worst "
-                 "element: d output{} / d input{}: numerical {:.6g} vs analytical {:.6g} (difference {:.3g} > atol {:g} "
-                 "+ rtol {:g} * |numerical|)",
-                 o, reference[o].sizes(), i, inputs[i].sizes(), index_str(reference[o].sizes(), worst % n_out),
-                 index_str(inputs[i].sizes(), worst / n_out), num[worst], ana[worst], std::abs(ana[worst] - num[worst]),
-                 atol, rtol);
+      EMBER_FAIL(
+          "gradcheck: Jacobian mismatch for output {} (shape {}) with respect to input {} (shape {}). Worst "
+          "element: d output{} / d input{}: numerical {:.6g} vs analytical {:.6g} (difference {:.3g} > atol {:g} "
+          "+ rtol {:g} * |numerical|)",
+          o, reference[o].sizes(), i, inputs[i].sizes(), index_str(reference[o].sizes(), worst % n_out),
+          index_str(inputs[i].sizes(), worst / n_out), num[worst], ana[worst], std::abs(ana[worst] - num[worst]), atol,
+          rtol);
     }
   }
   return true;

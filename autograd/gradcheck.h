@@ -35,7 +35,7 @@ bool gradgradcheck(const GradcheckFn& fn, const tensor_list& inputs, double eps 
 
 // The same for a function returning one tensor: [](const tensor_list& in) { return in[0].exp(); }
 template <typename F>
-  requires std::is_convertible_v<std::invoke_result_t<F, const tensor_list&>, Tensor>
+requires std::is_convertible_v<std::invoke_result_t<F, const tensor_list&>, Tensor>
 bool gradcheck(F fn, const tensor_list& inputs, double eps = 1e-6, double atol = 1e-5, double rtol = 1e-3,
                bool raise_exception = true) {
   GradcheckFn wrapped = [fn](const tensor_list& in) { return tensor_list{fn(in)}; };
@@ -43,7 +43,7 @@ bool gradcheck(F fn, const tensor_list& inputs, double eps = 1e-6, double atol =
 }
 
 template <typename F>
-  requires std::is_convertible_v<std::invoke_result_t<F, const tensor_list&>, Tensor>
+requires std::is_convertible_v<std::invoke_result_t<F, const tensor_list&>, Tensor>
 bool gradgradcheck(F fn, const tensor_list& inputs, double eps = 1e-6, double atol = 1e-5, double rtol = 1e-3,
                    bool raise_exception = true) {
   GradcheckFn wrapped = [fn](const tensor_list& in) { return tensor_list{fn(in)}; };

@@ -128,7 +128,8 @@ std::string to_dot(const Tensor& root, const DotOptions& options) {
     const std::string fn_id = w.walk(fn);
     w.edge(fn_id, w.box(tensor_label(root, "output", options), kRootColor));
   } else {
-    w.box(tensor_label(root, root.requires_grad() ? "leaf" : "tensor", options), root.requires_grad() ? kLeafColor : kRootColor);
+    w.box(tensor_label(root, root.requires_grad() ? "leaf" : "tensor", options),
+          root.requires_grad() ? kLeafColor : kRootColor);
   }
   return w.str();
 }

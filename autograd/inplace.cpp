@@ -15,7 +15,8 @@ namespace {
 
 // The elements of `t` (shaped like `base`, contiguous) that `view` covers.
 Tensor region(const Tensor& t, const Tensor& view, const Tensor& base) {
-  return raw_view(t, view.sizes().vec(), view.strides().vec(), t.storage_offset() + view.storage_offset() - base.storage_offset());
+  return raw_view(t, view.sizes().vec(), view.strides().vec(),
+                  t.storage_offset() + view.storage_offset() - base.storage_offset());
 }
 
 }  // namespace
@@ -36,8 +37,10 @@ void commit_inplace(const Tensor& self, const Tensor& result) {
     return;
   }
   if (!result.requires_grad() && !base.requires_grad()) return;
-  EMBER_CHECK(base.is_contiguous(), "in-place op on a view: the view's base must be contiguous for autograd (got "
-              "strides {} for shape {}); clone() the base first", base.strides(), base.sizes());
+  EMBER_CHECK(base.is_contiguous(),
+              "in-place op on a view: the view's base must be contiguous for autograd (got "
+              "strides {} for shape {}); clone() the base first",
+              base.strides(), base.sizes());
   // base_new = base_old with the view's region replaced by result.
   // d base_old = g with the region zeroed; d result = g's region
   const Tensor view = self.detach(), base_geom = base.detach();

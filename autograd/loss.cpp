@@ -13,9 +13,7 @@ namespace ember {
 using autograd::any_requires_grad;
 using autograd::record;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 void detail::check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
   kernel::check_same_device(op, {input, target});
@@ -78,8 +76,12 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, 
     index = target.reshape({-1}).masked_fill(valid.logical_not(), 0).unsqueeze(1);  // (N, 1)
     Tensor losses = table.gather(1, index).squeeze(1).neg().masked_fill(valid.logical_not(), 0);
     switch (reduction) {
-      case Reduction::None: out = losses.reshape(target.sizes()); break;
-      case Reduction::Sum: out = losses.sum(); break;
+      case Reduction::None:
+        out = losses.reshape(target.sizes());
+        break;
+      case Reduction::Sum:
+        out = losses.sum();
+        break;
       case Reduction::Mean:
         count = valid.sum().to(input.dtype());
         out = losses.sum() / count;
@@ -88,10 +90,10 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, 
   }
   if (any_requires_grad({&input})) {
     record("NllLossBackward0", out, {input},
-           [valid, index, count, reduction, sizes = input.sizes().vec(), C = input.size(input.dim() == 1 ? 0 : 1)](
-               const Tensor& g) -> tensor_list {
+           [valid, index, count, reduction, sizes = input.sizes().vec(),
+            C = input.size(input.dim() == 1 ? 0 : 1)](const Tensor& g) -> tensor_list {
              const int64_t N = index.size(0);
-             Tensor per_row = reduction == Reduction::None ? g.reshape({N})
+             Tensor per_row = reduction == Reduction::None   ? g.reshape({N})
                               : reduction == Reduction::Mean ? (g / count).expand({N})
                                                              : g.expand({N});
              Tensor dvals = per_row.neg().masked_fill(valid.logical_not(), 0).unsqueeze(1);  // (N, 1)

@@ -23,9 +23,12 @@ inline constexpr Reduction kSum = Reduction::Sum;
 // Per-element losses reduced as asked: as they are, their mean, or their sum.
 inline Tensor apply_reduction(const Tensor& loss, Reduction reduction) {
   switch (reduction) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: return loss.mean();
+    case Reduction::None:
+      return loss;
+    case Reduction::Sum:
+      return loss.sum();
+    case Reduction::Mean:
+      return loss.mean();
   }
   return loss;
 }

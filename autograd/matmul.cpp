@@ -27,8 +27,8 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, const char* op, const Te
               dtype_name(a.dtype()), dtype_name(b.dtype()));
   EMBER_CHECK(a.device() == b.device(), "{}: expected both operands on the same device, got {} and {}", op,
               a.device().str(), b.device().str());
-  std::vector<int64_t> batch = broadcast_shapes(IntArrayRef(a.sizes().data(), a.dim() - 2),
-                                                IntArrayRef(b.sizes().data(), b.dim() - 2), op);
+  std::vector<int64_t> batch =
+      broadcast_shapes(IntArrayRef(a.sizes().data(), a.dim() - 2), IntArrayRef(b.sizes().data(), b.dim() - 2), op);
   const int64_t B = numel_of(batch);
   auto as3 = [&](const Tensor& t, int64_t rows, int64_t cols) {
     std::vector<int64_t> full = batch;
@@ -71,14 +71,15 @@ Tensor mat2_grad(const Tensor& m1, const Tensor& g, bool transposed) {
 
 Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   kernel::check_same_device("matmul", {a_in, b_in});
-  EMBER_CHECK(a_in.dim() > 0 && b_in.dim() > 0, "matmul: both arguments need to be at least 1D, but they are {}D and {}D",
-              a_in.dim(), b_in.dim());
+  EMBER_CHECK(a_in.dim() > 0 && b_in.dim() > 0,
+              "matmul: both arguments need to be at least 1D, but they are {}D and {}D", a_in.dim(), b_in.dim());
   // 1-D operands: a vector on the left is a row, on the right a column; the unit dim is removed after.
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
   if (a_vec && b_vec)
-    EMBER_CHECK(a_in.size(0) == b_in.size(0), "matmul: inconsistent tensor size, expected tensor [{}] and src [{}] to "
-                "have the same number of elements, but got {} and {} elements respectively", a_in.size(0),
-                b_in.size(0), a_in.size(0), b_in.size(0));
+    EMBER_CHECK(a_in.size(0) == b_in.size(0),
+                "matmul: inconsistent tensor size, expected tensor [{}] and src [{}] to "
+                "have the same number of elements, but got {} and {} elements respectively",
+                a_in.size(0), b_in.size(0), a_in.size(0), b_in.size(0));
   if (!a_vec && !b_vec)
     EMBER_CHECK(a_in.size(-1) == b_in.size(-2), "matmul: shapes {} and {} cannot be multiplied ({} != {})",
                 a_in.sizes(), b_in.sizes(), a_in.size(-1), b_in.size(-2));
@@ -96,8 +97,10 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
             b_transposed = a.dim() == 2 && is_transposed_matrix(b)](const Tensor& g) -> tensor_list {
              Tensor da, db;
              if (need_a) da = autograd::sum_to(matmul(g, sb.unpack("MmBackward0").mT()), as);
-             if (need_b && b_transposed) db = mat2_grad(sa.unpack("MmBackward0"), g, true);
-             else if (need_b) db = autograd::sum_to(matmul(sa.unpack("MmBackward0").mT(), g), bs);
+             if (need_b && b_transposed)
+               db = mat2_grad(sa.unpack("MmBackward0"), g, true);
+             else if (need_b)
+               db = autograd::sum_to(matmul(sa.unpack("MmBackward0").mT(), g), bs);
              return {da, db};
            });
   }
@@ -154,9 +157,10 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
          Tensor out = batched_matmul(mat1, mat2, "addmm", a == 1.0 && b == 1.0 ? self : Tensor(), &added);
          if (a != 1.0) kernel::binary_(BinaryOp::Mul, out, kernel::scalar(alpha, out.dtype(), out.device()));
          if (b != 0.0 && !added)
-           kernel::binary_(BinaryOp::Add, out,
-                           b == 1.0 ? self
-                                    : kernel::binary(BinaryOp::Mul, self, kernel::scalar(beta, self.dtype(), self.device())));
+           kernel::binary_(
+               BinaryOp::Add, out,
+               b == 1.0 ? self
+                        : kernel::binary(BinaryOp::Mul, self, kernel::scalar(beta, self.dtype(), self.device())));
          return tensor_list{out};
        }},
        .backward = {.composed = [self_sizes = self.sizes().vec(), need_m1, need_m2,

@@ -27,7 +27,8 @@ void check_index(const Tensor& index, int64_t bound, const char* op, IntArrayRef
   if (lo >= 0 && hi < bound) return;
   const int64_t bad = lo < 0 ? lo : hi;
   if (shape.empty()) EMBER_FAIL("{}: index {} is out of bounds for size {}", op, bad, bound);
-  EMBER_FAIL("{}: index {} is out of bounds for dimension {} with size {} (input shape {})", op, bad, dim, bound, shape);
+  EMBER_FAIL("{}: index {} is out of bounds for dimension {} with size {} (input shape {})", op, bad, dim, bound,
+             shape);
 }
 
 // softmax of x over `dim` (forward only), in x's floating dtype.
@@ -37,7 +38,8 @@ Tensor softmax_forward(const Tensor& x, int64_t d, bool log) {
   Tensor in = kernel::contiguous(moved);
   Tensor out = raw_empty(in.sizes(), in.dtype(), in.device());
   backend_for(in).softmax(out, in, log);
-  return (x.dim() == 0 || d == last) ? out : raw_view(out, out.sizes().vec(), out.strides().vec(), 0).transpose(d, last);
+  return (x.dim() == 0 || d == last) ? out
+                                     : raw_view(out, out.sizes().vec(), out.strides().vec(), 0).transpose(d, last);
 }
 
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
@@ -101,8 +103,10 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
   bool matches = input.dim() >= k;
   for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];
-  EMBER_CHECK(matches, "layer_norm: input of shape {} does not end with normalized_shape {} (expected input of shape "
-              "[*, {}])", input.sizes(), normalized_shape, fmt::join(normalized_shape, ", "));
+  EMBER_CHECK(matches,
+              "layer_norm: input of shape {} does not end with normalized_shape {} (expected input of shape "
+              "[*, {}])",
+              input.sizes(), normalized_shape, fmt::join(normalized_shape, ", "));
   for (const Tensor* t : {&weight, &bias}) {
     if (!t->defined()) continue;
     EMBER_CHECK(t->sizes() == normalized_shape, "layer_norm: {} has shape {} but normalized_shape is {}",
@@ -114,8 +118,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
 
-  const bool same_dtype = (!weight.defined() || weight.dtype() == input.dtype()) &&
-                          (!bias.defined() || bias.dtype() == input.dtype());
+  const bool same_dtype =
+      (!weight.defined() || weight.dtype() == input.dtype()) && (!bias.defined() || bias.dtype() == input.dtype());
   const int64_t D = numel_of(normalized_shape), N = D ? input.numel() / D : 0;
   const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
@@ -124,19 +128,19 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
        .inputs = {input, weight, bias},
        .saved = {input, weight},
        // one pass over each row: y, and the row's mean and rstd for the backward
-       .forward = {.fused = [&]() -> std::optional<tensor_list> {
-                     Backend& be = backend_for(input);
-                     Tensor x = kernel::contiguous(input);
-                     Tensor x2 = raw_view(x, {N, D}, {D, 1}, x.storage_offset());
-                     Tensor y = raw_empty({N, D}, x.dtype(), x.device());
-                     Tensor mean = raw_empty({N}, x.dtype(), x.device()), rstd = raw_empty({N}, x.dtype(), x.device());
-                     auto plain = [](const Tensor& t) { return t.defined() ? kernel::contiguous(t) : Tensor(); };
-                     if (!same_dtype || N * D == 0 || !be.layer_norm(y, mean, rstd, x2, plain(weight), plain(bias), eps))
-                       return std::nullopt;
-                     return tensor_list{raw_view(y, input.sizes().vec(), contiguous_strides(input.sizes()), 0), mean,
-                                        rstd};
-                   },
-                   .composed = [&] { return layer_norm_composed(input, dims, weight, bias, eps); }},
+       .forward = {
+           .fused = [&]() -> std::optional<tensor_list> {
+             Backend& be = backend_for(input);
+             Tensor x = kernel::contiguous(input);
+             Tensor x2 = raw_view(x, {N, D}, {D, 1}, x.storage_offset());
+             Tensor y = raw_empty({N, D}, x.dtype(), x.device());
+             Tensor mean = raw_empty({N}, x.dtype(), x.device()), rstd = raw_empty({N}, x.dtype(), x.device());
+             auto plain = [](const Tensor& t) { return t.defined() ? kernel::contiguous(t) : Tensor(); };
+             if (!same_dtype || N * D == 0 || !be.layer_norm(y, mean, rstd, x2, plain(weight), plain(bias), eps))
+               return std::nullopt;
+             return tensor_list{raw_view(y, input.sizes().vec(), contiguous_strides(input.sizes()), 0), mean, rstd};
+           },
+           .composed = [&] { return layer_norm_composed(input, dims, weight, bias, eps); }},
        // dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) with gw = g weight; dweight = sum(g xhat), dbias = sum(g)
        .backward = {
            .composed = [dims, eps, need_x, need_w, need_b](const Tensor& g, const tensor_list& saved) -> tensor_list {
@@ -176,16 +180,19 @@ Tensor triangle(const Tensor& x, int64_t k, bool lower) {
   Tensor out = raw_empty(in.sizes(), in.dtype(), in.device());
   backend_for(in).triangle(out, in, k, lower);
   if (any_requires_grad({&x}))
-    record(lower ? "TrilBackward0" : "TriuBackward0", out, {x}, [k, lower](const Tensor& g) -> tensor_list {
-      return {lower ? g.tril(k) : g.triu(k)};
-    });
+    record(lower ? "TrilBackward0" : "TriuBackward0", out, {x},
+           [k, lower](const Tensor& g) -> tensor_list { return {lower ? g.tril(k) : g.triu(k)}; });
   return out;
 }
 
 }  // namespace
 
-Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return softmax_impl(*this, dim, dtype, false); }
-Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const { return softmax_impl(*this, dim, dtype, true); }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return softmax_impl(*this, dim, dtype, false);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return softmax_impl(*this, dim, dtype, true);
+}
 Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }
 Tensor log_softmax(const Tensor& x, int64_t dim) { return x.log_softmax(dim); }
 
@@ -221,10 +228,13 @@ Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) c
   check_index(index, sizes()[d], "index_add", sizes(), d);
   std::vector<int64_t> want = sizes().vec();
   want[d] = index.numel();
-  EMBER_CHECK(src.sizes() == IntArrayRef(want), "index_add: source has shape {} but {} was expected (self {} with {} "
-              "indices along dim {})", src.sizes(), IntArrayRef(want), sizes(), index.numel(), d);
+  EMBER_CHECK(src.sizes() == IntArrayRef(want),
+              "index_add: source has shape {} but {} was expected (self {} with {} "
+              "indices along dim {})",
+              src.sizes(), IntArrayRef(want), sizes(), index.numel(), d);
   Tensor out = kernel::clone(*this);
-  backend_for(out).index_add(out, d, kernel::contiguous(index.reshape({-1})), kernel::contiguous(kernel::cast(src, dtype())));
+  backend_for(out).index_add(out, d, kernel::contiguous(index.reshape({-1})),
+                             kernel::contiguous(kernel::cast(src, dtype())));
   if (any_requires_grad({this, &src}))
     record("IndexAddBackward0", out, {*this, src}, [d, index](const Tensor& g) -> tensor_list {
       return {g, g.index_select(d, index)};
@@ -236,11 +246,15 @@ Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) c
 Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
   kernel::check_same_device("gather", {*this, index});
   int64_t d = wrap_dim(dim_, dim(), "gather");
-  EMBER_CHECK(index.dim() == dim(), "gather: index tensor must have the same number of dimensions as input tensor "
-              "(got {} and {})", index.dim(), dim());
+  EMBER_CHECK(index.dim() == dim(),
+              "gather: index tensor must have the same number of dimensions as input tensor "
+              "(got {} and {})",
+              index.dim(), dim());
   for (int64_t k = 0; k < dim(); ++k)
-    EMBER_CHECK(k == d || index.sizes()[k] <= sizes()[k], "gather: size does not match at dimension {}: expected index "
-                "{} to be smaller than self {} apart from dimension {}", k, index.sizes(), sizes(), d);
+    EMBER_CHECK(k == d || index.sizes()[k] <= sizes()[k],
+                "gather: size does not match at dimension {}: expected index "
+                "{} to be smaller than self {} apart from dimension {}",
+                k, index.sizes(), sizes(), d);
   check_index(index, sizes()[d], "gather", sizes(), d);
   Tensor idx = kernel::contiguous(index);
   Tensor out = raw_empty(idx.sizes(), dtype(), device());
@@ -257,8 +271,8 @@ Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src)
   kernel::check_same_device("scatter_add", {*this, index, src});
   int64_t d = wrap_dim(dim_, dim(), "scatter_add");
   EMBER_CHECK(index.dim() == dim() && src.sizes() == index.sizes(),
-              "scatter_add: expected index {} and src {} of the same shape, with as many dims as self {}", index.sizes(),
-              src.sizes(), sizes());
+              "scatter_add: expected index {} and src {} of the same shape, with as many dims as self {}",
+              index.sizes(), src.sizes(), sizes());
   check_index(index, sizes()[d], "scatter_add", sizes(), d);
   Tensor out = kernel::clone(*this);
   Tensor idx = kernel::contiguous(index);
@@ -275,7 +289,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
   kernel::check_same_device("embedding", {weight, indices});
   EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
               weight.sizes());
-  EMBER_CHECK(indices.dtype() == kInt64, "embedding: expected indices of dtype int64, got {}", dtype_name(indices.dtype()));
+  EMBER_CHECK(indices.dtype() == kInt64, "embedding: expected indices of dtype int64, got {}",
+              dtype_name(indices.dtype()));
   check_index(indices, weight.size(0), "embedding", weight.sizes(), 0);
   Tensor flat = kernel::contiguous(indices.reshape({-1}));
   Tensor rows;

@@ -95,13 +95,13 @@ class AccumulateGrad final : public Node {
 struct AutogradMeta {
   bool requires_grad = false;
   Tensor grad;
-  std::shared_ptr<Node> grad_fn;           // null for leaves
-  std::weak_ptr<Node> grad_accumulator;    // leaves: created on first use
+  std::shared_ptr<Node> grad_fn;         // null for leaves
+  std::weak_ptr<Node> grad_accumulator;  // leaves: created on first use
   uint32_t output_nr = 0;
   bool retains_grad = false;
   std::string name;
   std::vector<std::pair<unsigned, TensorHook>> leaf_hooks;  // hooks of a leaf, run by AccumulateGrad
-  Tensor view_base;  // for a view: the (non-view) tensor whose storage it shows
+  Tensor view_base;                                         // for a view: the (non-view) tensor whose storage it shows
 };
 
 // A tensor kept by a node for its backward. Checks on unpack that nobody wrote into it since
@@ -125,7 +125,7 @@ class SavedVariable {
 
 // ---- helpers used by every op ----
 
-AutogradMeta* meta(const Tensor& t);             // null if none
+AutogradMeta* meta(const Tensor& t);  // null if none
 AutogradMeta& ensure_meta(const Tensor& t);
 // The edge through which gradient reaches `t`: its grad_fn, or its AccumulateGrad if a leaf.
 Edge gradient_edge(const Tensor& t);

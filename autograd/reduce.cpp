@@ -40,9 +40,10 @@ Tensor Tensor::sum(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> 
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "sum");
   Tensor y = kernel::reduce(ReduceOp::Sum, x, dims, keepdim);
   if (any_requires_grad({this})) {
-    record(dims_in.empty() ? "SumBackward0" : "SumBackward1", y, {*this}, [in = sizes().vec(), dims, keepdim, src = dtype()](const Tensor& g) -> tensor_list {
-      return {unsqueeze_reduced(g, in, dims, keepdim).expand(in).to(src)};
-    });
+    record(dims_in.empty() ? "SumBackward0" : "SumBackward1", y, {*this},
+           [in = sizes().vec(), dims, keepdim, src = dtype()](const Tensor& g) -> tensor_list {
+             return {unsqueeze_reduced(g, in, dims, keepdim).expand(in).to(src)};
+           });
   }
   return y;
 }
@@ -50,8 +51,10 @@ Tensor Tensor::sum(std::optional<ScalarType> dtype_) const { return sum(IntArray
 
 Tensor Tensor::mean(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype_) const {
   ScalarType dt = dtype_.value_or(dtype());
-  EMBER_CHECK(ember::is_floating_point(dt), "mean: could not infer output dtype. Input dtype must be either a floating point "
-              "or complex dtype. Got: {}", dtype_name(dt));
+  EMBER_CHECK(ember::is_floating_point(dt),
+              "mean: could not infer output dtype. Input dtype must be either a floating point "
+              "or complex dtype. Got: {}",
+              dtype_name(dt));
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "mean");
   const double n = static_cast<double>(count_over(sizes(), dims));
   Tensor y;
@@ -134,8 +137,12 @@ static std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim_, boo
   }
   return {values, indices};
 }
-std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return max_min_dim(*this, dim, keepdim, true); }
-std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return max_min_dim(*this, dim, keepdim, false); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return max_min_dim(*this, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return max_min_dim(*this, dim, keepdim, false);
+}
 
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   NoGradGuard no_grad;
@@ -176,7 +183,8 @@ Tensor Tensor::norm(const std::optional<Scalar>& p_opt, IntArrayRef dims_in, boo
     }
     if (any_requires_grad({this}))
       record("NormBackward1", y, {*this},
-             [sx = SavedVariable(*this, false), sy = SavedVariable(y, true), dims, keepdim](const Tensor& g) -> tensor_list {
+             [sx = SavedVariable(*this, false), sy = SavedVariable(y, true), dims,
+              keepdim](const Tensor& g) -> tensor_list {
                Tensor x = sx.unpack("NormBackward1"), norm = sy.unpack("NormBackward1");
                Tensor scale = (g / norm).masked_fill(norm.eq(0), 0);
                return {x * unsqueeze_reduced(scale, x.sizes(), dims, keepdim)};

@@ -50,16 +50,16 @@ Tensor Tensor::to(Device dev, ScalarType dt, bool copy) const {
     }
   }
   if (any_requires_grad({this}) && ember::is_floating_point(dt)) {
-    record("ToCopyBackward0", out, {*this}, [src_dev = device(), src_dt = dtype()](const Tensor& g) -> tensor_list {
-      return {g.to(src_dev, src_dt)};
-    });
+    record("ToCopyBackward0", out, {*this},
+           [src_dev = device(), src_dt = dtype()](const Tensor& g) -> tensor_list { return {g.to(src_dev, src_dt)}; });
   }
   return out;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = kernel::clone(*this);
-  if (any_requires_grad({this})) record("CloneBackward0", out, {*this}, [](const Tensor& g) -> tensor_list { return {g}; });
+  if (any_requires_grad({this}))
+    record("CloneBackward0", out, {*this}, [](const Tensor& g) -> tensor_list { return {g}; });
   return out;
 }
 
@@ -97,9 +97,10 @@ Tensor& Tensor::zero_() { return fill_(0); }
 Tensor Tensor::view(IntArrayRef shape) const {
   std::vector<int64_t> sz = infer_size(shape, numel(), "view");
   auto st = view_strides(sizes(), strides(), sz);
-  EMBER_CHECK(st.has_value(), "view: size {} is not compatible with input tensor's size {} and stride {} (at least one "
-              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.", IntArrayRef(sz), sizes(),
-              strides());
+  EMBER_CHECK(st.has_value(),
+              "view: size {} is not compatible with input tensor's size {} and stride {} (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+              IntArrayRef(sz), sizes(), strides());
   return make_view(*this, sz, *st, storage_offset(), "ViewBackward0",
                    [in = sizes().vec()](const Tensor& g) -> tensor_list { return {g.reshape(in)}; });
 }
@@ -190,8 +191,10 @@ Tensor Tensor::squeeze(int64_t dim_) const {
 Tensor Tensor::expand(IntArrayRef want) const {
   std::vector<int64_t> sz = want.vec();
   const int64_t lead = static_cast<int64_t>(sz.size()) - dim();
-  EMBER_CHECK(lead >= 0, "expand: the number of sizes provided ({}) must be greater or equal to the number of "
-              "dimensions in the tensor ({})", sz.size(), dim());
+  EMBER_CHECK(lead >= 0,
+              "expand: the number of sizes provided ({}) must be greater or equal to the number of "
+              "dimensions in the tensor ({})",
+              sz.size(), dim());
   for (int64_t d = 0; d < static_cast<int64_t>(sz.size()); ++d)
     if (sz[d] == -1) {
       EMBER_CHECK(d >= lead, "expand: -1 is not allowed in a leading, non-existing dimension ({})", d);
@@ -250,10 +253,11 @@ Tensor Tensor::select(int64_t dim_, int64_t index) const {
   const int64_t offset = storage_offset() + index * st[d];
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return make_view(*this, sz, st, offset, "SelectBackward0", [in = sizes().vec(), d, index](const Tensor& g) -> tensor_list {
-    Tensor z = zeros(in, g.options());
-    return {z.slice_scatter(g.unsqueeze(d), d, index, index + 1, 1)};
-  });
+  return make_view(*this, sz, st, offset, "SelectBackward0",
+                   [in = sizes().vec(), d, index](const Tensor& g) -> tensor_list {
+                     Tensor z = zeros(in, g.options());
+                     return {z.slice_scatter(g.unsqueeze(d), d, index, index + 1, 1)};
+                   });
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -344,8 +348,8 @@ tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) cons
   for (int64_t n : split_sizes) {
     EMBER_CHECK(n >= 0, "split_with_sizes: split sizes must be non-negative, got {}", split_sizes);
     EMBER_CHECK(!__builtin_add_overflow(total, n, &total),
-                "split_with_sizes: sizes {} add up to more than 64 bits hold, but dimension {} has size {}", split_sizes,
-                d, sizes()[d]);
+                "split_with_sizes: sizes {} add up to more than 64 bits hold, but dimension {} has size {}",
+                split_sizes, d, sizes()[d]);
   }
   EMBER_CHECK(total == sizes()[d], "split_with_sizes: sizes {} add up to {} but dimension {} has size {}", split_sizes,
               total, d, sizes()[d]);
@@ -386,16 +390,18 @@ Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t>
 }
 
 // d slice_scatter = (g with the slice zeroed, g's slice)
-Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int64_t> start_, std::optional<int64_t> end_,
-                             int64_t step) const {
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int64_t> start_,
+                             std::optional<int64_t> end_, int64_t step) const {
   Tensor out = kernel::clone(*this);
   Tensor part;
   {
     NoGradGuard no_grad;
     part = out.slice(dim_, start_, end_, step);
   }
-  EMBER_CHECK(part.sizes() == src.sizes(), "slice_scatter: expected src to have a size equal to the slice of self ({}), "
-              "got {}", part.sizes(), src.sizes());
+  EMBER_CHECK(part.sizes() == src.sizes(),
+              "slice_scatter: expected src to have a size equal to the slice of self ({}), "
+              "got {}",
+              part.sizes(), src.sizes());
   backend_for(out).copy(part, kernel::cast(src, dtype()));
   if (any_requires_grad({this, &src})) {
     record("SliceScatterBackward0", out, {*this, src}, [dim_, start_, end_, step](const Tensor& g) -> tensor_list {
@@ -419,13 +425,15 @@ Tensor cat(const tensor_list& tensors, int64_t dim) {
   int64_t total = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
-    EMBER_CHECK(t.dim() == first.dim(), "cat: tensors must have the same number of dimensions: got {} and {} (tensor {})",
-                first.dim(), t.dim(), i);
+    EMBER_CHECK(t.dim() == first.dim(),
+                "cat: tensors must have the same number of dimensions: got {} and {} (tensor {})", first.dim(), t.dim(),
+                i);
     EMBER_CHECK(t.device() == first.device(), "cat: all tensors must be on the same device");
     for (int64_t k = 0; k < t.dim(); ++k)
-      EMBER_CHECK(k == d || t.sizes()[k] == sz[k], "cat: sizes of tensors must match except in dimension {}. Expected "
-                  "size {} but got size {} for tensor number {} in the list (shapes {} and {})", d, sz[k], t.sizes()[k], i,
-                  first.sizes(), t.sizes());
+      EMBER_CHECK(k == d || t.sizes()[k] == sz[k],
+                  "cat: sizes of tensors must match except in dimension {}. Expected "
+                  "size {} but got size {} for tensor number {} in the list (shapes {} and {})",
+                  d, sz[k], t.sizes()[k], i, first.sizes(), t.sizes());
     EMBER_CHECK(!__builtin_add_overflow(total, t.sizes()[d], &total),
                 "cat: the sizes in dimension {} add up to more than 64 bits hold (at tensor {}, shape {})", d, i,
                 t.sizes());
@@ -444,7 +452,8 @@ Tensor cat(const tensor_list& tensors, int64_t dim) {
     lengths.push_back(t.sizes()[d]);
   }
   if (any_requires_grad(tensors))
-    record("CatBackward0", out, tensors, [lengths, d](const Tensor& g) -> tensor_list { return g.split_with_sizes(lengths, d); });
+    record("CatBackward0", out, tensors,
+           [lengths, d](const Tensor& g) -> tensor_list { return g.split_with_sizes(lengths, d); });
   return out;
 }
 
@@ -453,8 +462,10 @@ Tensor stack(const tensor_list& tensors, int64_t dim) {
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   tensor_list parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack: expects each tensor to be equal size, but got {} at "
-                "entry 0 and {} at entry {}", tensors[0].sizes(), tensors[i].sizes(), i);
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
+                "stack: expects each tensor to be equal size, but got {} at "
+                "entry 0 and {} at entry {}",
+                tensors[0].sizes(), tensors[i].sizes(), i);
     parts.push_back(tensors[i].unsqueeze(d));
   }
   return cat(parts, d);

@@ -22,13 +22,15 @@ bool Tensor::requires_grad() const {
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   AutogradMeta* m = meta(*this);
   if (m && m->grad_fn) {
-    EMBER_CHECK(requires_grad, "requires_grad_: you can only change requires_grad flags of leaf variables. If you "
+    EMBER_CHECK(requires_grad,
+                "requires_grad_: you can only change requires_grad flags of leaf variables. If you "
                 "want to use a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().");
     return *this;
   }
   EMBER_CHECK(!requires_grad || is_floating_point(),
-              "requires_grad_: only Tensors of floating point dtype can require gradients (got {})", dtype_name(dtype()));
+              "requires_grad_: only Tensors of floating point dtype can require gradients (got {})",
+              dtype_name(dtype()));
   ensure_meta(*this).requires_grad = requires_grad;
   return *this;
 }
@@ -71,9 +73,7 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
                      inputs.value_or(tensor_list{}));
 }
 
-Tensor Tensor::detach() const {
-  return raw_view(*this, sizes().vec(), strides().vec(), storage_offset());
-}
+Tensor Tensor::detach() const { return raw_view(*this, sizes().vec(), strides().vec(), storage_offset()); }
 
 Tensor& Tensor::detach_() {
   if (AutogradMeta* m = meta(*this)) {
@@ -121,9 +121,7 @@ unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const 
 void Tensor::remove_hook(unsigned handle) const {
   AutogradMeta* m = meta(*this);
   if (!m) return;
-  auto drop = [handle](auto& hooks) {
-    std::erase_if(hooks, [handle](const auto& h) { return h.first == handle; });
-  };
+  auto drop = [handle](auto& hooks) { std::erase_if(hooks, [handle](const auto& h) { return h.first == handle; }); };
   drop(m->leaf_hooks);
   if (m->grad_fn)
     for (auto& [nr, hooks] : m->grad_fn->pre_hooks) drop(hooks);

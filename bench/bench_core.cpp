@@ -5,12 +5,12 @@
 //
 //   cmake -B build-bench -DEMBER_BUILD_BENCH=ON && cmake --build build-bench -j2 --target bench_core
 //   build-bench/bench/bench_core --benchmark_min_time=0.2
-#include <benchmark/benchmark.h>
 #include <cblas.h>
 
 #include <cstring>
 #include <vector>
 
+#include <benchmark/benchmark.h>
 #include <ember/ember.h>
 
 #include "core/shape.h"
@@ -31,8 +31,8 @@ void BM_sgemm_direct(benchmark::State& state) {
   const bool trans = state.range(1);
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans ? CblasTrans : CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans ? CblasTrans : CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
   set_flops(state, 2.0 * n * n * n);
@@ -61,7 +61,10 @@ void BM_gpt_linear_gemm(benchmark::State& state) {
     Tensor r = state.range(1) == 0 ? x.mm(w.t()) : state.range(1) == 1 ? dy.mm(w) : dy.t().mm(x);
     benchmark::DoNotOptimize(r.raw_data_ptr());
   }
-  state.SetLabel(fmt::format("in {} out {} {}", in, out, state.range(1) == 0 ? "fwd" : state.range(1) == 1 ? "dX" : "dW"));
+  state.SetLabel(fmt::format("in {} out {} {}", in, out,
+                             state.range(1) == 0   ? "fwd"
+                             : state.range(1) == 1 ? "dX"
+                                                   : "dW"));
   set_flops(state, 2.0 * rows * in * out);
 }
 
@@ -109,7 +112,8 @@ void BM_sum_rows(benchmark::State& state) {
 // and backward through the fused kernels.
 void BM_causal_attention(benchmark::State& state) {
   const bool backward = state.range(0);
-  Tensor q = filled({12, 4, 64, 32}).requires_grad_(backward), k = (filled({12, 4, 64, 32}) * 0.7).requires_grad_(backward),
+  Tensor q = filled({12, 4, 64, 32}).requires_grad_(backward),
+         k = (filled({12, 4, 64, 32}) * 0.7).requires_grad_(backward),
          v = (filled({12, 4, 64, 32}) * 1.3).requires_grad_(backward);
   for (auto _ : state) {
     Tensor y = nn::functional::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);

@@ -11,12 +11,11 @@
 // "H100 %" counters are achieved GB/s over 3.35 TB/s (HBM3) and TFLOP/s over 495 (dense TF32).
 // Without a GPU each benchmark reports "no CUDA device" and measures nothing; --count-calls runs
 // in the emulator too (the counts do not depend on the device).
-#include <benchmark/benchmark.h>
-
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include <benchmark/benchmark.h>
 #include <ember/ember.h>
 
 #include "bench_gpt_common.h"
@@ -36,7 +35,7 @@ bool have_gpu(benchmark::State& state) {
 Tensor gpu_randn(IntArrayRef sizes) { return randn(sizes).to(kCUDA); }
 
 constexpr double kH100BytesPerSecond = 3.35e12;  // HBM3
-constexpr double kH100Tf32Flops = 495e12;         // dense TF32 tensor cores; BF16 is about 990e12
+constexpr double kH100Tf32Flops = 495e12;        // dense TF32 tensor cores; BF16 is about 990e12
 
 // Bytes moved per iteration: GB/s, and that as a share of the H100's bandwidth.
 void set_bytes(benchmark::State& state, double bytes) {
@@ -98,8 +97,8 @@ void BM_cuda_gpt_step(benchmark::State& state, const char* preset) {
     cuda::synchronize();
   }
   set_flops(state, bench::flops_per_step(g.p));
-  state.counters["tok/s"] = benchmark::Counter(static_cast<double>(g.p.batch_size * g.p.block_size) *
-                                                   state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["tok/s"] = benchmark::Counter(
+      static_cast<double>(g.p.batch_size * g.p.block_size) * state.iterations(), benchmark::Counter::kIsRate);
 }
 
 // Forwards every kernel to the CUDA backend and counts the calls; with `fused` false the fused and

@@ -2,14 +2,14 @@
 // and the timing loop, so the two programs differ only in the framework they call.
 #pragma once
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
+
+#include <sys/resource.h>
 
 namespace bench {
 
@@ -42,10 +42,14 @@ inline Args parse_args(int argc, char** argv) {
       std::exit(2);
     }
     std::string value = argv[++i];
-    if (flag == "--preset") a.preset = preset(value);
-    else if (flag == "--steps") a.steps = std::stoi(value);
-    else if (flag == "--warmup") a.warmup = std::stoi(value);
-    else if (flag == "--threads") a.threads = std::stoi(value);
+    if (flag == "--preset")
+      a.preset = preset(value);
+    else if (flag == "--steps")
+      a.steps = std::stoi(value);
+    else if (flag == "--warmup")
+      a.warmup = std::stoi(value);
+    else if (flag == "--threads")
+      a.threads = std::stoi(value);
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       std::exit(2);

@@ -5,14 +5,14 @@
 //   torch_gpt --preset baby --steps 30 --threads 2
 //
 // Prints one line: "torch <preset> ms/step <x> tok/s <x> GFLOP/s <x> peak_rss_mib <x> loss <x>".
-#include <torch/torch.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
+
+#include <torch/torch.h>
 
 #include "bench_gpt_common.h"
 
@@ -77,7 +77,8 @@ struct GPTImpl : torch::nn::Module {
     h = register_module("h", torch::nn::ModuleList());
     for (int64_t i = 0; i < p.n_layer; ++i) h->push_back(Block(p));
     ln_f = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({p.n_embd})));
-    lm_head = register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(p.n_embd, p.vocab_size).bias(false)));
+    lm_head =
+        register_module("lm_head", torch::nn::Linear(torch::nn::LinearOptions(p.n_embd, p.vocab_size).bias(false)));
     // Weight tying, as Ember's GPT and nanoGPT: the embedding reads lm_head's matrix. (The
     // embedding's own registered weight is left unused; it gets no gradient, so AdamW skips it.)
     wte->weight = lm_head->weight;

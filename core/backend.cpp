@@ -27,7 +27,8 @@ ScopedBackendOverride::ScopedBackendOverride(DeviceType type, Backend& backend)
 ScopedBackendOverride::~ScopedBackendOverride() { overrides[static_cast<int>(type_)].store(previous_); }
 
 #define EMBER_NAME_CASE(Name, name, ...) \
-  case Op::Name: return #name;
+  case Op::Name:                         \
+    return #name;
 const char* op_name(UnaryOp op) {
   using Op = UnaryOp;
   switch (op) { EMBER_UNARY_OPS(EMBER_NAME_CASE) }
@@ -48,7 +49,8 @@ const char* op_name(ReduceOp op) {
 bool returns_bool(BinaryOp op) {
   switch (op) {
 #define EMBER_RETURNS_BOOL(Name, name, expr, R) \
-  case BinaryOp::Name: return std::is_same_v<R, bool>;
+  case BinaryOp::Name:                          \
+    return std::is_same_v<R, bool>;
 #define T float
     EMBER_BINARY_OPS(EMBER_RETURNS_BOOL)
 #undef T

@@ -30,55 +30,55 @@ class Generator;
 //
 // The last three say what EMBER_DEBUG prints for a call: "[ember] <name> out <output> <- <inputs>".
 // Each kernel's contract is the comment above its line.
-#define EMBER_BACKEND_KERNELS(X)                                                                                    \
-  /* ---- layout ---- */                                                                                            \
-  /* dst[i] = src[i] over dst's shape; any strides, any dtypes (converts), same device. */                          \
-  X(copy, (const Tensor& dst, const Tensor& src), (dst, src), "copy", dst, (&src))                                  \
-  X(fill, (const Tensor& dst, const Scalar& value), (dst, value), "fill", dst, ())                                  \
-  /* ---- elementwise ---- */                                                                                       \
-  /* out and in have the same shape and dtype. */                                                                   \
-  X(unary, (UnaryOp op, const Tensor& out, const Tensor& in), (op, out, in), op_name(op), out, (&in))               \
-  /* a and b have out's shape (broadcast as stride-0 views) and one dtype; out has that dtype, or bool for */       \
-  /* comparisons and logical ops. */                                                                                \
-  X(binary, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b), (op, out, a, b), op_name(op), out,  \
-    (&a, &b))                                                                                                       \
-  /* out = cond ? a : b; cond is bool, a and b have out's dtype; all of out's shape. */                             \
-  X(where, (const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b), (out, cond, a, b), "where",    \
-    out, (&cond, &a, &b))                                                                                           \
-  /* ---- reductions ---- */                                                                                        \
-  /* out has in's shape with the reduced dims set to 1 (keepdim); `dims` are sorted, non-negative. */               \
-  /* Sum/Prod/Max/Min keep in's dtype (the caller converts first); All/Any write bool. */                           \
-  X(reduce, (ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims), (op, out, in, dims), op_name(op), \
-    out, (&in))                                                                                                     \
-  /* Max or min along `dim` with the index of the first extreme element (NaN counts as extreme). */                 \
-  /* values and indices (int64) have in's shape with size 1 at `dim`. */                                           \
-  X(arg_reduce, (bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim),          \
-    (is_max, values, indices, in, dim), is_max ? "max(dim)" : "min(dim)", values, (&in))                            \
-  /* ---- linear algebra ---- */                                                                                    \
-  /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */          \
-  X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))            \
-  /* ---- nn ---- */                                                                                                \
-  /* Softmax (or log-softmax) over the last dim; out and in contiguous, same shape. */                              \
-  X(softmax, (const Tensor& out, const Tensor& in, bool log), (out, in, log), log ? "log_softmax" : "softmax", out,  \
-    (&in))                                                                                                          \
-  /* din = softmax backward given dout and the forward's output; all contiguous. */                                 \
-  X(softmax_backward, (const Tensor& din, const Tensor& dout, const Tensor& out, bool log), (din, dout, out, log),   \
-    log ? "log_softmax_backward" : "softmax_backward", din, (&dout, &out))                                          \
-  /* out = in with elements above (lower=true) or below the k-th diagonal of the last two dims zeroed. */           \
-  X(triangle, (const Tensor& out, const Tensor& in, int64_t k, bool lower), (out, in, k, lower),                    \
-    lower ? "tril" : "triu", out, (&in))                                                                            \
-  /* ---- indexing; `index` is int64 and already range-checked by the caller ---- */                                \
-  /* out.select(dim, i) = in.select(dim, index[i]) */                                                               \
-  X(index_select, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index),    \
-    "index_select", out, (&in, &index))                                                                             \
-  /* out.select(dim, index[i]) += src.select(dim, i) */                                                             \
-  X(index_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),     \
-    "index_add", out, (&index, &src))                                                                               \
-  /* out[..i..] = in[..index[..i..]..] along dim; index has out's shape */                                          \
-  X(gather, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index),          \
-    "gather", out, (&in, &index))                                                                                   \
-  /* out[..index[..i..]..] += src[..i..] along dim; index has src's shape */                                        \
-  X(scatter_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),   \
+#define EMBER_BACKEND_KERNELS(X)                                                                                       \
+  /* ---- layout ---- */                                                                                               \
+  /* dst[i] = src[i] over dst's shape; any strides, any dtypes (converts), same device. */                             \
+  X(copy, (const Tensor& dst, const Tensor& src), (dst, src), "copy", dst, (&src))                                     \
+  X(fill, (const Tensor& dst, const Scalar& value), (dst, value), "fill", dst, ())                                     \
+  /* ---- elementwise ---- */                                                                                          \
+  /* out and in have the same shape and dtype. */                                                                      \
+  X(unary, (UnaryOp op, const Tensor& out, const Tensor& in), (op, out, in), op_name(op), out, (&in))                  \
+  /* a and b have out's shape (broadcast as stride-0 views) and one dtype; out has that dtype, or bool for */          \
+  /* comparisons and logical ops. */                                                                                   \
+  X(binary, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b), (op, out, a, b), op_name(op), out,     \
+    (&a, &b))                                                                                                          \
+  /* out = cond ? a : b; cond is bool, a and b have out's dtype; all of out's shape. */                                \
+  X(where, (const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b), (out, cond, a, b), "where", out, \
+    (&cond, &a, &b))                                                                                                   \
+  /* ---- reductions ---- */                                                                                           \
+  /* out has in's shape with the reduced dims set to 1 (keepdim); `dims` are sorted, non-negative. */                  \
+  /* Sum/Prod/Max/Min keep in's dtype (the caller converts first); All/Any write bool. */                              \
+  X(reduce, (ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims), (op, out, in, dims), op_name(op),    \
+    out, (&in))                                                                                                        \
+  /* Max or min along `dim` with the index of the first extreme element (NaN counts as extreme). */                    \
+  /* values and indices (int64) have in's shape with size 1 at `dim`. */                                               \
+  X(arg_reduce, (bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim),             \
+    (is_max, values, indices, in, dim), is_max ? "max(dim)" : "min(dim)", values, (&in))                               \
+  /* ---- linear algebra ---- */                                                                                       \
+  /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */             \
+  X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))               \
+  /* ---- nn ---- */                                                                                                   \
+  /* Softmax (or log-softmax) over the last dim; out and in contiguous, same shape. */                                 \
+  X(softmax, (const Tensor& out, const Tensor& in, bool log), (out, in, log), log ? "log_softmax" : "softmax", out,    \
+    (&in))                                                                                                             \
+  /* din = softmax backward given dout and the forward's output; all contiguous. */                                    \
+  X(softmax_backward, (const Tensor& din, const Tensor& dout, const Tensor& out, bool log), (din, dout, out, log),     \
+    log ? "log_softmax_backward" : "softmax_backward", din, (&dout, &out))                                             \
+  /* out = in with elements above (lower=true) or below the k-th diagonal of the last two dims zeroed. */              \
+  X(triangle, (const Tensor& out, const Tensor& in, int64_t k, bool lower), (out, in, k, lower),                       \
+    lower ? "tril" : "triu", out, (&in))                                                                               \
+  /* ---- indexing; `index` is int64 and already range-checked by the caller ---- */                                   \
+  /* out.select(dim, i) = in.select(dim, index[i]) */                                                                  \
+  X(index_select, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index),      \
+    "index_select", out, (&in, &index))                                                                                \
+  /* out.select(dim, index[i]) += src.select(dim, i) */                                                                \
+  X(index_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),       \
+    "index_add", out, (&index, &src))                                                                                  \
+  /* out[..i..] = in[..index[..i..]..] along dim; index has out's shape */                                             \
+  X(gather, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index), (out, in, dim, index), "gather",  \
+    out, (&in, &index))                                                                                                \
+  /* out[..index[..i..]..] += src[..i..] along dim; index has src's shape */                                           \
+  X(scatter_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),     \
     "scatter_add", out, (&index, &src))
 
 // Fused kernels: optional. One pass where the composed ops would make several. A backend without
@@ -86,45 +86,45 @@ class Generator;
 // above, so a new device works before it is fast; autograd/fused.h holds that contract. The
 // composed form stays the reference the fused kernels are tested against. A backend declares the
 // fused kernels it has with EMBER_DECLARE_FUSED_KERNEL.
-#define EMBER_FUSED_KERNELS(X)                                                                                      \
+#define EMBER_FUSED_KERNELS(X)                                                                                       \
   /* out (B, M, N) contiguous = addend + a @ b, addend any strides (a broadcast bias): the sum made in the */        \
-  /* product's buffer, as BLAS's beta = 1 does, instead of a second pass over out. */                               \
+  /* product's buffer, as BLAS's beta = 1 does, instead of a second pass over out. */                                \
   X(matmul_add, (const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b), (out, addend, a, b),    \
-    "addmm", out, (&addend, &a, &b))                                                                                \
-  /* LayerNorm over the last dim of a contiguous (N, D) `in`: out (N, D), mean and rstd (N) = */                    \
-  /* 1 / sqrt(biased var + eps), all of in's dtype; weight and bias (D) may be undefined. */                        \
-  X(layer_norm,                                                                                                     \
-    (const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,             \
-     const Tensor& bias, double eps),                                                                               \
-    (out, mean, rstd, in, weight, bias, eps), "layer_norm", out, (&in))                                             \
-  /* Its backward given dout (N, D) contiguous: din (N, D); dweight and dbias (D) are written when defined */       \
-  /* (the caller leaves undefined what needs no gradient). */                                                       \
-  X(layer_norm_backward,                                                                                            \
-    (const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout, const Tensor& in,           \
-     const Tensor& mean, const Tensor& rstd, const Tensor& weight),                                                 \
-    (din, dweight, dbias, dout, in, mean, rstd, weight), "layer_norm_backward", din.defined() ? din : dout,         \
-    (&dout, &in))                                                                                                   \
-  /* Causal attention (query i sees keys j <= i) over (B, H) matrices: q (B, H, L, E), k (B, H, S, E), */           \
-  /* v (B, H, S, Ev) and out (B, H, L, Ev) are strided views whose last dim has stride 1; probs */                  \
-  /* (B, H, L, S) contiguous receives the softmax weights (zero above the diagonal), kept for the */                \
-  /* backward. noise (B, H, L, S) contiguous, or undefined without dropout, is dropout's scaled keep */             \
-  /* mask: out = (probs * noise) @ v. scores are scale * q @ k^T. */                                                \
-  X(causal_attention,                                                                                               \
-    (const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,                     \
-     const Tensor& noise, double scale),                                                                            \
-    (out, probs, q, k, v, noise, scale), "causal_attention", out, (&q, &k, &v))                                     \
-  /* Its backward given dout (strided like out): dq, dk, dv strided like q, k, v (last dim stride 1). */            \
-  X(causal_attention_backward,                                                                                      \
-    (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k,    \
-     const Tensor& v, const Tensor& probs, const Tensor& noise, double scale),                                      \
+    "addmm", out, (&addend, &a, &b))                                                                                 \
+  /* LayerNorm over the last dim of a contiguous (N, D) `in`: out (N, D), mean and rstd (N) = */                     \
+  /* 1 / sqrt(biased var + eps), all of in's dtype; weight and bias (D) may be undefined. */                         \
+  X(layer_norm,                                                                                                      \
+    (const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,              \
+     const Tensor& bias, double eps),                                                                                \
+    (out, mean, rstd, in, weight, bias, eps), "layer_norm", out, (&in))                                              \
+  /* Its backward given dout (N, D) contiguous: din (N, D); dweight and dbias (D) are written when defined */        \
+  /* (the caller leaves undefined what needs no gradient). */                                                        \
+  X(layer_norm_backward,                                                                                             \
+    (const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout, const Tensor& in,            \
+     const Tensor& mean, const Tensor& rstd, const Tensor& weight),                                                  \
+    (din, dweight, dbias, dout, in, mean, rstd, weight), "layer_norm_backward", din.defined() ? din : dout,          \
+    (&dout, &in))                                                                                                    \
+  /* Causal attention (query i sees keys j <= i) over (B, H) matrices: q (B, H, L, E), k (B, H, S, E), */            \
+  /* v (B, H, S, Ev) and out (B, H, L, Ev) are strided views whose last dim has stride 1; probs */                   \
+  /* (B, H, L, S) contiguous receives the softmax weights (zero above the diagonal), kept for the */                 \
+  /* backward. noise (B, H, L, S) contiguous, or undefined without dropout, is dropout's scaled keep */              \
+  /* mask: out = (probs * noise) @ v. scores are scale * q @ k^T. */                                                 \
+  X(causal_attention,                                                                                                \
+    (const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& noise, \
+     double scale),                                                                                                  \
+    (out, probs, q, k, v, noise, scale), "causal_attention", out, (&q, &k, &v))                                      \
+  /* Its backward given dout (strided like out): dq, dk, dv strided like q, k, v (last dim stride 1). */             \
+  X(causal_attention_backward,                                                                                       \
+    (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k,     \
+     const Tensor& v, const Tensor& probs, const Tensor& noise, double scale),                                       \
     (dq, dk, dv, dout, q, k, v, probs, noise, scale), "causal_attention_backward", dq, (&dout, &q, &k, &v))
 
 // The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them
 // (Python's arithmetic); a kernel rounds them to the parameter's dtype, as PyTorch's kernels do.
 struct AdamStep {
   double lr, beta1, beta2, eps, weight_decay;
-  double step_size;              // lr / (1 - beta1^step)
-  double bias_correction2_sqrt;  // sqrt(1 - beta2^step)
+  double step_size;                   // lr / (1 - beta1^step)
+  double bias_correction2_sqrt;       // sqrt(1 - beta2^step)
   bool amsgrad, maximize, decoupled;  // decoupled: AdamW's weight decay
 };
 // The scalars of one parameter's SGD step; first_step: the momentum buffer is written, not read.
@@ -147,34 +147,34 @@ struct AdagradStep {
 // EMBER_DEBUG. Each takes many tensors at once (lists of one length, one entry per parameter) and
 // writes in place; the optimizer composes the same update from tensor ops where one returns false.
 //   X(name, (parameters), (arguments))
-#define EMBER_OPTIMIZER_KERNELS(X)                                                                                  \
-  /* Adam / AdamW (torch 1.13's _single_tensor_adam(w)): params, exp_avgs, exp_avg_sqs and, with amsgrad, */        \
-  /* max_exp_avg_sqs (else undefined) updated from grads with steps[i]. */                                         \
-  X(adam_update,                                                                                                    \
-    (const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,                              \
-     const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs, const std::vector<AdamStep>& steps),       \
-    (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps))                                                 \
-  /* SGD (torch 1.13's _single_tensor_sgd): params and, with momentum, momentum_buffers (else undefined) */         \
-  /* updated from grads with steps[i]. */                                                                           \
-  X(sgd_update,                                                                                                     \
-    (const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,                      \
-     const std::vector<SgdStep>& steps),                                                                            \
-    (params, grads, momentum_buffers, steps))                                                                       \
-  /* out (n) float64 contiguous: out[i] = sum of tensors[i]'s squares, each square in the tensors' dtype, */       \
-  /* summed in double (the 2-norms of gradient clipping). */                                                        \
-  X(sum_of_squares, (const Tensor& out, const tensor_list& tensors), (out, tensors))                                \
-  /* tensors[i] *= factor (rounded to their dtype), in place. */                                                    \
-  X(scale_, (const tensor_list& tensors, double factor), (tensors, factor))                                          \
-  /* RMSprop (torch 1.13's _single_tensor_rmsprop): params, square_avgs and, when used, grad_avgs (centered) */     \
-  /* and momentum_buffers (momentum > 0; else undefined) updated from grads with steps[i]. */                        \
-  X(rmsprop_update,                                                                                                 \
-    (const tensor_list& params, const tensor_list& grads, const tensor_list& square_avgs,                           \
-     const tensor_list& grad_avgs, const tensor_list& momentum_buffers, const std::vector<RmspropStep>& steps),     \
-    (params, grads, square_avgs, grad_avgs, momentum_buffers, steps))                                               \
-  /* Adagrad (torch 1.13's _single_tensor_adagrad, dense): params and sums updated from grads with steps[i]. */     \
-  X(adagrad_update,                                                                                                 \
-    (const tensor_list& params, const tensor_list& grads, const tensor_list& sums,                                  \
-     const std::vector<AdagradStep>& steps),                                                                        \
+#define EMBER_OPTIMIZER_KERNELS(X)                                                                                     \
+  /* Adam / AdamW (torch 1.13's _single_tensor_adam(w)): params, exp_avgs, exp_avg_sqs and, with amsgrad, */           \
+  /* max_exp_avg_sqs (else undefined) updated from grads with steps[i]. */                                             \
+  X(adam_update,                                                                                                       \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs, const tensor_list& exp_avg_sqs, \
+     const tensor_list& max_exp_avg_sqs, const std::vector<AdamStep>& steps),                                          \
+    (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps))                                                    \
+  /* SGD (torch 1.13's _single_tensor_sgd): params and, with momentum, momentum_buffers (else undefined) */            \
+  /* updated from grads with steps[i]. */                                                                              \
+  X(sgd_update,                                                                                                        \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,                         \
+     const std::vector<SgdStep>& steps),                                                                               \
+    (params, grads, momentum_buffers, steps))                                                                          \
+  /* out (n) float64 contiguous: out[i] = sum of tensors[i]'s squares, each square in the tensors' dtype, */           \
+  /* summed in double (the 2-norms of gradient clipping). */                                                           \
+  X(sum_of_squares, (const Tensor& out, const tensor_list& tensors), (out, tensors))                                   \
+  /* tensors[i] *= factor (rounded to their dtype), in place. */                                                       \
+  X(scale_, (const tensor_list& tensors, double factor), (tensors, factor))                                            \
+  /* RMSprop (torch 1.13's _single_tensor_rmsprop): params, square_avgs and, when used, grad_avgs (centered) */        \
+  /* and momentum_buffers (momentum > 0; else undefined) updated from grads with steps[i]. */                          \
+  X(rmsprop_update,                                                                                                    \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& square_avgs,                              \
+     const tensor_list& grad_avgs, const tensor_list& momentum_buffers, const std::vector<RmspropStep>& steps),        \
+    (params, grads, square_avgs, grad_avgs, momentum_buffers, steps))                                                  \
+  /* Adagrad (torch 1.13's _single_tensor_adagrad, dense): params and sums updated from grads with steps[i]. */        \
+  X(adagrad_update,                                                                                                    \
+    (const tensor_list& params, const tensor_list& grads, const tensor_list& sums,                                     \
+     const std::vector<AdagradStep>& steps),                                                                           \
     (params, grads, sums, steps))
 
 // Expansions for the classes that implement the lists: a backend's class body holds
@@ -231,10 +231,14 @@ class ScopedBackendOverride {
 template <typename F>
 decltype(auto) dispatch(ScalarType dtype, const char* op, F&& f) {
   switch (dtype) {
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
-    case kInt64: return f.template operator()<int64_t>();
-    case kBool: return f.template operator()<bool>();
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    case kInt64:
+      return f.template operator()<int64_t>();
+    case kBool:
+      return f.template operator()<bool>();
   }
   EMBER_FAIL("{}: unsupported dtype", op);
 }
@@ -243,9 +247,12 @@ decltype(auto) dispatch(ScalarType dtype, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
   switch (dtype) {
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
-    default: EMBER_FAIL("{}: expected a floating-point tensor (float32 or float64), got {}", op, dtype_name(dtype));
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    default:
+      EMBER_FAIL("{}: expected a floating-point tensor (float32 or float64), got {}", op, dtype_name(dtype));
   }
 }
 

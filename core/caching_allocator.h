@@ -34,8 +34,8 @@ class DeviceMemory {
   virtual std::string describe() { return {}; }
 };
 
-inline constexpr size_t kSmallBlockQuantum = 512;             // small requests round to 512 bytes
-inline constexpr size_t kSmallBlockLimit = size_t(1) << 20;   // requests up to 1 MiB are "small"
+inline constexpr size_t kSmallBlockQuantum = 512;              // small requests round to 512 bytes
+inline constexpr size_t kSmallBlockLimit = size_t(1) << 20;    // requests up to 1 MiB are "small"
 inline constexpr size_t kLargeBlockQuantum = size_t(2) << 20;  // larger ones round to 2 MiB
 
 // The size class a request of `nbytes` is served from (0 stays 0).

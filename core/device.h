@@ -21,7 +21,7 @@ struct Device {
 
   Device() = default;
   Device(DeviceType t, int i = 0) : type(t), index(i) {}  // NOLINT: implicit like torch::Device
-  explicit Device(const std::string& spec);                // "cpu", "cuda", "cuda:1"
+  explicit Device(const std::string& spec);               // "cpu", "cuda", "cuda:1"
 
   bool is_cpu() const { return type == DeviceType::CPU; }
   bool is_cuda() const { return type == DeviceType::CUDA; }

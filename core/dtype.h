@@ -26,17 +26,19 @@ using Dtype = ScalarType;
 
 constexpr size_t element_size(ScalarType t) {
   switch (t) {
-    case ScalarType::Float32: return 4;
-    case ScalarType::Float64: return 8;
-    case ScalarType::Int64: return 8;
-    case ScalarType::Bool: return 1;
+    case ScalarType::Float32:
+      return 4;
+    case ScalarType::Float64:
+      return 8;
+    case ScalarType::Int64:
+      return 8;
+    case ScalarType::Bool:
+      return 1;
   }
   return 0;
 }
 
-constexpr bool is_floating_point(ScalarType t) {
-  return t == ScalarType::Float32 || t == ScalarType::Float64;
-}
+constexpr bool is_floating_point(ScalarType t) { return t == ScalarType::Float32 || t == ScalarType::Float64; }
 
 constexpr bool is_integral(ScalarType t, bool include_bool = false) {
   return t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);
@@ -45,10 +47,14 @@ constexpr bool is_integral(ScalarType t, bool include_bool = false) {
 // PyTorch's spelling in printouts: "float32" -> dtype=torch.float32.
 constexpr std::string_view dtype_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Float32: return "float32";
-    case ScalarType::Float64: return "float64";
-    case ScalarType::Int64: return "int64";
-    case ScalarType::Bool: return "bool";
+    case ScalarType::Float32:
+      return "float32";
+    case ScalarType::Float64:
+      return "float64";
+    case ScalarType::Int64:
+      return "int64";
+    case ScalarType::Bool:
+      return "bool";
   }
   return "?";
 }
@@ -56,27 +62,33 @@ constexpr std::string_view dtype_name(ScalarType t) {
 // libtorch's name for a dtype in its messages ("Float" for float32): c10::toString(ScalarType).
 constexpr std::string_view scalar_type_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Float32: return "Float";
-    case ScalarType::Float64: return "Double";
-    case ScalarType::Int64: return "Long";
-    case ScalarType::Bool: return "Bool";
+    case ScalarType::Float32:
+      return "Float";
+    case ScalarType::Float64:
+      return "Double";
+    case ScalarType::Int64:
+      return "Long";
+    case ScalarType::Bool:
+      return "Bool";
   }
   return "?";
 }
 
 // Category used by promotion: bool < integral < floating.
-constexpr int dtype_category(ScalarType t) {
-  return t == ScalarType::Bool ? 0 : t == ScalarType::Int64 ? 1 : 2;
-}
+constexpr int dtype_category(ScalarType t) { return t == ScalarType::Bool ? 0 : t == ScalarType::Int64 ? 1 : 2; }
 
 // The larger of two dtypes in PyTorch's lattice (bool < int64 < float32 < float64).
 constexpr ScalarType promote_types(ScalarType a, ScalarType b) {
   auto rank = [](ScalarType t) {
     switch (t) {
-      case ScalarType::Bool: return 0;
-      case ScalarType::Int64: return 1;
-      case ScalarType::Float32: return 2;
-      case ScalarType::Float64: return 3;
+      case ScalarType::Bool:
+        return 0;
+      case ScalarType::Int64:
+        return 1;
+      case ScalarType::Float32:
+        return 2;
+      case ScalarType::Float64:
+        return 3;
     }
     return 0;
   };
@@ -84,11 +96,24 @@ constexpr ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 // C++ type <-> ScalarType.
-template <typename T> struct dtype_of;
-template <> struct dtype_of<float> { static constexpr ScalarType value = kFloat32; };
-template <> struct dtype_of<double> { static constexpr ScalarType value = kFloat64; };
-template <> struct dtype_of<int64_t> { static constexpr ScalarType value = kInt64; };
-template <> struct dtype_of<bool> { static constexpr ScalarType value = kBool; };
+template <typename T>
+struct dtype_of;
+template <>
+struct dtype_of<float> {
+  static constexpr ScalarType value = kFloat32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr ScalarType value = kFloat64;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr ScalarType value = kInt64;
+};
+template <>
+struct dtype_of<bool> {
+  static constexpr ScalarType value = kBool;
+};
 
 inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
 

@@ -9,13 +9,13 @@
 // replaceable so that a test can capture them (WarningHandlerGuard).
 #pragma once
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace ember {
 
@@ -114,19 +114,18 @@ class WarningHandler {
   virtual void process(const SourceLocation& source_location, const std::string& msg, bool verbatim);
 };
 
-
 }  // namespace ember
 
-#define EMBER_CHECK(cond, ...)                                        \
-  do {                                                                \
-    if (!(cond)) [[unlikely]] {                                       \
-      ::ember::detail::throw_error(::fmt::format(__VA_ARGS__));       \
-    }                                                                 \
+#define EMBER_CHECK(cond, ...)                                  \
+  do {                                                          \
+    if (!(cond)) [[unlikely]] {                                 \
+      ::ember::detail::throw_error(::fmt::format(__VA_ARGS__)); \
+    }                                                           \
   } while (0)
 
 #define EMBER_FAIL(...) ::ember::detail::throw_error(::fmt::format(__VA_ARGS__))
 
 // A warning formatted like EMBER_CHECK's message, sent to the current WarningHandler.
-#define EMBER_WARN(...)                                                                          \
+#define EMBER_WARN(...)                                                                                        \
   ::ember::warn(::ember::Warning(::ember::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, \
                                  ::fmt::format(__VA_ARGS__), false))

@@ -64,20 +64,27 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options) {
   // Like torch.full, an unspecified dtype follows the value: bool, int64 or float32.
-  ScalarType dt = options.has_dtype() ? options.dtype() : (value.is_floating_point() ? get_default_dtype() : value.type());
+  ScalarType dt =
+      options.has_dtype() ? options.dtype() : (value.is_floating_point() ? get_default_dtype() : value.type());
   Tensor t = raw_empty(sizes, dt, options.device());
   backend_for(t).fill(t, value);
   return finish(t, options);
 }
 
-Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 0.0, options.dtype(options.dtype())); }
-Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return full(sizes, 1.0, options.dtype(options.dtype())); }
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options) {
+  return full(sizes, 0.0, options.dtype(options.dtype()));
+}
+Tensor ones(IntArrayRef sizes, const TensorOptions& options) {
+  return full(sizes, 1.0, options.dtype(options.dtype()));
+}
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) { return full({}, value, options); }
 
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) { return empty(t.sizes(), like(t, o)); }
 Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) { return zeros(t.sizes(), like(t, o)); }
 Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) { return ones(t.sizes(), like(t, o)); }
-Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) { return full(t.sizes(), v, like(t, o)); }
+Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> o) {
+  return full(t.sizes(), v, like(t, o));
+}
 
 Tensor arange(const Scalar& end, const TensorOptions& options) { return arange(0, end, 1, options); }
 Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options) {
@@ -93,11 +100,12 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   ScalarType dt = options.has_dtype() ? options.dtype() : (all_int ? kInt64 : get_default_dtype());
   // Compared as doubles: a count of 2^63 or more would be undefined as an int64.
   const double count = std::ceil((e - s) / st);
-  EMBER_CHECK(count < 0x1p63, "arange: invalid size, possible overflow? (start {}, end {}, step {} give {} elements)", s,
-              e, st, count);
+  EMBER_CHECK(count < 0x1p63, "arange: invalid size, possible overflow? (start {}, end {}, step {} give {} elements)",
+              s, e, st, count);
   const int64_t n = static_cast<int64_t>(count);
-  return finish(generate({n}, dt, options.device(), "arange", [&](int64_t i) { return s + static_cast<double>(i) * st; }),
-                options);
+  return finish(
+      generate({n}, dt, options.device(), "arange", [&](int64_t i) { return s + static_cast<double>(i) * st; }),
+      options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
@@ -114,9 +122,9 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
 Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   EMBER_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got {} and {}", n, m);
-  return finish(generate({n, m}, options.dtype(), options.device(), "eye",
-                         [m](int64_t i) { return i / m == i % m ? 1.0 : 0.0; }),
-                options);
+  return finish(
+      generate({n, m}, options.dtype(), options.device(), "eye", [m](int64_t i) { return i / m == i % m ? 1.0 : 0.0; }),
+      options);
 }
 
 template <typename T>
@@ -138,7 +146,8 @@ Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options, st
   impl->sizes = sizes.vec();
   impl->strides = contiguous_strides(sizes);
   impl->dtype = options.dtype();
-  impl->storage = std::make_shared<StorageImpl>(data, static_cast<size_t>(nbytes), options.device(), std::move(deleter));
+  impl->storage =
+      std::make_shared<StorageImpl>(data, static_cast<size_t>(nbytes), options.device(), std::move(deleter));
   return finish(Tensor(std::move(impl)), options);
 }
 
@@ -173,8 +182,9 @@ Tensor tensor(const TensorLiteral& data, const TensorOptions& options) {
   std::vector<double> values;
   data.flatten(values);
   // Floating literals take the default dtype (kFloat32 is the literal's "floating" category).
-  ScalarType dt = options.has_dtype() ? options.dtype()
-                  : data.inferred_dtype() == kFloat32 ? get_default_dtype() : data.inferred_dtype();
+  ScalarType dt = options.has_dtype()                 ? options.dtype()
+                  : data.inferred_dtype() == kFloat32 ? get_default_dtype()
+                                                      : data.inferred_dtype();
   return finish(from_host(values, data.sizes(), dt, options.device(), "tensor"), options);
 }
 

@@ -22,8 +22,8 @@ namespace ember {
 // sqrt(2 / pi) and the cubic coefficient of GELU's tanh approximation (Hendrycks & Gimpel).
 inline constexpr double kGeluTanhScale = 0.7978845608028654;
 inline constexpr double kGeluTanhCubic = 0.044715;
-inline constexpr double kSqrtHalf = 0.7071067811865476;    // 1 / sqrt(2), for the exact GELU
-inline constexpr double kInvSqrt2Pi = 0.3989422804014327;  // 1 / sqrt(2 pi), the normal density's scale
+inline constexpr double kSqrtHalf = 0.7071067811865476;       // 1 / sqrt(2), for the exact GELU
+inline constexpr double kInvSqrt2Pi = 0.3989422804014327;     // 1 / sqrt(2 pi), the normal density's scale
 inline constexpr double kTwoOverSqrtPi = 1.1283791670955126;  // d/dx erf(x) = 2 / sqrt(pi) e^(-x^2)
 
 namespace detail {
@@ -54,49 +54,48 @@ EMBER_HD T erf_(T x) {
 }  // namespace detail
 
 // X(Name, name, expression in x of type T)
-#define EMBER_UNARY_OPS(X)                                                                      \
-  X(Neg, neg, -x)                                                                               \
-  X(Exp, exp, std::exp(x))                                                                      \
-  X(Log, log, std::log(x))                                                                      \
-  X(Log1p, log1p, std::log1p(x))                                                                \
-  X(Sqrt, sqrt, std::sqrt(x))                                                                   \
-  X(Rsqrt, rsqrt, T(1) / std::sqrt(x))                                                          \
-  X(Abs, abs, x < T(0) ? -x : x)                                                                \
-  X(Sign, sign, T((T(0) < x) - (x < T(0))))                                                     \
-  X(Square, square, x * x)                                                                      \
-  X(Reciprocal, reciprocal, T(1) / x)                                                           \
-  X(Erf, erf, std::erf(x))                                                                      \
-  X(Sin, sin, std::sin(x))                                                                      \
-  X(Cos, cos, std::cos(x))                                                                      \
-  X(Tanh, tanh, std::tanh(x))                                                                   \
-  X(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))                                             \
-  X(Relu, relu, x > T(0) ? x : T(0))                                                            \
-  X(Gelu, gelu, T(0.5) * x * (T(1) + detail::erf_(x * T(kSqrtHalf))))                           \
-  X(GeluTanh, gelu_tanh,                                                                        \
-    T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x))))   \
+#define EMBER_UNARY_OPS(X)                                                                                         \
+  X(Neg, neg, -x)                                                                                                  \
+  X(Exp, exp, std::exp(x))                                                                                         \
+  X(Log, log, std::log(x))                                                                                         \
+  X(Log1p, log1p, std::log1p(x))                                                                                   \
+  X(Sqrt, sqrt, std::sqrt(x))                                                                                      \
+  X(Rsqrt, rsqrt, T(1) / std::sqrt(x))                                                                             \
+  X(Abs, abs, x < T(0) ? -x : x)                                                                                   \
+  X(Sign, sign, T((T(0) < x) - (x < T(0))))                                                                        \
+  X(Square, square, x* x)                                                                                          \
+  X(Reciprocal, reciprocal, T(1) / x)                                                                              \
+  X(Erf, erf, std::erf(x))                                                                                         \
+  X(Sin, sin, std::sin(x))                                                                                         \
+  X(Cos, cos, std::cos(x))                                                                                         \
+  X(Tanh, tanh, std::tanh(x))                                                                                      \
+  X(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))                                                                \
+  X(Relu, relu, x > T(0) ? x : T(0))                                                                               \
+  X(Gelu, gelu, T(0.5) * x * (T(1) + detail::erf_(x * T(kSqrtHalf))))                                              \
+  X(GeluTanh, gelu_tanh, T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x)))) \
   X(Erfc, erfc, std::erfc(x))
 
 // X(Name, name, expression in a, b of type T, result type R)
-#define EMBER_BINARY_OPS(X)                                  \
-  X(Add, add, a + b, T)                                      \
-  X(Sub, sub, a - b, T)                                      \
-  X(Mul, mul, a * b, T)                                      \
-  X(Div, div, a / b, T)                                      \
-  X(Pow, pow, detail::pow_(a, b), T)                         \
-  X(Maximum, maximum, detail::max_(a, b), T)                 \
-  X(Minimum, minimum, detail::min_(a, b), T)                 \
-  X(Eq, eq, a == b, bool)                                    \
-  X(Ne, ne, a != b, bool)                                    \
-  X(Lt, lt, a < b, bool)                                     \
-  X(Le, le, a <= b, bool)                                    \
-  X(Gt, gt, a > b, bool)                                     \
-  X(Ge, ge, a >= b, bool)                                    \
-  X(LogicalAnd, logical_and, bool(a) && bool(b), bool)       \
-  X(LogicalOr, logical_or, bool(a) || bool(b), bool)         \
-  X(LogicalXor, logical_xor, bool(a) != bool(b), bool)      \
-  X(GeluBackward, gelu_backward, detail::gelu_backward_(a, b), T) \
+#define EMBER_BINARY_OPS(X)                                                     \
+  X(Add, add, a + b, T)                                                         \
+  X(Sub, sub, a - b, T)                                                         \
+  X(Mul, mul, a* b, T)                                                          \
+  X(Div, div, a / b, T)                                                         \
+  X(Pow, pow, detail::pow_(a, b), T)                                            \
+  X(Maximum, maximum, detail::max_(a, b), T)                                    \
+  X(Minimum, minimum, detail::min_(a, b), T)                                    \
+  X(Eq, eq, a == b, bool)                                                       \
+  X(Ne, ne, a != b, bool)                                                       \
+  X(Lt, lt, a < b, bool)                                                        \
+  X(Le, le, a <= b, bool)                                                       \
+  X(Gt, gt, a > b, bool)                                                        \
+  X(Ge, ge, a >= b, bool)                                                       \
+  X(LogicalAnd, logical_and, bool(a) && bool(b), bool)                          \
+  X(LogicalOr, logical_or, bool(a) || bool(b), bool)                            \
+  X(LogicalXor, logical_xor, bool(a) != bool(b), bool)                          \
+  X(GeluBackward, gelu_backward, detail::gelu_backward_(a, b), T)               \
   X(GeluTanhBackward, gelu_tanh_backward, detail::gelu_tanh_backward_(a, b), T) \
-  X(Remainder, remainder, detail::remainder_(a, b), T)       \
+  X(Remainder, remainder, detail::remainder_(a, b), T)                          \
   X(Fmod, fmod, detail::fmod_(a, b), T)
 
 // Reductions: X(Name, name)
@@ -237,21 +236,33 @@ struct ArgExtreme {
 };
 
 // One functor type per op, e.g. UnaryFn<UnaryOp::Exp>{}(x).
-template <UnaryOp op> struct UnaryFn;
-template <BinaryOp op> struct BinaryFn;
+template <UnaryOp op>
+struct UnaryFn;
+template <BinaryOp op>
+struct BinaryFn;
 
-#define EMBER_UNARY_FUNCTOR(Name, name, ...)                                  \
-  template <> struct UnaryFn<UnaryOp::Name> {                                 \
-    template <typename T> EMBER_HD T operator()(T x) const {                  \
-      if constexpr (std::is_same_v<T, bool>) { return x; } else { return __VA_ARGS__; } \
-    }                                                                         \
+#define EMBER_UNARY_FUNCTOR(Name, name, ...)   \
+  template <>                                  \
+  struct UnaryFn<UnaryOp::Name> {              \
+    template <typename T>                      \
+    EMBER_HD T operator()(T x) const {         \
+      if constexpr (std::is_same_v<T, bool>) { \
+        return x;                              \
+      } else {                                 \
+        return __VA_ARGS__;                    \
+      }                                        \
+    }                                          \
   };
 EMBER_UNARY_OPS(EMBER_UNARY_FUNCTOR)
 #undef EMBER_UNARY_FUNCTOR
 
-#define EMBER_BINARY_FUNCTOR(Name, name, expr, R)                             \
-  template <> struct BinaryFn<BinaryOp::Name> {                               \
-    template <typename T> EMBER_HD auto operator()(T a, T b) const { return static_cast<R>(expr); } \
+#define EMBER_BINARY_FUNCTOR(Name, name, expr, R) \
+  template <>                                     \
+  struct BinaryFn<BinaryOp::Name> {               \
+    template <typename T>                         \
+    EMBER_HD auto operator()(T a, T b) const {    \
+      return static_cast<R>(expr);                \
+    }                                             \
   };
 EMBER_BINARY_OPS(EMBER_BINARY_FUNCTOR)
 #undef EMBER_BINARY_FUNCTOR

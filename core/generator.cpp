@@ -55,8 +55,9 @@ class MT19937 {
     y ^= y >> 18;
     return y;
   }
-  __attribute__((target_clones("avx512f", "avx2", "default")))
-  static void temper_run(uint32_t* out, const uint32_t* state, int64_t n) {
+  __attribute__((target_clones("avx512f", "avx2", "default"))) static void temper_run(uint32_t* out,
+                                                                                      const uint32_t* state,
+                                                                                      int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = temper(state[i]);
   }
   // The next 624 words. Split where i + 1 and i + kM wrap around, so the loops have no modulo
@@ -66,8 +67,7 @@ class MT19937 {
     const uint32_t y = (cur & kUpper) | (next & kLower);
     return far ^ (y >> 1) ^ ((0u - (y & 1u)) & kMatrix);
   }
-  __attribute__((target_clones("avx512f", "avx2", "default")))
-  static void twist_words(uint32_t* s) {
+  __attribute__((target_clones("avx512f", "avx2", "default"))) static void twist_words(uint32_t* s) {
     int i = 0;
     for (; i < kN - kM; ++i) s[i] = twisted(s[i], s[i + 1], s[i + kM]);
     for (; i < kN - 1; ++i) s[i] = twisted(s[i], s[i + 1], s[i + kM - kN]);

@@ -69,15 +69,18 @@ Tensor clone(const Tensor& t) {
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) {
   if (t.sizes() == sizes) return t;
   const int64_t nd = static_cast<int64_t>(sizes.size()), lead = nd - t.dim();
-  EMBER_CHECK(lead >= 0, "expand: the number of sizes provided ({}) must be greater or equal to the number of "
-              "dimensions in the tensor ({})", nd, t.dim());
+  EMBER_CHECK(lead >= 0,
+              "expand: the number of sizes provided ({}) must be greater or equal to the number of "
+              "dimensions in the tensor ({})",
+              nd, t.dim());
   checked_numel(sizes, "expand");
   std::vector<int64_t> strides(nd, 0);
   for (int64_t d = 0; d < t.dim(); ++d) {
     int64_t have = t.sizes()[d], want = sizes[d + lead];
     EMBER_CHECK(have == want || have == 1,
                 "expand: the expanded size of the tensor ({}) must match the existing size ({}) at non-singleton "
-                "dimension {}. Target sizes: {}. Tensor sizes: {}", want, have, d + lead, sizes, t.sizes());
+                "dimension {}. Target sizes: {}. Tensor sizes: {}",
+                want, have, d + lead, sizes, t.sizes());
     strides[d + lead] = have == 1 && want != 1 ? 0 : t.strides()[d];
   }
   return raw_view(t, sizes.vec(), std::move(strides), t.storage_offset());
@@ -118,8 +121,8 @@ void binary_(BinaryOp op, const Tensor& self, const Tensor& other) {
               "{}_: result type {} can't be cast to the desired output type {}", op_name(op), dtype_name(common),
               dtype_name(self.dtype()));
   std::vector<int64_t> shape = broadcast_shapes(self.sizes(), other.sizes(), op_name(op));
-  EMBER_CHECK(IntArrayRef(shape) == self.sizes(),
-              "{}_: output with shape {} doesn't match the broadcast shape {}", op_name(op), self.sizes(), shape);
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(), "{}_: output with shape {} doesn't match the broadcast shape {}",
+              op_name(op), self.sizes(), shape);
   Backend& be = backend_for(self);
   if (common == self.dtype() && !returns_bool(op)) {
     be.binary(op, self, self, broadcast_to(cast(other, common), shape));
@@ -151,7 +154,8 @@ Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims, bool keepdim) {
   const bool logical = op == ReduceOp::All || op == ReduceOp::Any;
   if (!logical && (op == ReduceOp::Max || op == ReduceOp::Min)) {
     for (int64_t d : all)
-      EMBER_CHECK(x.sizes()[d] > 0, "{}: cannot reduce over dimension {} of size 0 (shape {}): the operation has no identity",
+      EMBER_CHECK(x.sizes()[d] > 0,
+                  "{}: cannot reduce over dimension {} of size 0 (shape {}): the operation has no identity",
                   op_name(op), d, x.sizes());
   }
   Tensor out = raw_empty(keep, logical ? kBool : x.dtype(), x.device());

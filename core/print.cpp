@@ -75,7 +75,7 @@ class Formatter {
     bool wide_range = hi / lo > 1000.0 || hi > 1.0e8;
     sci_mode_ = int_mode_ ? wide_range : wide_range || lo < 1.0e-4;
     for (double v : finite) {
-      size_t len = sci_mode_ ? format_double(v, precision_, 'e').size()
+      size_t len = sci_mode_   ? format_double(v, precision_, 'e').size()
                    : int_mode_ ? format_double(v, 0, 'f').size() + 1
                                : format_double(v, precision_, 'f').size();
       max_width_ = std::max(max_width_, len);
@@ -140,7 +140,8 @@ class Printer {
  public:
   Printer(const Elements& e, std::vector<int64_t> sizes, std::vector<bool> summarised, const PrintOptions& opts)
       : e_(e), sizes_(std::move(sizes)), strides_(sizes_.size(), 1), summarised_(std::move(summarised)), opts_(opts) {
-    for (int64_t d = static_cast<int64_t>(sizes_.size()) - 2; d >= 0; --d) strides_[d] = strides_[d + 1] * sizes_[d + 1];
+    for (int64_t d = static_cast<int64_t>(sizes_.size()) - 2; d >= 0; --d)
+      strides_[d] = strides_[d + 1] * sizes_[d + 1];
   }
 
   std::string str(const Formatter& f, size_t d, int64_t offset, int64_t indent) const {
@@ -202,7 +203,8 @@ std::string add_suffixes(const std::string& body, const std::vector<std::string>
                          int64_t linewidth) {
   std::string out = body;
   size_t nl = body.rfind('\n');
-  auto last_line_len = static_cast<int64_t>(body.size()) - (nl == std::string::npos ? -1 : static_cast<int64_t>(nl)) + 1;
+  auto last_line_len =
+      static_cast<int64_t>(body.size()) - (nl == std::string::npos ? -1 : static_cast<int64_t>(nl)) + 1;
   for (const std::string& s : suffixes) {
     auto len = static_cast<int64_t>(s.size());
     if (last_line_len + len + 2 > linewidth) {

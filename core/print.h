@@ -17,10 +17,10 @@
 namespace ember {
 
 struct PrintOptions {
-  int precision = 4;         // digits after the decimal point
-  double threshold = 1000;   // summarise when numel() > threshold
-  int edgeitems = 3;         // items kept at each end of a summarised dim
-  int linewidth = 80;        // characters per line before wrapping
+  int precision = 4;             // digits after the decimal point
+  double threshold = 1000;       // summarise when numel() > threshold
+  int edgeitems = 3;             // items kept at each end of a summarised dim
+  int linewidth = 80;            // characters per line before wrapping
   std::optional<bool> sci_mode;  // unset: chosen from the values, as PyTorch does
 };
 

@@ -67,14 +67,16 @@ inline __attribute__((always_inline)) void bernoulli_from_words_any(T* out, cons
     out[i] = static_cast<T>(u < threshold);
   }
 }
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void bernoulli_words_f32(float* out, const uint32_t* words, int64_t m, uint64_t threshold) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void bernoulli_words_f32(float* out, const uint32_t* words,
+                                                                                      int64_t m, uint64_t threshold) {
   bernoulli_from_words_any(out, words, m, threshold);
 }
 template <typename T>
 void bernoulli_from_words(T* out, const uint32_t* words, int64_t m, uint64_t threshold) {
-  if constexpr (std::is_same_v<T, float>) bernoulli_words_f32(out, words, m, threshold);
-  else bernoulli_from_words_any(out, words, m, threshold);
+  if constexpr (std::is_same_v<T, float>)
+    bernoulli_words_f32(out, words, m, threshold);
+  else
+    bernoulli_from_words_any(out, words, m, threshold);
 }
 
 // bernoulli_(p) over n contiguous elements, the same draws as uniform_double(g, 0, 1) < p one by
@@ -126,8 +128,12 @@ void fill_in_memory_order(Tensor& self, Draw draw) {
 template <typename Fn>
 void dispatch_fill(Tensor& self, const char* op, bool allow_integral, Fn fn) {
   switch (self.scalar_type()) {
-    case kFloat32: fill_in_memory_order<float>(self, [&] { return fn(float{}); }); return;
-    case kFloat64: fill_in_memory_order<double>(self, [&] { return fn(double{}); }); return;
+    case kFloat32:
+      fill_in_memory_order<float>(self, [&] { return fn(float{}); });
+      return;
+    case kFloat64:
+      fill_in_memory_order<double>(self, [&] { return fn(double{}); });
+      return;
     case kInt64:
       EMBER_CHECK(allow_integral, "{}: expected a floating point tensor, got {}", op, dtype_name(self.scalar_type()));
       fill_in_memory_order<int64_t>(self, [&] { return fn(int64_t{}); });
@@ -158,14 +164,22 @@ void normal_fill_16(T* data, T mean, T std) {
 // the same operations in the same order, so float32 randn matches PyTorch's bits.
 namespace cephes {
 
-inline float bits_to_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-inline uint32_t float_to_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float bits_to_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint32_t float_to_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
 
 // Natural log for x > 0: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then a degree-8 polynomial in m - 1.
 inline float log(float x) {
   constexpr float kSqrtHalf = 0.707106781186547524f;
-  constexpr float kP[] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f, -1.2420140846E-1f, 1.4249322787E-1f,
-                          -1.6668057665E-1f, 2.0000714765E-1f, -2.4999993993E-1f, 3.3333331174E-1f};
+  constexpr float kP[] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,  -1.2420140846E-1f, 1.4249322787E-1f,
+                          -1.6668057665E-1f, 2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
   constexpr float kQ1 = -2.12194440e-4f, kQ2 = 0.693359375f;
   x = std::max(x, bits_to_float(0x00800000u));  // smallest normal
   const uint32_t u = float_to_bits(x);
@@ -240,15 +254,19 @@ inline void normal_fill_16_avx2(float* data, float mean, float std) {
 
 template <typename T>
 T uniform_of(Generator& g) {
-  if constexpr (std::is_same_v<T, float>) return uniform_float(g, 0.f, 1.f);
-  else return uniform_double(g, 0.0, 1.0);
+  if constexpr (std::is_same_v<T, float>)
+    return uniform_float(g, 0.f, 1.f);
+  else
+    return uniform_double(g, 0.0, 1.0);
 }
 
 template <typename T>
 void normal_fill(T* data, int64_t size, T mean, T std, Generator& g) {
   auto block = [&](T* d) {
-    if constexpr (std::is_same_v<T, float>) normal_fill_16_avx2(d, mean, std);
-    else normal_fill_16(d, mean, std);
+    if constexpr (std::is_same_v<T, float>)
+      normal_fill_16_avx2(d, mean, std);
+    else
+      normal_fill_16(d, mean, std);
   };
   for (int64_t i = 0; i < size; ++i) data[i] = uniform_of<T>(g);
   for (int64_t i = 0; i + 16 <= size; i += 16) block(data + i);
@@ -265,7 +283,8 @@ Tensor finish(Tensor t, const TensorOptions& options) {
 }
 
 Tensor new_floating(IntArrayRef sizes, const TensorOptions& options, const char* op) {
-  EMBER_CHECK(is_floating_point(options.dtype()), "{}: expected a floating point dtype, got {}", op, dtype_name(options.dtype()));
+  EMBER_CHECK(is_floating_point(options.dtype()), "{}: expected a floating point dtype, got {}", op,
+              dtype_name(options.dtype()));
   return raw_empty(sizes, options.dtype(), options.device(), op);
 }
 
@@ -279,8 +298,10 @@ Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> genera
   std::lock_guard<std::mutex> lock(g.mutex());
   dispatch_fill(*this, "uniform_", false, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, float>) return uniform_float(g, float(from), float(to));
-    else return static_cast<T>(uniform_double(g, from, to));
+    if constexpr (std::is_same_v<T, float>)
+      return uniform_float(g, float(from), float(to));
+    else
+      return static_cast<T>(uniform_double(g, from, to));
   });
   return *this;
 }
@@ -294,10 +315,14 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> genera
     // The batched path fills a contiguous buffer; copy_ takes it to views, devices and graphs.
     const bool direct = is_cpu() && !requires_grad();
     Tensor out = direct ? *this : raw_empty(sizes(), scalar_type(), Device(kCPU));
-    if (scalar_type() == kFloat32) normal_fill<float>(out.data_ptr<float>(), numel(), float(mean), float(std), g);
-    else normal_fill<double>(out.data_ptr<double>(), numel(), mean, std, g);
-    if (direct) bump_version();
-    else copy_(out);
+    if (scalar_type() == kFloat32)
+      normal_fill<float>(out.data_ptr<float>(), numel(), float(mean), float(std), g);
+    else
+      normal_fill<double>(out.data_ptr<double>(), numel(), mean, std, g);
+    if (direct)
+      bump_version();
+    else
+      copy_(out);
     return *this;
   }
   dispatch_fill(*this, "normal_", false, [&](auto tag) {
@@ -313,10 +338,18 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
   std::lock_guard<std::mutex> lock(g.mutex());
   if (is_cpu() && is_contiguous() && !requires_grad()) {
     switch (scalar_type()) {
-      case kFloat32: bernoulli_fill(data_ptr<float>(), numel(), p, g); break;
-      case kFloat64: bernoulli_fill(data_ptr<double>(), numel(), p, g); break;
-      case kInt64: bernoulli_fill(data_ptr<int64_t>(), numel(), p, g); break;
-      case kBool: bernoulli_fill(data_ptr<bool>(), numel(), p, g); break;
+      case kFloat32:
+        bernoulli_fill(data_ptr<float>(), numel(), p, g);
+        break;
+      case kFloat64:
+        bernoulli_fill(data_ptr<double>(), numel(), p, g);
+        break;
+      case kInt64:
+        bernoulli_fill(data_ptr<int64_t>(), numel(), p, g);
+        break;
+      case kBool:
+        bernoulli_fill(data_ptr<bool>(), numel(), p, g);
+        break;
     }
     bump_version();
     return *this;
@@ -337,10 +370,18 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
   } else {
     uint64_t to_inclusive = 0;
     switch (scalar_type()) {
-      case kFloat32: to_inclusive = uint64_t(1) << 24; break;
-      case kFloat64: to_inclusive = uint64_t(1) << 53; break;
-      case kInt64: to_inclusive = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()); break;
-      case kBool: to_inclusive = 1; break;
+      case kFloat32:
+        to_inclusive = uint64_t(1) << 24;
+        break;
+      case kFloat64:
+        to_inclusive = uint64_t(1) << 53;
+        break;
+      case kInt64:
+        to_inclusive = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+        break;
+      case kBool:
+        to_inclusive = 1;
+        break;
     }
     EMBER_CHECK(from >= 0 && static_cast<uint64_t>(from) <= to_inclusive,
                 "random_: from={} is out of range for a {} tensor", from, dtype_name(scalar_type()));
@@ -434,8 +475,8 @@ Tensor bernoulli(const Tensor& self, double p, OptGenerator generator) {
 }
 
 Tensor bernoulli(const Tensor& p, OptGenerator generator) {
-  EMBER_CHECK(is_floating_point(p.scalar_type()), "bernoulli: expected a floating point tensor of probabilities, got {}",
-              dtype_name(p.scalar_type()));
+  EMBER_CHECK(is_floating_point(p.scalar_type()),
+              "bernoulli: expected a floating point tensor of probabilities, got {}", dtype_name(p.scalar_type()));
   Tensor probs = p.detach().to(Device(kCPU)).contiguous();
   Tensor out = raw_empty(p.sizes(), p.scalar_type(), Device(kCPU));
   Generator& g = pick(generator);
@@ -448,12 +489,16 @@ Tensor bernoulli(const Tensor& p, OptGenerator generator) {
       EMBER_CHECK(pd[i] >= 0 && pd[i] <= 1, "bernoulli: expected all probabilities in [0, 1], but element {} is {}", i,
                   double(pd[i]));
       // A float probability draws a float uniform, a double one a double uniform.
-      if constexpr (std::is_same_v<T, float>) od[i] = uniform_float(g, 0.f, 1.f) < pd[i];
-      else od[i] = uniform_double(g, 0, 1) < pd[i];
+      if constexpr (std::is_same_v<T, float>)
+        od[i] = uniform_float(g, 0.f, 1.f) < pd[i];
+      else
+        od[i] = uniform_double(g, 0, 1) < pd[i];
     }
   };
-  if (p.scalar_type() == kFloat32) run(float{});
-  else run(double{});
+  if (p.scalar_type() == kFloat32)
+    run(float{});
+  else
+    run(double{});
   return out.to(p.device());
 }
 
@@ -464,13 +509,14 @@ namespace {
 void check_probabilities(const Tensor& probs, int64_t num_samples, bool replacement) {
   EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial: prob_dist must be 1 or 2 dim, got {}-D {}",
               probs.dim(), probs.sizes());
-  EMBER_CHECK(is_floating_point(probs.scalar_type()), "multinomial: only supports floating-point dtypes for input, got {}",
-              dtype_name(probs.scalar_type()));
+  EMBER_CHECK(is_floating_point(probs.scalar_type()),
+              "multinomial: only supports floating-point dtypes for input, got {}", dtype_name(probs.scalar_type()));
   EMBER_CHECK(num_samples > 0, "multinomial: cannot sample n_sample <= 0 samples (got {})", num_samples);
   const int64_t n_categories = probs.size(-1);
   EMBER_CHECK(replacement || num_samples <= n_categories,
               "multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
-              "(n_sample {}, {} categories)", num_samples, n_categories);
+              "(n_sample {}, {} categories)",
+              num_samples, n_categories);
   EMBER_CHECK(n_categories > 0, "multinomial: the distribution has no categories (shape {})", probs.sizes());
 }
 
@@ -504,8 +550,8 @@ void multinomial_rows(const Tensor& probs, int64_t num_samples, bool replacement
       int64_t nonzero = std::count_if(p.begin(), p.end(), [](T v) { return v > 0; });
       EMBER_CHECK(replacement || num_samples <= nonzero,
                   "multinomial: invalid multinomial distribution (with replacement=False, not enough non-negative "
-                  "category to sample): row {} has {} nonzero probabilities, {} samples asked", row, nonzero,
-                  num_samples);
+                  "category to sample): row {} has {} nonzero probabilities, {} samples asked",
+                  row, nonzero, num_samples);
       std::vector<T> score(n);
       for (int64_t j = 0; j < n; ++j) score[j] = p[j] / q[row * n + j];
       std::vector<int64_t> idx(n);
@@ -527,8 +573,10 @@ void multinomial_rows(const Tensor& probs, int64_t num_samples, bool replacement
       int64_t left = 0, right = n;
       while (right - left > 0) {
         int64_t mid = left + (right - left) / 2;
-        if (cdf[mid] < u) left = mid + 1;
-        else right = mid;
+        if (cdf[mid] < u)
+          left = mid + 1;
+        else
+          right = mid;
       }
       out[row * num_samples + s] = left;
     }
@@ -540,13 +588,15 @@ void multinomial_rows(const Tensor& probs, int64_t num_samples, bool replacement
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, OptGenerator generator) {
   check_probabilities(probs, num_samples, replacement);
   Tensor p = probs.detach().to(Device(kCPU)).contiguous();
-  std::vector<int64_t> out_sizes = probs.dim() == 2 ? std::vector<int64_t>{probs.size(0), num_samples}
-                                                    : std::vector<int64_t>{num_samples};
+  std::vector<int64_t> out_sizes =
+      probs.dim() == 2 ? std::vector<int64_t>{probs.size(0), num_samples} : std::vector<int64_t>{num_samples};
   Tensor out = raw_empty(out_sizes, kInt64, Device(kCPU), "multinomial");
   Generator& g = pick(generator);
   std::lock_guard<std::mutex> lock(g.mutex());
-  if (p.scalar_type() == kFloat32) multinomial_rows<float>(p, num_samples, replacement, g, out.data_ptr<int64_t>());
-  else multinomial_rows<double>(p, num_samples, replacement, g, out.data_ptr<int64_t>());
+  if (p.scalar_type() == kFloat32)
+    multinomial_rows<float>(p, num_samples, replacement, g, out.data_ptr<int64_t>());
+  else
+    multinomial_rows<double>(p, num_samples, replacement, g, out.data_ptr<int64_t>());
   return out.to(probs.device());
 }
 

@@ -28,8 +28,7 @@ Tensor randn(IntArrayRef sizes, Generator generator, const TensorOptions& option
 // Integers in [low, high), int64 unless options say otherwise.
 Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
-Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, Generator generator,
-               const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, Generator generator, const TensorOptions& options = {});
 // A random permutation of 0..n-1 (int64).
 Tensor randperm(int64_t n, const TensorOptions& options = {});
 Tensor randperm(int64_t n, Generator generator, const TensorOptions& options = {});

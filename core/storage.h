@@ -19,7 +19,7 @@ struct StorageImpl {
   void* data = nullptr;
   size_t nbytes = 0;
   Device device;
-  uint32_t version = 0;                 // bumped by every in-place write
+  uint32_t version = 0;                // bumped by every in-place write
   std::function<void(void*)> deleter;  // returns `data` to whoever allocated it
 
   StorageImpl(void* d, size_t n, Device dev, std::function<void(void*)> del)

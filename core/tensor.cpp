@@ -25,8 +25,10 @@ std::atomic<ScalarType> default_dtype{kFloat32};
 
 ScalarType get_default_dtype() { return default_dtype.load(std::memory_order_relaxed); }
 void set_default_dtype(ScalarType dtype) {
-  EMBER_CHECK(is_floating_point(dtype), "set_default_dtype: only floating-point types are supported as the default "
-              "type, got {}", dtype_name(dtype));
+  EMBER_CHECK(is_floating_point(dtype),
+              "set_default_dtype: only floating-point types are supported as the default "
+              "type, got {}",
+              dtype_name(dtype));
   default_dtype = dtype;
 }
 
@@ -120,9 +122,12 @@ Scalar Tensor::item() const {
               sizes());
   switch (dtype()) {
     case kFloat32:
-    case kFloat64: return to_vector<double>()[0];
-    case kInt64: return to_vector<int64_t>()[0];
-    case kBool: return static_cast<bool>(to_vector<bool>()[0]);
+    case kFloat64:
+      return to_vector<double>()[0];
+    case kInt64:
+      return to_vector<int64_t>()[0];
+    case kBool:
+      return static_cast<bool>(to_vector<bool>()[0]);
   }
   EMBER_FAIL("item: unsupported dtype");
 }
@@ -165,7 +170,8 @@ void Tensor::set_data(const Tensor& new_data) const {
   EMBER_CHECK(new_data.defined(), "set_data: the new data is an undefined tensor");
   EMBER_CHECK(new_data.device() == device(),
               "set_data: Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible "
-              "tensor type ({} and {})", toString(), new_data.toString());
+              "tensor type ({} and {})",
+              toString(), new_data.toString());
   TensorImpl* self = impl();
   const TensorImpl& src = *new_data.unsafeGetTensorImpl();
   self->storage = src.storage;
@@ -175,8 +181,8 @@ void Tensor::set_data(const Tensor& new_data) const {
   self->dtype = src.dtype;
 }
 
-#define EMBER_INSTANTIATE(T)                          \
-  template T* Tensor::data_ptr<T>() const;            \
+#define EMBER_INSTANTIATE(T)               \
+  template T* Tensor::data_ptr<T>() const; \
   template std::vector<T> Tensor::to_vector<T>() const;
 EMBER_INSTANTIATE(float)
 EMBER_INSTANTIATE(double)
@@ -209,8 +215,8 @@ std::vector<int64_t> wrap_dims(IntArrayRef dims, int64_t ndim, const char* op) {
   }
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, ndim, op);
-    EMBER_CHECK(std::find(out.begin(), out.end(), w) == out.end(), "{}: dim {} appears multiple times in the list of dims",
-                op, w);
+    EMBER_CHECK(std::find(out.begin(), out.end(), w) == out.end(),
+                "{}: dim {} appears multiple times in the list of dims", op, w);
     out.push_back(w);
   }
   if (ndim == 0) out.clear();

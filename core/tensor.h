@@ -25,9 +25,9 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/generator.h"
 #include "core/scalar.h"
 #include "core/storage.h"
-#include "core/generator.h"
 #include "core/tensor_options.h"
 
 namespace ember {
@@ -65,7 +65,7 @@ class Tensor {
   bool defined() const { return impl_ != nullptr; }
   IntArrayRef sizes() const { return impl()->sizes; }
   IntArrayRef strides() const { return impl()->strides; }
-  int64_t size(int64_t dim) const;    // negative dims count from the end
+  int64_t size(int64_t dim) const;  // negative dims count from the end
   int64_t stride(int64_t dim) const;
   int64_t dim() const { return static_cast<int64_t>(impl()->sizes.size()); }
   int64_t ndimension() const { return dim(); }
@@ -92,14 +92,19 @@ class Tensor {
   void bump_version() const { ++storage()->version; }
 
   // Pointer to element [0, 0, ...] (storage offset applied). Checks the dtype.
-  template <typename T> T* data_ptr() const;
+  template <typename T>
+  T* data_ptr() const;
   void* raw_data_ptr() const;
   // The value of a one-element tensor (any device), converted to T.
-  template <typename T> T item() const { return item().to<T>(); }
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
   // The same as a Scalar (double, int64 or bool as the dtype says): t.item().toFloat(), std::cout << t.item().
   Scalar item() const;
   // Copies the elements (any layout, any device) into a vector in row-major order.
-  template <typename T> std::vector<T> to_vector() const;
+  template <typename T>
+  std::vector<T> to_vector() const;
 
   std::string toString() const;  // "CPUFloatType" as libtorch names it
   void print() const;            // std::cout << *this << '\n'
@@ -118,8 +123,8 @@ class Tensor {
   uint32_t output_nr() const;
   // With `inputs`, gradients accumulate only into those tensors (leaves or not); an explicitly
   // empty list is an error, as in libtorch.
-  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
-                bool create_graph = false, std::optional<tensor_list> inputs = std::nullopt) const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                std::optional<tensor_list> inputs = std::nullopt) const;
   Tensor detach() const;
   Tensor& detach_();
   void retain_grad() const;
@@ -137,7 +142,7 @@ class Tensor {
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
   // A hook that returns nothing only looks at the gradient (libtorch accepts both kinds).
   template <typename Hook>
-    requires std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>
+  requires std::is_void_v<std::invoke_result_t<Hook&, const Tensor&>>
   unsigned register_hook(Hook hook) const {
     return register_hook(std::function<Tensor(const Tensor&)>([hook = std::move(hook)](const Tensor& g) mutable {
       hook(g);
@@ -188,8 +193,8 @@ class Tensor {
   Tensor expand(IntArrayRef sizes) const;
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
-  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
-               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
+               int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
@@ -297,15 +302,11 @@ class Tensor {
   // bool `unbiased` and reduce over everything).
   // (A template, so an int argument matches it exactly rather than tie with the bool overload.)
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  Tensor var(I dim, bool unbiased = true, bool keepdim = false) const {
-    return var(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim);
-  }
+  requires(!std::same_as<I, bool>) Tensor var(I dim, bool unbiased = true, bool keepdim = false)
+  const { return var(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim); }
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  Tensor std(I dim, bool unbiased = true, bool keepdim = false) const {
-    return std(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim);
-  }
+  requires(!std::same_as<I, bool>) Tensor std(I dim, bool unbiased = true, bool keepdim = false)
+  const { return std(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim); }
   Tensor max() const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
@@ -403,15 +404,16 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 // beta * self + alpha * (mat1 @ mat2), self broadcast to the product's shape (nn::Linear's bias + x W^T).
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
 Tensor cat(const tensor_list& tensors, int64_t dim = 0);
 Tensor stack(const tensor_list& tensors, int64_t dim = 0);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
 // LayerNorm over the trailing dims `normalized_shape`; weight and bias may be undefined.
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
-                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
@@ -450,16 +452,22 @@ inline Tensor cos(const Tensor& x) { return x.cos(); }
 inline Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) {
   return x.clamp(min, max);
 }
-inline Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+inline Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim = false,
+                  std::optional<ScalarType> dtype = std::nullopt) {
   return x.sum(dims, keepdim, dtype);
 }
-inline Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+inline Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt) {
   return x.mean(dims, keepdim, dtype);
 }
 inline Tensor max(const Tensor& x) { return x.max(); }
 inline Tensor min(const Tensor& x) { return x.min(); }
-inline std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false) { return x.max(dim, keepdim); }
-inline std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false) { return x.min(dim, keepdim); }
+inline std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false) {
+  return x.max(dim, keepdim);
+}
+inline std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false) {
+  return x.min(dim, keepdim);
+}
 inline Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.amax(dims, keepdim); }
 inline Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.amin(dims, keepdim); }
 inline Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
@@ -477,7 +485,9 @@ inline Tensor norm(const Tensor& x, const std::optional<Scalar>& p, IntArrayRef 
 }
 // sqrt(sum x^2), over everything or over `dims` (libtorch's frobenius_norm; Python's norm(p="fro")).
 inline Tensor frobenius_norm(const Tensor& x) { return x.norm(2); }
-inline Tensor frobenius_norm(const Tensor& x, IntArrayRef dims, bool keepdim = false) { return x.norm(2, dims, keepdim); }
+inline Tensor frobenius_norm(const Tensor& x, IntArrayRef dims, bool keepdim = false) {
+  return x.norm(2, dims, keepdim);
+}
 
 // ---- creation (core/factory.cpp) ----
 Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});

@@ -14,13 +14,13 @@ namespace ember {
 
 class TensorLiteral {
  public:
-  TensorLiteral(double v) : scalar_(v), kind_(kFloat32) {}   // NOLINT
-  TensorLiteral(float v) : scalar_(v), kind_(kFloat32) {}    // NOLINT
-  TensorLiteral(int v) : scalar_(v), kind_(kInt64) {}        // NOLINT
-  TensorLiteral(long v) : scalar_(v), kind_(kInt64) {}       // NOLINT
+  TensorLiteral(double v) : scalar_(v), kind_(kFloat32) {}                         // NOLINT
+  TensorLiteral(float v) : scalar_(v), kind_(kFloat32) {}                          // NOLINT
+  TensorLiteral(int v) : scalar_(v), kind_(kInt64) {}                              // NOLINT
+  TensorLiteral(long v) : scalar_(v), kind_(kInt64) {}                             // NOLINT
   TensorLiteral(long long v) : scalar_(static_cast<int64_t>(v)), kind_(kInt64) {}  // NOLINT
-  TensorLiteral(bool v) : scalar_(v), kind_(kBool) {}        // NOLINT
-  TensorLiteral(std::initializer_list<TensorLiteral> rows);  // NOLINT
+  TensorLiteral(bool v) : scalar_(v), kind_(kBool) {}                              // NOLINT
+  TensorLiteral(std::initializer_list<TensorLiteral> rows);                        // NOLINT
 
   // Flattens into row-major doubles, filling `sizes` with the shape.
   void flatten(std::vector<double>& out) const;

@@ -18,13 +18,25 @@ namespace ember {
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(ScalarType d) : dtype_(d) {}  // NOLINT: implicit, as in libtorch
-  TensorOptions(Device d) : device_(d) {}     // NOLINT
+  TensorOptions(ScalarType d) : dtype_(d) {}           // NOLINT: implicit, as in libtorch
+  TensorOptions(Device d) : device_(d) {}              // NOLINT
   TensorOptions(DeviceType d) : device_(Device(d)) {}  // NOLINT
 
-  TensorOptions dtype(ScalarType d) const { auto o = *this; o.dtype_ = d; return o; }
-  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
-  TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
+  TensorOptions dtype(ScalarType d) const {
+    auto o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    auto o = *this;
+    o.device_ = d;
+    return o;
+  }
+  TensorOptions requires_grad(bool r) const {
+    auto o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
 
   ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
   std::optional<ScalarType> dtype_opt() const { return dtype_; }

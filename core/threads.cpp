@@ -31,8 +31,10 @@ int max_num_threads() {
 void set_num_threads(int n) {
   const int max = max_num_threads();
   const char* env = std::getenv("EMBER_MAX_THREADS");
-  EMBER_CHECK(n > 0 && n <= max, "set_num_threads: {} threads is outside the range 1 to {} ({}; the environment "
-              "variable EMBER_MAX_THREADS overrides the limit)", n, max,
+  EMBER_CHECK(n > 0 && n <= max,
+              "set_num_threads: {} threads is outside the range 1 to {} ({}; the environment "
+              "variable EMBER_MAX_THREADS overrides the limit)",
+              n, max,
               env && *env ? fmt::format("EMBER_MAX_THREADS={}", env)
                           : fmt::format("{} x the {} cores", kThreadsPerCore, omp_get_num_procs()));
   omp_set_num_threads(n);

@@ -122,8 +122,8 @@ class TracingBackend final : public Backend {
     Scope s(op, out, {EMBER_UNPAREN ins});                    \
     in_.name args;                                            \
   }
-#define EMBER_TRACED_FUSED_KERNEL(name, params, args, op, out, ins)              \
-  bool name params override {                                                    \
+#define EMBER_TRACED_FUSED_KERNEL(name, params, args, op, out, ins)                   \
+  bool name params override {                                                         \
     return traced_fused(op, out, {EMBER_UNPAREN ins}, [&] { return in_.name args; }); \
   }
 #define EMBER_UNTRACED_KERNEL(name, params, args) \

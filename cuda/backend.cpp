@@ -33,8 +33,8 @@ void launch_where(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<4
 // maps r in [0, n_red) to an in offset from that base. All/Any read any dtype and write bool.
 void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy how, int64_t n_out, int64_t n_red,
                    const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, void* partial, const void* in);
-void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc,
-                       int64_t len, int64_t step, void* values, int64_t* indices, void* partial, const void* in);
+void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc, int64_t len,
+                       int64_t step, void* values, int64_t* indices, void* partial, const void* in);
 
 // ---- nn.cu ----
 void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log);
@@ -111,11 +111,13 @@ void CudaBackend::copy(const Tensor& dst, const Tensor& src) {
   cudaStream_t s = prepare(dst.device());
   if (dst.numel() == 0) return;
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.raw_data_ptr(), src.raw_data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, s));
+    EMBER_CUDA_CHECK(
+        cudaMemcpyAsync(dst.raw_data_ptr(), src.raw_data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, s));
     return;
   }
-  launch_copy(s, dst.dtype(), src.dtype(), dst.numel(), offset_calc<2>("copy", dst.sizes(), {dst.strides(), src.strides()}),
-              dst.raw_data_ptr(), src.raw_data_ptr());
+  launch_copy(s, dst.dtype(), src.dtype(), dst.numel(),
+              offset_calc<2>("copy", dst.sizes(), {dst.strides(), src.strides()}), dst.raw_data_ptr(),
+              src.raw_data_ptr());
 }
 
 void CudaBackend::fill(const Tensor& dst, const Scalar& value) {
@@ -172,8 +174,7 @@ void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntAr
       if (sizes[d] != 1) return strides[d];
     return int64_t{0};
   };
-  const bool leading_dims =
-      innermost_non_unit(kept_sizes, kept_in) == 1 && innermost_non_unit(red_sizes, red_in) != 1;
+  const bool leading_dims = innermost_non_unit(kept_sizes, kept_in) == 1 && innermost_non_unit(red_sizes, red_in) != 1;
   const ReduceStrategy how = reduce_strategy(out.numel(), numel_of(red_sizes), leading_dims);
   Tensor partial;  // (n_out, splits) 8-byte partial results of a split reduction
   if (how.splits > 1) partial = empty({out.numel() * how.splits}, out.options().dtype(kFloat64));
@@ -232,9 +233,8 @@ bool CudaBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor
   return true;
 }
 
-bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias,
-                                      const Tensor& dout, const Tensor& in, const Tensor& mean, const Tensor& rstd,
-                                      const Tensor& weight) {
+bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
+                                      const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) {
   cudaStream_t s = prepare(in.device());
   dispatch_floating(in.dtype(), "layer_norm_backward", []<typename T>() {});
   const int64_t N = in.sizes()[0], D = in.sizes()[1];
@@ -281,8 +281,8 @@ bool CudaBackend::adam_update(const tensor_list& params, const tensor_list& grad
   return true;
 }
 
-bool CudaBackend::sgd_update(const tensor_list& params, const tensor_list& grads,
-                             const tensor_list& momentum_buffers, const std::vector<SgdStep>& steps) {
+bool CudaBackend::sgd_update(const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,
+                             const std::vector<SgdStep>& steps) {
   if (params.empty()) return true;
   const ScalarType dtype = params[0].dtype();
   for (const tensor_list* ts : {&params, &grads, &momentum_buffers})

@@ -9,28 +9,29 @@
 // Only cuda/ includes this header; everyone else reaches the backend through backend_for().
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+#include <cublas_v2.h>
 
 #include "core/backend.h"
 
 // Throws ember::Error naming the failed call and CUDA's description of the error.
-#define EMBER_CUDA_CHECK(call)                                                                     \
-  do {                                                                                             \
-    cudaError_t ember_err_ = (call);                                                               \
-    if (ember_err_ != cudaSuccess) [[unlikely]] {                                                  \
-      EMBER_FAIL("CUDA error: {} failed: {} ({})", #call, cudaGetErrorString(ember_err_),          \
-                 cudaGetErrorName(ember_err_));                                                    \
-    }                                                                                              \
+#define EMBER_CUDA_CHECK(call)                                                            \
+  do {                                                                                    \
+    cudaError_t ember_err_ = (call);                                                      \
+    if (ember_err_ != cudaSuccess) [[unlikely]] {                                         \
+      EMBER_FAIL("CUDA error: {} failed: {} ({})", #call, cudaGetErrorString(ember_err_), \
+                 cudaGetErrorName(ember_err_));                                           \
+    }                                                                                     \
   } while (0)
 
-#define EMBER_CUBLAS_CHECK(call)                                                                   \
-  do {                                                                                             \
-    cublasStatus_t ember_st_ = (call);                                                             \
-    if (ember_st_ != CUBLAS_STATUS_SUCCESS) [[unlikely]] {                                         \
-      EMBER_FAIL("cuBLAS error: {} failed: {} ({})", #call, cublasGetStatusString(ember_st_),      \
-                 cublasGetStatusName(ember_st_));                                                  \
-    }                                                                                              \
+#define EMBER_CUBLAS_CHECK(call)                                                              \
+  do {                                                                                        \
+    cublasStatus_t ember_st_ = (call);                                                        \
+    if (ember_st_ != CUBLAS_STATUS_SUCCESS) [[unlikely]] {                                    \
+      EMBER_FAIL("cuBLAS error: {} failed: {} ({})", #call, cublasGetStatusString(ember_st_), \
+                 cublasGetStatusName(ember_st_));                                             \
+    }                                                                                         \
   } while (0)
 
 namespace ember::cuda {

@@ -14,8 +14,7 @@ namespace {
 template <int N, typename Op>
 __global__ void __launch_bounds__(kBlockSize) elementwise_kernel(int64_t n, OffsetCalc<N> calc, Op op) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
-    op(calc.offsets(i));
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) op(calc.offsets(i));
 }
 
 template <int N, typename Op>
@@ -89,14 +88,15 @@ void launch_unary(cudaStream_t s, UnaryOp op, ScalarType type, int64_t n, const 
     T* o = static_cast<T*>(out);
     const T* x = static_cast<const T*>(in);
     switch (op) {
-#define EMBER_UNARY_CASE(Name, name, ...)                                                                  \
-  case UnaryOp::Name:                                                                                      \
+#define EMBER_UNARY_CASE(Name, name, ...)                                                                \
+  case UnaryOp::Name:                                                                                    \
     if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool> || unary_on_integers(UnaryOp::Name)) \
       return launch<2>(#name, s, n, calc, UnaryApply<T, UnaryFn<UnaryOp::Name>>{o, x});                  \
     return;
       EMBER_UNARY_OPS(EMBER_UNARY_CASE)
 #undef EMBER_UNARY_CASE
-      default: unsupported("launch_unary", "op", static_cast<int>(op));
+      default:
+        unsupported("launch_unary", "op", static_cast<int>(op));
     }
   });
 }
@@ -112,7 +112,8 @@ void launch_binary(cudaStream_t s, BinaryOp op, ScalarType type, int64_t n, cons
     return launch<3>(#name, s, n, calc, BinaryApply<R, T, BinaryFn<BinaryOp::Name>>{static_cast<R*>(out), x, y});
       EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE
-      default: unsupported("launch_binary", "op", static_cast<int>(op));
+      default:
+        unsupported("launch_binary", "op", static_cast<int>(op));
     }
   });
 }

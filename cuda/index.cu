@@ -21,12 +21,13 @@ __device__ void atomic_add(T* p, T v) {
   }
 }
 
-#define EMBER_GRID_STRIDE_LOOP(i, n)                                                                   \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);              \
+#define EMBER_GRID_STRIDE_LOOP(i, n)                                                     \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
 template <typename T>
-__global__ void __launch_bounds__(kBlockSize) index_select_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* in) {
+__global__ void __launch_bounds__(kBlockSize)
+    index_select_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* in) {
   EMBER_GRID_STRIDE_LOOP(e, b.outer * n_index * b.inner) {
     const int64_t j = e % b.inner, i = (e / b.inner) % n_index, o = e / (b.inner * n_index);
     out[e] = in[(o * b.len + idx[i]) * b.inner + j];
@@ -34,7 +35,8 @@ __global__ void __launch_bounds__(kBlockSize) index_select_kernel(Blocks3 b, int
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kBlockSize) index_add_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* src) {
+__global__ void __launch_bounds__(kBlockSize)
+    index_add_kernel(Blocks3 b, int64_t n_index, const int64_t* idx, T* out, const T* src) {
   EMBER_GRID_STRIDE_LOOP(e, b.outer * n_index * b.inner) {
     const int64_t j = e % b.inner, i = (e / b.inner) % n_index, o = e / (b.inner * n_index);
     atomic_add(&out[(o * b.len + idx[i]) * b.inner + j], src[e]);
@@ -42,14 +44,14 @@ __global__ void __launch_bounds__(kBlockSize) index_add_kernel(Blocks3 b, int64_
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kBlockSize) gather_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
-                              const T* in) {
+__global__ void __launch_bounds__(kBlockSize)
+    gather_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out, const T* in) {
   EMBER_GRID_STRIDE_LOOP(i, n) { out[i] = in[calc.offsets(i)[0] + idx[i] * dim_stride]; }
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kBlockSize) scatter_add_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out,
-                                   const T* src) {
+__global__ void __launch_bounds__(kBlockSize)
+    scatter_add_kernel(int64_t n, OffsetCalc<1> calc, int64_t dim_stride, const int64_t* idx, T* out, const T* src) {
   EMBER_GRID_STRIDE_LOOP(i, n) { atomic_add(&out[calc.offsets(i)[0] + idx[i] * dim_stride], src[i]); }
 }
 
@@ -62,8 +64,8 @@ void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(in_blocks.outer * n_index * in_blocks.inner);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_select_kernel<T>)(in_blocks, n_index, idx, static_cast<T*>(out),
-                                                         static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_select_kernel<T>)
+    (in_blocks, n_index, idx, static_cast<T*>(out), static_cast<const T*>(in));
     check_launch("index_select");
   });
 }
@@ -73,8 +75,8 @@ void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(out_blocks.outer * n_index * out_blocks.inner);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_add_kernel<T>)(out_blocks, n_index, idx, static_cast<T*>(out),
-                                                      static_cast<const T*>(src));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_add_kernel<T>)
+    (out_blocks, n_index, idx, static_cast<T*>(out), static_cast<const T*>(src));
     check_launch("index_add");
   });
 }
@@ -84,8 +86,8 @@ void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, gather_kernel<T>)(n, calc, dim_stride, idx, static_cast<T*>(out),
-                                                   static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, gather_kernel<T>)
+    (n, calc, dim_stride, idx, static_cast<T*>(out), static_cast<const T*>(in));
     check_launch("gather");
   });
 }
@@ -95,8 +97,8 @@ void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const Offset
   dispatch_type(type, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, scatter_add_kernel<T>)(n, calc, dim_stride, idx, static_cast<T*>(out),
-                                                        static_cast<const T*>(src));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, scatter_add_kernel<T>)
+    (n, calc, dim_stride, idx, static_cast<T*>(out), static_cast<const T*>(src));
     check_launch("scatter_add");
   });
 }

@@ -91,11 +91,16 @@ struct SgdHyper {
 template <typename F>
 void dispatch_type(ScalarType type, F&& f) {
   switch (type) {
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
-    case kInt64: return f.template operator()<int64_t>();
-    case kBool: return f.template operator()<bool>();
-    default: unsupported("dispatch_type", "dtype", static_cast<int>(type));
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    case kInt64:
+      return f.template operator()<int64_t>();
+    case kBool:
+      return f.template operator()<bool>();
+    default:
+      unsupported("dispatch_type", "dtype", static_cast<int>(type));
   }
 }
 

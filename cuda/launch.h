@@ -37,13 +37,13 @@
 
 namespace ember::cuda {
 
-inline constexpr int kBlockSize = 256;       // threads per block for elementwise kernels
-inline constexpr int kMaxRowBlock = 1024;    // most threads block_for_row() gives a row kernel
-inline constexpr int64_t kMaxGrid = 65535;   // blocks; larger ranges loop (grid-stride) inside the kernel
-inline constexpr int kMaxDims = 12;          // dims after merging; more is rejected with an error
+inline constexpr int kBlockSize = 256;      // threads per block for elementwise kernels
+inline constexpr int kMaxRowBlock = 1024;   // most threads block_for_row() gives a row kernel
+inline constexpr int64_t kMaxGrid = 65535;  // blocks; larger ranges loop (grid-stride) inside the kernel
+inline constexpr int kMaxDims = 12;         // dims after merging; more is rejected with an error
 
 struct LaunchShape {
-  int64_t grid = 0;   // 0 means: nothing to launch
+  int64_t grid = 0;  // 0 means: nothing to launch
   int block = kBlockSize;
 };
 
@@ -68,8 +68,8 @@ inline int block_for_row(int64_t cols) {
 template <int N>
 struct OffsetCalc {
   int ndim = 0;
-  int64_t sizes[kMaxDims];             // merged dims, innermost last
-  int64_t strides[N][kMaxDims];        // in elements; 0 for broadcast dims
+  int64_t sizes[kMaxDims];       // merged dims, innermost last
+  int64_t strides[N][kMaxDims];  // in elements; 0 for broadcast dims
 
   EMBER_HD std::array<int64_t, N> offsets(int64_t linear) const {
     std::array<int64_t, N> off{};

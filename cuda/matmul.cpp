@@ -67,16 +67,14 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   // Column-major: out^T (N, M) = b^T (N, K) @ a^T (K, M).
   if (out.dtype() == kFloat32) {
     const float one = 1, zero = 0;
-    EMBER_CUBLAS_CHECK(cublasSgemmStridedBatched(h, lb.op, la.op, m, n, k, &one, b.data_ptr<float>(),
-                                                 static_cast<int>(lb.ld), sb, a.data_ptr<float>(),
-                                                 static_cast<int>(la.ld), sa, &zero, out.data_ptr<float>(), m, sc,
-                                                 count));
+    EMBER_CUBLAS_CHECK(cublasSgemmStridedBatched(
+        h, lb.op, la.op, m, n, k, &one, b.data_ptr<float>(), static_cast<int>(lb.ld), sb, a.data_ptr<float>(),
+        static_cast<int>(la.ld), sa, &zero, out.data_ptr<float>(), m, sc, count));
   } else {
     const double one = 1, zero = 0;
-    EMBER_CUBLAS_CHECK(cublasDgemmStridedBatched(h, lb.op, la.op, m, n, k, &one, b.data_ptr<double>(),
-                                                 static_cast<int>(lb.ld), sb, a.data_ptr<double>(),
-                                                 static_cast<int>(la.ld), sa, &zero, out.data_ptr<double>(), m, sc,
-                                                 count));
+    EMBER_CUBLAS_CHECK(cublasDgemmStridedBatched(
+        h, lb.op, la.op, m, n, k, &one, b.data_ptr<double>(), static_cast<int>(lb.ld), sb, a.data_ptr<double>(),
+        static_cast<int>(la.ld), sa, &zero, out.data_ptr<double>(), m, sc, count));
   }
 }
 

@@ -18,11 +18,13 @@ __global__ void __launch_bounds__(kMaxRowBlock) softmax_kernel(int64_t rows, int
     T* y = out + r * C;
     T mx = -INFINITY;
     for (int64_t c = threadIdx.x; c < C; c += blockDim.x) mx = x[c] > mx ? x[c] : mx;
-    mx = block_reduce(mx, [](T a, T b) { return a > b ? a : b; }, scratch);
+    mx = block_reduce(
+        mx, [](T a, T b) { return a > b ? a : b; }, scratch);
     if (mx == T(-INFINITY)) mx = 0;  // a fully masked row: exp(-inf - 0) = 0
     T sum = 0;
     for (int64_t c = threadIdx.x; c < C; c += blockDim.x) sum += exp(x[c] - mx);
-    sum = block_reduce(sum, [](T a, T b) { return a + b; }, scratch);
+    sum = block_reduce(
+        sum, [](T a, T b) { return a + b; }, scratch);
     if (log) {
       const T shift = mx + ::log(sum);
       for (int64_t c = threadIdx.x; c < C; c += blockDim.x) y[c] = x[c] - shift;
@@ -36,7 +38,8 @@ __global__ void __launch_bounds__(kMaxRowBlock) softmax_kernel(int64_t rows, int
 // softmax:     din = y * (dout - sum(dout * y))
 // log_softmax: din = dout - exp(y) * sum(dout)
 template <typename T>
-__global__ void __launch_bounds__(kMaxRowBlock) softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
+__global__ void __launch_bounds__(kMaxRowBlock)
+    softmax_backward_kernel(int64_t rows, int64_t C, T* din, const T* dout, const T* out, bool log) {
   T* scratch = shared_scratch<T>();
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* g = dout + r * C;
@@ -44,13 +47,15 @@ __global__ void __launch_bounds__(kMaxRowBlock) softmax_backward_kernel(int64_t 
     T* dx = din + r * C;
     T dot = 0;
     for (int64_t c = threadIdx.x; c < C; c += blockDim.x) dot += log ? g[c] : g[c] * y[c];
-    dot = block_reduce(dot, [](T a, T b) { return a + b; }, scratch);
+    dot = block_reduce(
+        dot, [](T a, T b) { return a + b; }, scratch);
     for (int64_t c = threadIdx.x; c < C; c += blockDim.x) dx[c] = log ? g[c] - exp(y[c]) * dot : y[c] * (g[c] - dot);
   }
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kBlockSize) triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
+__global__ void __launch_bounds__(kBlockSize)
+    triangle_kernel(int64_t n, int64_t R, int64_t C, int64_t k, bool lower, T* out, const T* in) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < n; at += stride) {
     const int64_t j = at % C, i = (at / C) % R;
@@ -63,9 +68,12 @@ __global__ void __launch_bounds__(kBlockSize) triangle_kernel(int64_t n, int64_t
 template <typename F>
 void dispatch_floating_type(ScalarType type, F&& f) {
   switch (type) {
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
-    default: unsupported("dispatch_floating_type", "dtype", static_cast<int>(type));
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    default:
+      unsupported("dispatch_floating_type", "dtype", static_cast<int>(type));
   }
 }
 
@@ -75,8 +83,8 @@ void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols,
   dispatch_floating_type(type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
-    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_kernel<T>)(
-        rows, cols, static_cast<T*>(out), static_cast<const T*>(in), log);
+    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_kernel<T>)
+    (rows, cols, static_cast<T*>(out), static_cast<const T*>(in), log);
     check_launch(log ? "log_softmax" : "softmax");
   });
 }
@@ -86,8 +94,8 @@ void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int6
   dispatch_floating_type(type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
-    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_backward_kernel<T>)(
-        rows, cols, static_cast<T*>(din), static_cast<const T*>(dout), static_cast<const T*>(out), log);
+    EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_backward_kernel<T>)
+    (rows, cols, static_cast<T*>(din), static_cast<const T*>(dout), static_cast<const T*>(out), log);
     check_launch(log ? "log_softmax_backward" : "softmax_backward");
   });
 }
@@ -98,7 +106,8 @@ void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, i
     const int64_t n = mats * R * C;
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, triangle_kernel<T>)(n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, triangle_kernel<T>)
+    (n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
     check_launch(lower ? "tril" : "triu");
   });
 }

@@ -52,8 +52,8 @@ __global__ void __launch_bounds__(kMaxRowBlock)
 // dx for each row: d/dx of LayerNorm = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)).
 template <typename T>
 __global__ void __launch_bounds__(kMaxRowBlock)
-    layer_norm_backward_input_kernel(T* din, const T* dout, const T* in, const T* mean, const T* rstd,
-                                     const T* weight, int64_t N, int64_t D) {
+    layer_norm_backward_input_kernel(T* din, const T* dout, const T* in, const T* mean, const T* rstd, const T* weight,
+                                     int64_t N, int64_t D) {
   SumPair<T>* scratch = shared_scratch<SumPair<T>>();
   for (int64_t r = blockIdx.x; r < N; r += gridDim.x) {
     const T* g = dout + r * D;
@@ -66,7 +66,12 @@ __global__ void __launch_bounds__(kMaxRowBlock)
       sums.a += gw;
       sums.b += gw * ((x[c] - m) * s);
     }
-    sums = block_reduce(sums, [](SumPair<T> p, SumPair<T> q) { return SumPair<T>{p.a + q.a, p.b + q.b}; }, scratch);
+    sums = block_reduce(
+        sums,
+        [](SumPair<T> p, SumPair<T> q) {
+          return SumPair<T>{p.a + q.a, p.b + q.b};
+        },
+        scratch);
     const T mean_gw = sums.a / static_cast<T>(D), mean_gw_xhat = sums.b / static_cast<T>(D);
     for (int64_t c = threadIdx.x; c < D; c += blockDim.x) {
       const T gw = weight ? g[c] * weight[c] : g[c];
@@ -123,9 +128,12 @@ __global__ void __launch_bounds__(kBlockSize) sum_bands_kernel(T* out, const T* 
 template <typename F>
 void dispatch_floating_type(ScalarType type, F&& f) {
   switch (type) {
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
-    default: unsupported("layer_norm", "dtype", static_cast<int>(type));
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    default:
+      unsupported("layer_norm", "dtype", static_cast<int>(type));
   }
 }
 
@@ -143,9 +151,9 @@ void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, vo
   dispatch_floating_type(type, [&]<typename T>() {
     if (N == 0 || D == 0) return;
     const int block = block_for_row(D);
-    EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<T>)(
-        static_cast<T*>(out), static_cast<T*>(mean), static_cast<T*>(rstd), static_cast<const T*>(in),
-        static_cast<const T*>(weight), static_cast<const T*>(bias), N, D, static_cast<T>(eps));
+    EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<T>)
+    (static_cast<T*>(out), static_cast<T*>(mean), static_cast<T*>(rstd), static_cast<const T*>(in),
+     static_cast<const T*>(weight), static_cast<const T*>(bias), N, D, static_cast<T>(eps));
     check_launch("layer_norm");
   });
 }
@@ -162,8 +170,8 @@ void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int6
     if (din) {
       const int block = block_for_row(D);
       EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(SumPair<T>), s,
-                   layer_norm_backward_input_kernel<T>)(static_cast<T*>(din), g, x, mu, rs,
-                                                        static_cast<const T*>(weight), N, D);
+                   layer_norm_backward_input_kernel<T>)
+      (static_cast<T*>(din), g, x, mu, rs, static_cast<const T*>(weight), N, D);
       check_launch("layer_norm_backward");
     }
     if (!dweight && !dbias) return;
@@ -174,8 +182,8 @@ void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int6
     T* p = static_cast<T*>(partial);
     T* pdw = !dweight ? nullptr : bands == 1 ? static_cast<T*>(dweight) : p;
     T* pdb = !dbias ? nullptr : bands == 1 ? static_cast<T*>(dbias) : p + bands * D;
-    EMBER_LAUNCH(col_blocks * bands, kBlockSize, 2 * kBlockSize * sizeof(T), s,
-                 layer_norm_backward_params_kernel<T>)(pdw, pdb, g, x, mu, rs, N, D, col_blocks, rows_per_band);
+    EMBER_LAUNCH(col_blocks * bands, kBlockSize, 2 * kBlockSize * sizeof(T), s, layer_norm_backward_params_kernel<T>)
+    (pdw, pdb, g, x, mu, rs, N, D, col_blocks, rows_per_band);
     check_launch("layer_norm_backward");
     if (bands == 1) return;
     const LaunchShape ls = launch_1d(D);

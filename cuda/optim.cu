@@ -97,7 +97,7 @@ struct AdamOp {
       if (decoupled)
         w = w * decay;  // param.mul_(1 - lr * weight_decay)
       else if (weight_decay != T(0))
-        grad = fma(weight_decay, w, grad);  // grad.add(param, alpha=weight_decay)
+        grad = fma(weight_decay, w, grad);                           // grad.add(param, alpha=weight_decay)
       const T mi = fma(one_minus_beta1, grad, m[i] * beta1);         // exp_avg.mul_(b1).add_(g, alpha=1-b1)
       const T vi = fma(one_minus_beta2 * grad, grad, v[i] * beta2);  // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
       m[i] = mi;
@@ -150,7 +150,8 @@ struct SquaresOp {
   __device__ void operator()(T* const* p, int64_t begin, int64_t end, int64_t block) const {
     double acc = 0;
     for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) acc += static_cast<double>(p[0][i] * p[0][i]);
-    acc = block_reduce(acc, [](double a, double b) { return a + b; }, shared_scratch<double>());
+    acc = block_reduce(
+        acc, [](double a, double b) { return a + b; }, shared_scratch<double>());
     if (threadIdx.x == 0) partial[block] = acc;
   }
 };
@@ -166,8 +167,8 @@ struct ScaleOp {
 };
 
 // out[i] = sum of partial[starts[i] .. starts[i + 1]), in order: one thread per tensor.
-__global__ void __launch_bounds__(kBlockSize) sum_chunks_kernel(double* out, const double* partial,
-                                                                 const int64_t* starts, int64_t n) {
+__global__ void __launch_bounds__(kBlockSize)
+    sum_chunks_kernel(double* out, const double* partial, const int64_t* starts, int64_t n) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double acc = 0;
@@ -178,9 +179,12 @@ __global__ void __launch_bounds__(kBlockSize) sum_chunks_kernel(double* out, con
 template <typename F>
 void dispatch_floating_type(const char* name, ScalarType type, F&& f) {
   switch (type) {
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
-    default: unsupported(name, "dtype", static_cast<int>(type));
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    default:
+      unsupported(name, "dtype", static_cast<int>(type));
   }
 }
 
@@ -231,8 +235,8 @@ void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<vo
     for (void* t : tensors) ptrs.push_back({t});
     multi_tensor_apply<T, 1>(s, "sum_of_squares", ptrs, sizes, std::vector<SquaresOp<T>>(tensors.size(), {partial}));
     const LaunchShape ls = launch_1d(static_cast<int64_t>(tensors.size()));
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, sum_chunks_kernel)(out, partial, starts,
-                                                             static_cast<int64_t>(tensors.size()));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, sum_chunks_kernel)
+    (out, partial, starts, static_cast<int64_t>(tensors.size()));
     check_launch("sum_of_squares");
   });
 }

@@ -87,8 +87,10 @@ cublasHandle_t cublas_handle(Device device) {
 
 void check_launch(const char* name) {
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) [[likely]] return;
-  EMBER_FAIL("CUDA error: kernel '{}' failed to launch: {} ({}){}", name, cudaGetErrorString(err), cudaGetErrorName(err),
+  if (err == cudaSuccess) [[likely]]
+    return;
+  EMBER_FAIL("CUDA error: kernel '{}' failed to launch: {} ({}){}", name, cudaGetErrorString(err),
+             cudaGetErrorName(err),
              err == cudaErrorNoKernelImageForDevice
                  ? "; this GPU's architecture is not in the build's: reconfigure with "
                    "-DEMBER_CUDA_ARCHITECTURES=<its compute capability, e.g. 86-real> and rebuild"

@@ -10,8 +10,9 @@ namespace ember {
 namespace {
 
 [[noreturn]] void no_cuda() {
-  EMBER_FAIL("CUDA: Ember was built without CUDA support; rebuild with -DEMBER_CUDA=ON on a machine with the CUDA "
-             "Toolkit, or use device cpu");
+  EMBER_FAIL(
+      "CUDA: Ember was built without CUDA support; rebuild with -DEMBER_CUDA=ON on a machine with the CUDA "
+      "Toolkit, or use device cpu");
 }
 
 class StubBackend final : public Backend {

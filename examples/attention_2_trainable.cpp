@@ -18,9 +18,9 @@ int main() {
                                  {0.22, 0.58, 0.33},    // with     (x^4)
                                  {0.77, 0.25, 0.10},    // one      (x^5)
                                  {0.05, 0.80, 0.55}});  // step     (x^6)
-  Tensor x_2 = inputs[1];            // the second input element
-  int64_t d_in = inputs.size(1);     // the input embedding size, d = 3
-  int64_t d_out = 2;                 // the output embedding size
+  Tensor x_2 = inputs[1];                               // the second input element
+  int64_t d_in = inputs.size(1);                        // the input embedding size, d = 3
+  int64_t d_out = 2;                                    // the output embedding size
 
   // ---- 3.4.1: one query, step by step ----
   ember::manual_seed(123);

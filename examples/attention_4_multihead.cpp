@@ -45,8 +45,7 @@ int main() {
   // Exercise 3.3: GPT-2 small's attention: 12 heads, 768-d embeddings, a context of 1024 tokens.
   ember::manual_seed(123);
   nn::MultiHeadAttention gpt2_mha(768, 768, 1024, 0.0, /*num_heads=*/12);
-  std::cout << "GPT-2 small attention: " << gpt2_mha->num_heads << " heads of " << gpt2_mha->head_dim
-            << " features\n";
+  std::cout << "GPT-2 small attention: " << gpt2_mha->num_heads << " heads of " << gpt2_mha->head_dim << " features\n";
   Tensor big = ember::rand({2, 1024, 768});
   ember::NoGradGuard no_grad;  // timing the forward pass alone
   auto start = std::chrono::steady_clock::now();

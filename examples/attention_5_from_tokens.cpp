@@ -49,10 +49,10 @@ int main() {
   std::cout << "embeddings:\n" << x << "\n";
 
   // ---- 2. plain dot-product attention ----
-  Tensor scores = x.matmul(x.t());                            // (T, T): how similar each pair is
+  Tensor scores = x.matmul(x.t());  // (T, T): how similar each pair is
   Tensor weights = ember::softmax(scores / std::sqrt(static_cast<double>(d)), -1);
   std::cout << "weights of token 2 (\"sat\"): " << weights[2] << "\n";
-  Tensor context = weights.matmul(x);                         // (T, d)
+  Tensor context = weights.matmul(x);  // (T, d)
   std::cout << "context of token 2: " << context[2] << "\n";
 
   // The same context vector as an explicit weighted sum of the embeddings.

@@ -22,9 +22,9 @@
 using ember::Tensor;
 namespace nn = ember::nn;
 
-constexpr int64_t kBatchSize = 32;   // sequences per step
-constexpr int64_t kBlockSize = 8;    // the longest context
-constexpr int64_t kEmbd = 32;        // embedding size
+constexpr int64_t kBatchSize = 32;  // sequences per step
+constexpr int64_t kBlockSize = 8;   // the longest context
+constexpr int64_t kEmbd = 32;       // embedding size
 constexpr int64_t kSteps = 300;
 constexpr int64_t kEvalInterval = 100;
 constexpr int64_t kEvalIters = 20;
@@ -89,7 +89,7 @@ class BigramAttentionImpl : public nn::Module {
     position_embedding_table = register_module("position_embedding_table", nn::Embedding(kBlockSize, kEmbd));
     if (multi_head) {
       sa_heads = register_module("sa_heads", MultiHead(4, kEmbd / 4));  // 4 heads of 8: same total size
-      ffwd = register_module("ffwd", nn::Linear(kEmbd, kEmbd));        // each token thinks on what it gathered
+      ffwd = register_module("ffwd", nn::Linear(kEmbd, kEmbd));         // each token thinks on what it gathered
     } else {
       sa_head = register_module("sa_head", nn::Head(kEmbd, kEmbd, kBlockSize));
     }

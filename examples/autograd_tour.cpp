@@ -13,7 +13,6 @@
 //    with what the engine produced, its picture, and a gradcheck of all its weights.
 // Every number here can be reproduced with PyTorch (scripts/gen_autograd_fixtures.py does).
 #include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +25,7 @@
 #include <string>
 
 #include <ember/ember.h>
+#include <sys/wait.h>
 
 using namespace ember;
 using autograd::AutogradContext;
@@ -146,7 +146,7 @@ void micrograd_example() {
   Tensor g = f / 2.0;
   g = g + 10.0 / f;
   g.backward();
-  fmt::print("g.data = {:.4f}\n", value(g));  // the forward pass
+  fmt::print("g.data = {:.4f}\n", value(g));         // the forward pass
   fmt::print("a.grad = {:.4f}\n", value(a.grad()));  // dg/da
   fmt::print("b.grad = {:.4f}\n", value(b.grad()));  // dg/db
 }
@@ -168,8 +168,9 @@ void neuron_example(const std::string& dir) {
   fmt::print("\nThe graph, from the output back to the leaves (PyTorch's node names):\n");
   print_graph(o, named);
 
-  fmt::print("\nBackward, in the order the engine runs the nodes. Each node receives g = dL/d(what it made)\n"
-             "and sends each input g times its local derivative (the chain rule):\n");
+  fmt::print(
+      "\nBackward, in the order the engine runs the nodes. Each node receives g = dL/d(what it made)\n"
+      "and sends each input g times its local derivative (the chain rule):\n");
   autograd::set_node_hook([&](const Node& node, const tensor_list& in, const tensor_list& out) {
     const double g = value(in[0]);
     if (node.name() == "AccumulateGrad") {
@@ -181,8 +182,8 @@ void neuron_example(const std::string& dir) {
       if (!out[i].defined()) continue;
       // The local derivative d(output)/d(input) is read back from the product: g is never 0 here.
       const double product = value(out[i]);
-      fmt::print("      dL/d{:<12} = {:7.4f} x {:.4f} = {:7.4f}\n", input_name(node.next_edges[i], named),
-                 product / g, g, product);
+      fmt::print("      dL/d{:<12} = {:7.4f} x {:.4f} = {:7.4f}\n", input_name(node.next_edges[i], named), product / g,
+                 g, product);
     }
   });
   o.backward();
@@ -271,11 +272,20 @@ std::map<const Node*, std::function<tensor_list(const Tensor&)>> rules_by_hand(c
   const std::vector<int64_t> out_sizes = h.out.sizes().vec();
   std::map<const Node*, std::function<tensor_list(const Tensor&)>> by_hand = {
       {loss.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.expand(out_sizes)}; }},
-      {h.out.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.matmul(v.t()), att.t().matmul(g)}; }},
+      {h.out.grad_fn().get(),
+       [=](const Tensor& g) {
+         return tensor_list{g.matmul(v.t()), att.t().matmul(g)};
+       }},
       {h.att.grad_fn().get(), [=](const Tensor& g) { return tensor_list{att * (g - (g * att).sum({-1}, true))}; }},
       {h.masked.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.masked_fill(future, 0)}; }},
-      {h.scores.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g / scale, Tensor()}; }},
-      {h.qk.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.matmul(kt.t()), q.t().matmul(g)}; }},
+      {h.scores.grad_fn().get(),
+       [=](const Tensor& g) {
+         return tensor_list{g / scale, Tensor()};
+       }},
+      {h.qk.grad_fn().get(),
+       [=](const Tensor& g) {
+         return tensor_list{g.matmul(kt.t()), q.t().matmul(g)};
+       }},
       {h.kt.grad_fn().get(), [=](const Tensor& g) { return tensor_list{g.t()}; }},
   };
   const Tensor* projections[] = {&h.q, &h.k, &h.v};
@@ -297,16 +307,17 @@ void attention_example(const std::string& dir) {
   Tensor wq = weights(4, 2, 0.2, "W_query"), wk = weights(4, 2, 0.3, "W_key"), wv = weights(4, 2, 0.4, "W_value");
   Head h = attention_head(x, wq, wk, wv);
   Tensor loss = h.out.sum();
-  const tensor_list named = {h.q.set_name("q"),          h.k.set_name("k"),           h.v.set_name("v"),
-                             h.kt.set_name("k^T"),       h.qk.set_name("q@k^T"),      h.scores.set_name("scores"),
-                             h.masked.set_name("masked"), h.att.set_name("att"),       h.out.set_name("out"),
+  const tensor_list named = {h.q.set_name("q"),           h.k.set_name("k"),      h.v.set_name("v"),
+                             h.kt.set_name("k^T"),        h.qk.set_name("q@k^T"), h.scores.set_name("scores"),
+                             h.masked.set_name("masked"), h.att.set_name("att"),  h.out.set_name("out"),
                              loss.set_name("loss")};
   std::cout << "head(x) =\n" << h.out << '\n';
   fmt::print("\nThe graph of loss = out.sum():\n");
   print_graph(loss, named);
 
-  fmt::print("\nBackward, node by node: the shapes of the gradient in and out, the node's rule, and the\n"
-             "largest difference between that rule computed by hand and what the engine sent:\n");
+  fmt::print(
+      "\nBackward, node by node: the shapes of the gradient in and out, the node's rule, and the\n"
+      "largest difference between that rule computed by hand and what the engine sent:\n");
   const auto by_hand = rules_by_hand(h, loss, x, {wq, wk, wv});
   autograd::set_node_hook([&](const Node& node, const tensor_list& in, const tensor_list& out) {
     if (node.name() == "AccumulateGrad") {

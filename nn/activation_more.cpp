@@ -175,7 +175,8 @@ Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
 Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options) {
   const double p = options.p();
   EMBER_CHECK(p >= 0 && p <= 1, "dropout2d: dropout probability has to be between 0 and 1, but got {}", p);
-  EMBER_CHECK(input.dim() >= 2, "dropout2d: feature dropout requires at least 2 dimensions (N, C, *) in the input, got {}",
+  EMBER_CHECK(input.dim() >= 2,
+              "dropout2d: feature dropout requires at least 2 dimensions (N, C, *) in the input, got {}",
               input.sizes());
   if (!options.training() || p == 0 || input.numel() == 0) return input;
   if (p == 1) {
@@ -276,8 +277,8 @@ void UnflattenImpl::pretty_print(std::ostream& stream) const {
 }
 
 Dropout2dImpl::Dropout2dImpl(const Dropout2dOptions& options_) : options(options_) {
-  EMBER_CHECK(options.p() >= 0 && options.p() <= 1, "Dropout2d: dropout probability has to be between 0 and 1, but got {}",
-              options.p());
+  EMBER_CHECK(options.p() >= 0 && options.p() <= 1,
+              "Dropout2d: dropout probability has to be between 0 and 1, but got {}", options.p());
 }
 
 Tensor Dropout2dImpl::forward(const Tensor& input) {

@@ -106,8 +106,8 @@ class AnyModule {
   template <typename T>
   std::shared_ptr<T> ptr() const {
     EMBER_CHECK(!is_empty(), "Cannot call ptr() on an empty AnyModule");
-    EMBER_CHECK(typeid(T) == type_info(), "Attempted to cast module of type {} to type {}", detail::demangle(type_info()),
-                detail::demangle(typeid(T)));
+    EMBER_CHECK(typeid(T) == type_info(), "Attempted to cast module of type {} to type {}",
+                detail::demangle(type_info()), detail::demangle(typeid(T)));
     return std::static_pointer_cast<T>(content_->module());
   }
   const std::type_info& type_info() const {
@@ -138,8 +138,9 @@ class AnyModule {
     explicit Holder(std::shared_ptr<M> module) : Placeholder(typeid(M)), module_(std::move(module)) {}
 
     AnyValue forward(std::vector<AnyValue>&& arguments) override {
-      EMBER_CHECK(arguments.size() == sizeof...(Parameters), "{}'s forward() method expects {} argument(s), but received {}.",
-                  detail::demangle(type), sizeof...(Parameters), arguments.size());
+      EMBER_CHECK(arguments.size() == sizeof...(Parameters),
+                  "{}'s forward() method expects {} argument(s), but received {}.", detail::demangle(type),
+                  sizeof...(Parameters), arguments.size());
       return call(arguments, std::index_sequence_for<Parameters...>{});
     }
     std::shared_ptr<Module> module() const override { return module_; }
@@ -158,8 +159,9 @@ class AnyModule {
     }
     template <typename P>
     static void check_argument(const AnyValue& argument, size_t index) {
-      EMBER_CHECK(argument.try_get<P>() != nullptr, "Expected argument #{} to be of type {}, but received value of type {}",
-                  index, detail::demangle(typeid(P)), detail::demangle(argument.type_info()));
+      EMBER_CHECK(argument.try_get<P>() != nullptr,
+                  "Expected argument #{} to be of type {}, but received value of type {}", index,
+                  detail::demangle(typeid(P)), detail::demangle(argument.type_info()));
     }
     std::shared_ptr<M> module_;
   };

@@ -52,9 +52,9 @@ SelfAttentionV1Impl::SelfAttentionV1Impl(int64_t d_in, int64_t d_out) {
 Tensor SelfAttentionV1Impl::forward(const Tensor& x) {
   check_dims("SelfAttentionV1", x, 2, 3, "(T, d_in) or (B, T, d_in)");
   check_features("SelfAttentionV1", x, W_query.size(0));
-  Tensor keys = x.matmul(W_key);       // (T, d_out)
-  Tensor queries = x.matmul(W_query);  // (T, d_out)
-  Tensor values = x.matmul(W_value);   // (T, d_out)
+  Tensor keys = x.matmul(W_key);                   // (T, d_out)
+  Tensor queries = x.matmul(W_query);              // (T, d_out)
+  Tensor values = x.matmul(W_value);               // (T, d_out)
   Tensor attn_scores = queries.matmul(keys.mT());  // (T, T): omega
   Tensor attn_weights = scaled_softmax(attn_scores, keys.size(-1));
   return attn_weights.matmul(values);
@@ -96,9 +96,9 @@ Tensor CausalAttentionImpl::forward(const Tensor& x) {
   check_features("CausalAttention", x, W_query->weight.size(1));
   int64_t T = x.size(1);
   check_context("CausalAttention", T, mask);
-  Tensor keys = W_key(x);        // (B, T, d_out)
-  Tensor queries = W_query(x);   // (B, T, d_out)
-  Tensor values = W_value(x);    // (B, T, d_out)
+  Tensor keys = W_key(x);                                     // (B, T, d_out)
+  Tensor queries = W_query(x);                                // (B, T, d_out)
+  Tensor values = W_value(x);                                 // (B, T, d_out)
   Tensor attn_scores = queries.matmul(keys.transpose(1, 2));  // (B, T, T)
   attn_scores = attn_scores.masked_fill(mask_block(mask, T), kNegInf);
   Tensor attn_weights = dropout(scaled_softmax(attn_scores, keys.size(-1)));
@@ -124,8 +124,8 @@ Tensor MultiHeadAttentionWrapperImpl::forward(const Tensor& x) {
 
 // ---- MultiHeadAttention ----
 
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_in, int64_t d_out, int64_t context_length,
-                                               double dropout_p, int64_t num_heads, bool qkv_bias)
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout_p,
+                                               int64_t num_heads, bool qkv_bias)
     : d_out(d_out), num_heads(num_heads), head_dim(num_heads > 0 ? d_out / num_heads : 0) {
   EMBER_CHECK(num_heads > 0 && d_out % num_heads == 0,
               "MultiHeadAttention: d_out must be divisible by num_heads (d_out = {}, num_heads = {})", d_out,

@@ -44,8 +44,7 @@ EMBER_MODULE(SelfAttentionV2);
 // Section 3.5: batched, causal (token t sees tokens <= t) and with dropout on the attention weights.
 class CausalAttentionImpl : public Module {
  public:
-  CausalAttentionImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout,
-                      bool qkv_bias = false);
+  CausalAttentionImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout, bool qkv_bias = false);
   // x: (B, T, d_in) with T <= context_length -> (B, T, d_out).
   Tensor forward(const Tensor& x);
 
@@ -59,8 +58,8 @@ EMBER_MODULE(CausalAttention);
 // Section 3.6.1: num_heads independent CausalAttention heads, outputs concatenated on the last dim.
 class MultiHeadAttentionWrapperImpl : public Module {
  public:
-  MultiHeadAttentionWrapperImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout,
-                                int64_t num_heads, bool qkv_bias = false);
+  MultiHeadAttentionWrapperImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout, int64_t num_heads,
+                                bool qkv_bias = false);
   // x: (B, T, d_in) -> (B, T, num_heads * d_out).
   Tensor forward(const Tensor& x);
 
@@ -72,8 +71,8 @@ EMBER_MODULE(MultiHeadAttentionWrapper);
 // num_heads heads of d_out / num_heads features with view/transpose, then out_proj (d_out -> d_out).
 class MultiHeadAttentionImpl : public Module {
  public:
-  MultiHeadAttentionImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout,
-                         int64_t num_heads, bool qkv_bias = false);
+  MultiHeadAttentionImpl(int64_t d_in, int64_t d_out, int64_t context_length, double dropout, int64_t num_heads,
+                         bool qkv_bias = false);
   // Causal self-attention. x: (B, T, d_in), T <= context_length -> (B, T, d_out).
   Tensor forward(const Tensor& x);
   // Cross-attention: queries from x (B, T, d_in), keys and values from key_value (B, S, d_in), any S;

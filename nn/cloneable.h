@@ -37,9 +37,10 @@ class Cloneable : public Module {
     copy->buffers_.clear();
     copy->children_.clear();
     copy->reset();
-    EMBER_CHECK(copy->parameters_.size() == parameters_.size(),
-                "The cloned module does not have the same number of parameters as the original module after "
-                "calling reset(). Are you sure you called register_parameter() inside reset() and not the constructor?");
+    EMBER_CHECK(
+        copy->parameters_.size() == parameters_.size(),
+        "The cloned module does not have the same number of parameters as the original module after "
+        "calling reset(). Are you sure you called register_parameter() inside reset() and not the constructor?");
     for (const auto& item : parameters_) {
       if (item.value().defined()) detail::set_data(copy->parameters_[item.key()], copy_of(item.value(), device));
     }
@@ -64,8 +65,9 @@ class Cloneable : public Module {
   // parent's member handles (fc above) see it.
   void clone_(Module& other, const std::optional<Device>& device) final {
     auto clone = std::dynamic_pointer_cast<Derived>(other.clone(device));
-    EMBER_CHECK(clone != nullptr,
-                "Attempted to clone submodule, but it is of a different type than the submodule it was to be cloned into");
+    EMBER_CHECK(
+        clone != nullptr,
+        "Attempted to clone submodule, but it is of a different type than the submodule it was to be cloned into");
     static_cast<Derived&>(*this) = std::move(*clone);
   }
 };

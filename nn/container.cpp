@@ -63,7 +63,8 @@ ModuleDictImpl::ModuleDictImpl(const std::vector<std::pair<std::string, std::sha
   update(modules);
 }
 
-ModuleDictImpl::ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& modules) : Module("ModuleDict") {
+ModuleDictImpl::ModuleDictImpl(const OrderedDict<std::string, std::shared_ptr<Module>>& modules)
+    : Module("ModuleDict") {
   update(modules);
 }
 

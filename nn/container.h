@@ -57,8 +57,7 @@ class SequentialImpl : public Module {
 
   SequentialImpl() : Module("Sequential") {}
   template <typename... Modules>
-    requires(sizeof...(Modules) > 0)
-  explicit SequentialImpl(Modules&&... modules) : Module("Sequential") {
+  requires(sizeof...(Modules) > 0) explicit SequentialImpl(Modules&&... modules) : Module("Sequential") {
     modules_.reserve(sizeof...(Modules));
     (push_back(std::forward<Modules>(modules)), ...);
   }
@@ -144,8 +143,7 @@ class ModuleListImpl : public Module {
 
   ModuleListImpl() : Module("ModuleList") {}
   template <typename... Modules>
-    requires(sizeof...(Modules) > 0)
-  explicit ModuleListImpl(Modules&&... modules) : Module("ModuleList") {
+  requires(sizeof...(Modules) > 0) explicit ModuleListImpl(Modules&&... modules) : Module("ModuleList") {
     modules_.reserve(sizeof...(Modules));
     (push_back(std::forward<Modules>(modules)), ...);
   }
@@ -271,8 +269,7 @@ class FunctionalImpl : public Module {
 
   explicit FunctionalImpl(Function function);
   template <typename SomeFunction, typename... Args>
-    requires(sizeof...(Args) > 0)
-  explicit FunctionalImpl(SomeFunction original_function, Args&&... args)
+  requires(sizeof...(Args) > 0) explicit FunctionalImpl(SomeFunction original_function, Args&&... args)
       : FunctionalImpl(Function(std::bind(original_function, std::placeholders::_1, std::forward<Args>(args)...))) {}
 
   Tensor forward(Tensor input);

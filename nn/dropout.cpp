@@ -13,8 +13,8 @@ DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
 }
 
 Tensor DropoutImpl::forward(const Tensor& input) {
-  return functional::dropout(input,
-                             functional::DropoutFuncOptions().p(options.p()).training(is_training()).inplace(options.inplace()));
+  return functional::dropout(
+      input, functional::DropoutFuncOptions().p(options.p()).training(is_training()).inplace(options.inplace()));
 }
 
 void DropoutImpl::pretty_print(std::ostream& stream) const {

@@ -37,11 +37,13 @@ Tensor safe_softmax(const Tensor& scores, int64_t dim) {
 }  // namespace
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got shape {}", weight.sizes());
+  EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got shape {}",
+              weight.sizes());
   EMBER_CHECK(input.dim() >= 1, "linear: input must have at least 1 dimension, got a 0-d tensor");
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
-  EMBER_CHECK(input.size(-1) == in_features, "linear: input has {} features but weight expects {} (input {}, weight {})",
-              input.size(-1), in_features, input.sizes(), weight.sizes());
+  EMBER_CHECK(input.size(-1) == in_features,
+              "linear: input has {} features but weight expects {} (input {}, weight {})", input.size(-1), in_features,
+              input.sizes(), weight.sizes());
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_features),
               "linear: bias must have shape [{}] to match weight {}, got {}", out_features, weight.sizes(),
               bias.defined() ? bias.sizes() : IntArrayRef{});
@@ -133,8 +135,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   const int64_t C = input.size(class_dim);
 
   if (target.is_floating_point()) {  // class probabilities
-    EMBER_CHECK(target.sizes() == input.sizes(), "cross_entropy: probability target has shape {} but input has shape {}",
-                target.sizes(), input.sizes());
+    EMBER_CHECK(target.sizes() == input.sizes(),
+                "cross_entropy: probability target has shape {} but input has shape {}", target.sizes(), input.sizes());
     Tensor logp = input.log_softmax(class_dim);
     Tensor probs = smoothing > 0 ? target * (1 - smoothing) + smoothing / static_cast<double>(C) : target;
     return apply_reduction(-(logp * probs).sum({class_dim}), options.reduction());
@@ -177,8 +179,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
               key.sizes(), value.sizes());
   EMBER_CHECK(query.size(-1) == key.size(-1), "{}: query {} and key {} must have the same embedding size (last dim)",
               op, query.sizes(), key.sizes());
-  EMBER_CHECK(key.size(-2) == value.size(-2), "{}: key {} and value {} must have the same sequence length (dim -2)",
-              op, key.sizes(), value.sizes());
+  EMBER_CHECK(key.size(-2) == value.size(-2), "{}: key {} and value {} must have the same sequence length (dim -2)", op,
+              key.sizes(), value.sizes());
   EMBER_CHECK(!(is_causal && attn_mask.defined()), "{}: attn_mask must not be given when is_causal is true", op);
   EMBER_CHECK(dropout_p >= 0 && dropout_p <= 1, "{}: dropout_p has to be between 0 and 1, but got {}", op, dropout_p);
   const int64_t L = query.size(-2), S = key.size(-2);
@@ -189,7 +191,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   // dropout(weights) would draw). An attn_mask may widen the weights' shape, so masked paths draw later.
   Tensor noise;
   if (is_causal && dropout_p > 0 && dropout_p < 1) {
-    std::vector<int64_t> qb(query.sizes().begin(), query.sizes().end() - 2), kb(key.sizes().begin(), key.sizes().end() - 2);
+    std::vector<int64_t> qb(query.sizes().begin(), query.sizes().end() - 2),
+        kb(key.sizes().begin(), key.sizes().end() - 2);
     std::vector<int64_t> shape = broadcast_shapes(qb, kb, op);
     shape.insert(shape.end(), {L, S});
     noise = empty(shape, query.options()).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
@@ -202,9 +205,12 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     weights = autograd::causal_softmax(query, key, factor);  // (..., L, S)
   } else {
     Tensor scores = query.matmul(key.mT()) * factor;  // (..., L, S)
-    if (attn_mask.defined() && attn_mask.dtype() == kBool) weights = masked_softmax(scores, attn_mask.logical_not());
-    else if (attn_mask.defined()) weights = safe_softmax(scores + attn_mask, -1);
-    else weights = scores.softmax(-1);
+    if (attn_mask.defined() && attn_mask.dtype() == kBool)
+      weights = masked_softmax(scores, attn_mask.logical_not());
+    else if (attn_mask.defined())
+      weights = safe_softmax(scores + attn_mask, -1);
+    else
+      weights = scores.softmax(-1);
   }
   if (dropout_p > 0) weights = dropout(weights, dropout_p, /*training=*/true);  // p = 1: all zero
   return weights.matmul(value);

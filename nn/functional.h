@@ -48,8 +48,8 @@ struct LayerNormFuncOptions {
 };
 // Normalises over the last len(normalized_shape) dims (biased variance), then scales and shifts.
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
-                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
 
 struct GELUFuncOptions {
   // "none": x Phi(x) with the exact erf; "tanh": the tanh approximation (GPT-2's).

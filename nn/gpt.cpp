@@ -62,8 +62,8 @@ Tensor HeadImpl::forward(const Tensor& x) {
   check_tokens("Head", x, key->weight.size(1));
   int64_t T = x.size(1);
   EMBER_CHECK(T <= tril.size(0), "Head: input has {} tokens but block_size is {}", T, tril.size(0));
-  Tensor k = key(x);    // (B, T, HS)
-  Tensor q = query(x);  // (B, T, HS)
+  Tensor k = key(x);                                                                             // (B, T, HS)
+  Tensor q = query(x);                                                                           // (B, T, HS)
   Tensor wei = q.matmul(k.transpose(-2, -1)) * std::pow(static_cast<double>(k.size(-1)), -0.5);  // (B, T, T)
   wei = wei.masked_fill(tril.slice(0, 0, T).slice(1, 0, T) == 0, kNegInf);
   wei = dropout(ember::softmax(wei, -1));
@@ -86,8 +86,8 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(const GPTConfig& config)
 Tensor CausalSelfAttentionImpl::forward(const Tensor& x) {
   check_tokens("CausalSelfAttention", x, n_embd);
   int64_t B = x.size(0), T = x.size(1), C = n_embd, NH = n_head, HS = C / NH;
-  tensor_list qkv = c_attn(x).split(C, 2);                            // 3 x (B, T, C), views
-  Tensor q = qkv[0].view({B, T, NH, HS}).transpose(1, 2);             // (B, NH, T, HS)
+  tensor_list qkv = c_attn(x).split(C, 2);                 // 3 x (B, T, C), views
+  Tensor q = qkv[0].view({B, T, NH, HS}).transpose(1, 2);  // (B, NH, T, HS)
   Tensor k = qkv[1].view({B, T, NH, HS}).transpose(1, 2);
   Tensor v = qkv[2].view({B, T, NH, HS}).transpose(1, 2);
   // softmax(q k^T / sqrt(HS), causal) with attn_dropout, @ v: nanoGPT's flash path, one fused op on
@@ -208,7 +208,7 @@ Tensor GPTImpl::trunk(const Tensor& idx) {
   EMBER_CHECK(T <= config_.block_size, "GPT: cannot forward a sequence of length {}, block_size is only {}", T,
               config_.block_size);
   Tensor pos = ember::arange(T, ember::dtype(kInt64).device(idx.device()));  // (T), where the tokens are
-  Tensor x = drop(wte(idx) + wpe(pos));                   // (B, T, C)
+  Tensor x = drop(wte(idx) + wpe(pos));                                      // (B, T, C)
   for (size_t i = 0; i < h->size(); ++i) x = h->at<BlockImpl>(i).forward(x);
   return ln_f(x);
 }
@@ -231,7 +231,7 @@ Tensor GPTImpl::trunk(const Tensor& idx, std::vector<KVCache>& caches) {
   EMBER_CHECK(past + T <= config_.block_size,
               "GPT: cannot forward {} tokens after {} cached ones, block_size is only {}", T, past, config_.block_size);
   Tensor pos = ember::arange(past, past + T, ember::dtype(kInt64).device(idx.device()));  // (T)
-  Tensor x = drop(wte(idx) + wpe(pos));  // (B, T, C)
+  Tensor x = drop(wte(idx) + wpe(pos));                                                   // (B, T, C)
   for (size_t i = 0; i < h->size(); ++i) x = h->at<BlockImpl>(i).forward(x, caches[i], config_.block_size);
   return ln_f(x);
 }

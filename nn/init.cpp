@@ -52,14 +52,18 @@ double calculate_gain(Nonlinearity nonlinearity, std::optional<double> param) {
     case Nonlinearity::ConvTranspose1D:
     case Nonlinearity::ConvTranspose2D:
     case Nonlinearity::ConvTranspose3D:
-    case Nonlinearity::Sigmoid: return 1.0;
-    case Nonlinearity::Tanh: return 5.0 / 3;
-    case Nonlinearity::ReLU: return std::sqrt(2.0);
+    case Nonlinearity::Sigmoid:
+      return 1.0;
+    case Nonlinearity::Tanh:
+      return 5.0 / 3;
+    case Nonlinearity::ReLU:
+      return std::sqrt(2.0);
     case Nonlinearity::LeakyReLU: {
       const double slope = param.value_or(0.01);
       return std::sqrt(2.0 / (1 + slope * slope));
     }
-    case Nonlinearity::SELU: return 3.0 / 4;
+    case Nonlinearity::SELU:
+      return 3.0 / 4;
   }
   return 1.0;
 }
@@ -67,7 +71,8 @@ double calculate_gain(Nonlinearity nonlinearity, std::optional<double> param) {
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor) {
   EMBER_CHECK(tensor.dim() >= 2,
               "calculate_fan_in_and_fan_out: Fan in and fan out can not be computed for tensor with fewer than 2 "
-              "dimensions (shape {})", tensor.sizes());
+              "dimensions (shape {})",
+              tensor.sizes());
   int64_t receptive_field = 1;
   for (int64_t d = 2; d < tensor.dim(); ++d) receptive_field *= tensor.size(d);
   return {tensor.size(1) * receptive_field, tensor.size(0) * receptive_field};

@@ -17,7 +17,18 @@ namespace ember::nn::init {
 
 enum class FanMode { FanIn, FanOut };
 enum class Nonlinearity {
-  Linear, Conv1D, Conv2D, Conv3D, ConvTranspose1D, ConvTranspose2D, ConvTranspose3D, Sigmoid, Tanh, ReLU, LeakyReLU, SELU
+  Linear,
+  Conv1D,
+  Conv2D,
+  Conv3D,
+  ConvTranspose1D,
+  ConvTranspose2D,
+  ConvTranspose3D,
+  Sigmoid,
+  Tanh,
+  ReLU,
+  LeakyReLU,
+  SELU
 };
 // libtorch's names for the argument types; its tags (ember::kTanh, ember::kFanOut, below) convert to them.
 using NonlinearityType = Nonlinearity;
@@ -49,8 +60,8 @@ Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanI
 // libtorch's enum tags: calculate_gain(torch::kTanh), kaiming_normal_(w, 0, torch::kFanOut, torch::kReLU).
 // Each tag is its own type (torch::enumtype::kTanh) and converts to Ember's enum.
 namespace ember::enumtype {
-#define EMBER_INIT_TAG(Tag, Enum, Value) \
-  struct Tag {                           \
+#define EMBER_INIT_TAG(Tag, Enum, Value)                             \
+  struct Tag {                                                       \
     constexpr operator Enum() const noexcept { return Enum::Value; } \
   }
 EMBER_INIT_TAG(kLinear, nn::init::Nonlinearity, Linear);

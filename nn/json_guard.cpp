@@ -15,14 +15,22 @@ size_t utf8_sequence_length(std::string_view text, size_t i) {
   if (b < 0x80) return 1;
   size_t n = 0;
   unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (b >= 0xC2 && b <= 0xDF) n = 2;
-  else if (b == 0xE0) n = 3, lo = 0xA0;
-  else if (b == 0xED) n = 3, hi = 0x9F;  // U+D800..U+DFFF are surrogates, not characters
-  else if (b >= 0xE1 && b <= 0xEF) n = 3;
-  else if (b == 0xF0) n = 4, lo = 0x90;
-  else if (b >= 0xF1 && b <= 0xF3) n = 4;
-  else if (b == 0xF4) n = 4, hi = 0x8F;  // nothing past U+10FFFF
-  else return 0;
+  if (b >= 0xC2 && b <= 0xDF)
+    n = 2;
+  else if (b == 0xE0)
+    n = 3, lo = 0xA0;
+  else if (b == 0xED)
+    n = 3, hi = 0x9F;  // U+D800..U+DFFF are surrogates, not characters
+  else if (b >= 0xE1 && b <= 0xEF)
+    n = 3;
+  else if (b == 0xF0)
+    n = 4, lo = 0x90;
+  else if (b >= 0xF1 && b <= 0xF3)
+    n = 4;
+  else if (b == 0xF4)
+    n = 4, hi = 0x8F;  // nothing past U+10FFFF
+  else
+    return 0;
   if (i + n > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
   for (size_t k = 2; k < n; ++k)
     if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
@@ -37,8 +45,10 @@ void check_json_depth(std::string_view text, const std::string& what, int max_de
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;  // the escaped character cannot end the string
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;  // the escaped character cannot end the string
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -77,8 +87,10 @@ std::string describe_invalid_utf8(std::string_view text, size_t at) {
     cp = (cp << 6) | (byte(at + k) & 0x3F);
   }
   const auto code = static_cast<uint32_t>(cp);
-  if (cp < kMinOfLength[len]) return fmt::format("invalid UTF-8 at byte {} (overlong {}-byte form of U+{:04X})", at, len, code);
-  if (cp >= 0xD800 && cp <= 0xDFFF) return fmt::format("invalid UTF-8 at byte {} (U+{:04X} is a UTF-16 surrogate)", at, code);
+  if (cp < kMinOfLength[len])
+    return fmt::format("invalid UTF-8 at byte {} (overlong {}-byte form of U+{:04X})", at, len, code);
+  if (cp >= 0xD800 && cp <= 0xDFFF)
+    return fmt::format("invalid UTF-8 at byte {} (U+{:04X} is a UTF-16 surrogate)", at, code);
   if (cp > 0x10FFFF) return fmt::format("invalid UTF-8 at byte {} (U+{:X} is above U+10FFFF)", at, code);
   return fmt::format("invalid UTF-8 at byte {}", at);  // well-formed after all: not an offset first_invalid_utf8 gives
 }

@@ -15,8 +15,8 @@ namespace ember::nn::functional {
 namespace {
 
 void check_same_shape(const Tensor& input, const Tensor& target, const char* op) {
-  EMBER_CHECK(input.sizes() == target.sizes(), "{}: input {} and target {} must have the same shape", op,
-              input.sizes(), target.sizes());
+  EMBER_CHECK(input.sizes() == target.sizes(), "{}: input {} and target {} must have the same shape", op, input.sizes(),
+              target.sizes());
 }
 
 void check_reduction_input(const Tensor& t, const char* op, const char* what) {
@@ -178,7 +178,8 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const Poisson
     // Stirling: log(t!) ~ t log t - t + 0.5 log(2 pi t), added only where t > 1
     Tensor small = no_grad([&] { return target.le(1); });
     Tensor safe_target = where(small, scalar_like(target, 2), target);
-    Tensor stirling = safe_target * safe_target.log() - safe_target + (safe_target * (2 * std::numbers::pi)).log() * 0.5;
+    Tensor stirling =
+        safe_target * safe_target.log() - safe_target + (safe_target * (2 * std::numbers::pi)).log() * 0.5;
     loss = loss + stirling.masked_fill(small, 0);
   }
   return apply_reduction(loss, options.reduction());

@@ -52,7 +52,8 @@ struct BinaryCrossEntropyFuncOptions {
 };
 // -w (t log(x) + (1 - t) log(1 - x)) for probabilities x in [0, 1], each log clamped to >= -100 as
 // PyTorch does. input and target of the same shape; target gets no gradient (as in torch 1.13).
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options = {});
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& options = {});
 
 struct BinaryCrossEntropyWithLogitsFuncOptions {
   EMBER_ARG(Reduction, reduction) = kMean;
@@ -117,7 +118,8 @@ struct HingeEmbeddingLossFuncOptions {
   EMBER_ARG(Reduction, reduction) = kMean;
 };
 // x where y == 1, max(0, margin - x) where y == -1.
-Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options = {});
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const HingeEmbeddingLossFuncOptions& options = {});
 
 struct CosineEmbeddingLossFuncOptions {
   EMBER_ARG(double, margin) = 0.0;

@@ -24,7 +24,8 @@ std::string class_name(const std::type_info& type) {
   std::string full = status == 0 && demangled ? demangled : type.name();
   std::free(demangled);
   const std::string ember_nn = "ember::nn::";
-  if (get_print_style() == PrintStyle::LibTorch && full.starts_with(ember_nn)) full = "torch::nn::" + full.substr(ember_nn.size());
+  if (get_print_style() == PrintStyle::LibTorch && full.starts_with(ember_nn))
+    full = "torch::nn::" + full.substr(ember_nn.size());
   return full;
 }
 
@@ -81,7 +82,8 @@ std::string demangle(const std::type_info& type) {
   std::string name = class_name(type);
   if (get_print_style() != PrintStyle::LibTorch) return name;
   const std::string tensor = "ember::Tensor";
-  for (size_t at = name.find(tensor); at != std::string::npos; at = name.find(tensor, at)) name.replace(at, tensor.size(), "at::Tensor");
+  for (size_t at = name.find(tensor); at != std::string::npos; at = name.find(tensor, at))
+    name.replace(at, tensor.size(), "at::Tensor");
   return name;
 }
 
@@ -101,8 +103,10 @@ const std::string& Module::name() const noexcept {
 }
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
-  EMBER_FAIL("clone() has not been implemented for {}. Subclass torch::nn::Cloneable<{}> instead of "
-             "torch::nn::Module to inherit the ability to clone.", name(), name());
+  EMBER_FAIL(
+      "clone() has not been implemented for {}. Subclass torch::nn::Cloneable<{}> instead of "
+      "torch::nn::Module to inherit the ability to clone.",
+      name(), name());
 }
 
 void Module::copy_state_from(const Module& source, const std::optional<Device>& device) {
@@ -174,7 +178,8 @@ Module::NamedModules Module::named_modules(const std::string& name_prefix, bool 
   std::unordered_set<const Module*> seen{this};
   if (include_self) {
     auto self = std::const_pointer_cast<Module>(weak_from_this().lock());
-    EMBER_CHECK(self != nullptr, "modules: this module is not owned by a shared_ptr, so it cannot list itself; "
+    EMBER_CHECK(self != nullptr,
+                "modules: this module is not owned by a shared_ptr, so it cannot list itself; "
                 "call modules(/*include_self=*/false) or build it through its holder (nn::Linear, not LinearImpl)");
     result.insert(name_prefix, std::move(self));
   }
@@ -295,7 +300,8 @@ void Module::apply(const NamedModuleApplyFunction& fn, const std::string& name_p
 
 void Module::apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix) const {
   fn(name_prefix, *this);
-  for (const auto& entry : children_) static_cast<const Module&>(*entry.value()).apply(fn, join(name_prefix, entry.key()));
+  for (const auto& entry : children_)
+    static_cast<const Module&>(*entry.value()).apply(fn, join(name_prefix, entry.key()));
 }
 
 void Module::apply(const ModulePointerApplyFunction& fn) const {

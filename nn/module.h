@@ -25,9 +25,9 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <typeinfo>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -176,7 +176,7 @@ class Module : public std::enable_shared_from_this<Module> {
   NamedTensors parameters_{"Parameter"};
   NamedTensors buffers_{"Buffer"};
   NamedModules children_{"Submodule"};
-  mutable std::string name_;  // filled on first use from the dynamic type when not given
+  mutable std::string name_;           // filled on first use from the dynamic type when not given
   mutable std::string libtorch_name_;  // a built-in module's name in a libtorch program
   bool is_training_ = true;
 };

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "nn/activation.h"
+#include "nn/activation_more.h"
 #include "nn/any_module.h"
 #include "nn/cloneable.h"
 #include "nn/container.h"
@@ -18,8 +19,7 @@
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/module.h"
-#include "nn/ordered_dict.h"
 #include "nn/normalization.h"
 #include "nn/options.h"
+#include "nn/ordered_dict.h"
 #include "nn/pimpl.h"
-#include "nn/activation_more.h"

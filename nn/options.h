@@ -14,18 +14,18 @@
 #include "autograd/loss.h"
 
 // Declares a private field `name_` of type T with a setter `name(value)` returning *this and a getter `name()`.
-#define EMBER_ARG(T, name)                                       \
- public:                                                         \
-  auto name(const T& new_value)->decltype(*this) {               \
-    this->name##_ = new_value;                                   \
-    return *this;                                                \
-  }                                                              \
-  auto name(T&& new_value)->decltype(*this) {                    \
-    this->name##_ = std::move(new_value);                        \
-    return *this;                                                \
-  }                                                              \
-  const T& name() const noexcept { return this->name##_; }       \
-  T& name() noexcept { return this->name##_; }                   \
-                                                                 \
- private:                                                        \
+#define EMBER_ARG(T, name)                                 \
+ public:                                                   \
+  auto name(const T& new_value)->decltype(*this) {         \
+    this->name##_ = new_value;                             \
+    return *this;                                          \
+  }                                                        \
+  auto name(T&& new_value)->decltype(*this) {              \
+    this->name##_ = std::move(new_value);                  \
+    return *this;                                          \
+  }                                                        \
+  const T& name() const noexcept { return this->name##_; } \
+  T& name() noexcept { return this->name##_; }             \
+                                                           \
+ private:                                                  \
   T name##_

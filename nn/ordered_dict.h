@@ -43,13 +43,17 @@ class OrderedDictItem {
   // Structured bindings: auto& [key, value] = item.
   template <size_t I>
   decltype(auto) get() const {
-    if constexpr (I == 0) return (pair_.first);
-    else return (pair_.second);
+    if constexpr (I == 0)
+      return (pair_.first);
+    else
+      return (pair_.second);
   }
   template <size_t I>
   decltype(auto) get() {
-    if constexpr (I == 0) return static_cast<const Key&>(pair_.first);
-    else return (pair_.second);
+    if constexpr (I == 0)
+      return static_cast<const Key&>(pair_.first);
+    else
+      return (pair_.second);
   }
 
  private:

@@ -30,10 +30,9 @@ class ModuleHolder {
   ModuleHolder(std::nullptr_t) : impl_(nullptr) {}
   // Forwards the arguments to Contained's constructor: nn::Linear(3, 2), nn::Linear(LinearOptions(3, 2)).
   template <typename Head, typename... Tail>
-    requires(!(std::is_base_of_v<ModuleHolder, std::decay_t<Head>> && sizeof...(Tail) == 0) &&
-             !(std::is_same_v<std::decay_t<Head>, std::nullptr_t> && sizeof...(Tail) == 0) &&
-             std::is_constructible_v<Contained, Head, Tail...>)
-  explicit ModuleHolder(Head&& head, Tail&&... tail)
+  requires(!(std::is_base_of_v<ModuleHolder, std::decay_t<Head>> && sizeof...(Tail) == 0) &&
+           !(std::is_same_v<std::decay_t<Head>, std::nullptr_t> && sizeof...(Tail) == 0) &&
+           std::is_constructible_v<Contained, Head, Tail...>) explicit ModuleHolder(Head&& head, Tail&&... tail)
       : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
   // Wraps an existing module (shared, not copied).
   ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}
@@ -87,7 +86,8 @@ class ModuleHolder {
     }
   }
   void check_not_empty() const {
-    EMBER_CHECK(impl_ != nullptr, "ModuleHolder: accessing an empty module holder (constructed with nullptr); "
+    EMBER_CHECK(impl_ != nullptr,
+                "ModuleHolder: accessing an empty module holder (constructed with nullptr); "
                 "assign a module to it first");
   }
 };
@@ -95,11 +95,11 @@ class ModuleHolder {
 }  // namespace ember::nn
 
 // Declares the holder class `Name` for the module class `ImplType`.
-#define EMBER_MODULE_IMPL(Name, ImplType)                               \
-  class Name : public ::ember::nn::ModuleHolder<ImplType> {             \
-   public:                                                              \
-    using ::ember::nn::ModuleHolder<ImplType>::ModuleHolder;            \
-    using Impl = ImplType;                                              \
+#define EMBER_MODULE_IMPL(Name, ImplType)                    \
+  class Name : public ::ember::nn::ModuleHolder<ImplType> {  \
+   public:                                                   \
+    using ::ember::nn::ModuleHolder<ImplType>::ModuleHolder; \
+    using Impl = ImplType;                                   \
   }
 
 // EMBER_MODULE(Linear) declares `Linear`, the holder of `LinearImpl` (as TORCH_MODULE).

@@ -11,11 +11,10 @@
 #include "nn/serialize.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -27,6 +26,7 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include "autograd/grad_mode.h"
 #include "nn/json_guard.h"
@@ -56,8 +56,8 @@ std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
 }
 
 bool is_known_unsupported_dtype(const std::string& name) {
-  static const std::set<std::string> names = {"F16", "BF16", "F8_E4M3", "F8_E5M2", "I8",  "U8", "I16",
-                                              "U16", "I32",  "U32",     "U64",     "C64"};
+  static const std::set<std::string> names = {"F16", "BF16", "F8_E4M3", "F8_E5M2", "I8",  "U8",
+                                              "I16", "U16",  "I32",     "U32",     "U64", "C64"};
   return names.count(name) > 0;
 }
 
@@ -115,8 +115,7 @@ std::pair<std::string, int> create_temp_beside(const std::string& path) {
     std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) return {tmp, fd};
-    EMBER_CHECK(errno == EEXIST, "save_safetensors: cannot create a temporary file beside {}: {}", path,
-                errno_text());
+    EMBER_CHECK(errno == EEXIST, "save_safetensors: cannot create a temporary file beside {}: {}", path, errno_text());
   }
   EMBER_FAIL("save_safetensors: cannot create a temporary file beside {} (100 names taken)", path);
 }
@@ -172,10 +171,14 @@ std::string header_bytes(const NamedTensors& tensors, const std::map<std::string
 
 std::string safetensors_dtype(ScalarType dtype) {
   switch (dtype) {
-    case kFloat32: return "F32";
-    case kFloat64: return "F64";
-    case kInt64: return "I64";
-    case kBool: return "BOOL";
+    case kFloat32:
+      return "F32";
+    case kFloat64:
+      return "F64";
+    case kInt64:
+      return "I64";
+    case kBool:
+      return "BOOL";
   }
   EMBER_FAIL("safetensors: unsupported dtype {}", dtype_name(dtype));
 }
@@ -222,7 +225,8 @@ void save_safetensors(std::ostream& stream, const NamedTensors& tensors,
   stream.write(header.data(), static_cast<std::streamsize>(header.size()));
   for (const auto& [name, t] : tensors) {
     Tensor host = t.detach().to(Device(kCPU)).contiguous();
-    if (host.nbytes() > 0) stream.write(static_cast<const char*>(host.raw_data_ptr()), static_cast<std::streamsize>(host.nbytes()));
+    if (host.nbytes() > 0)
+      stream.write(static_cast<const char*>(host.raw_data_ptr()), static_cast<std::streamsize>(host.nbytes()));
   }
   EMBER_CHECK(stream.good(), "save_safetensors: writing to the stream failed");
 }
@@ -266,7 +270,8 @@ struct Entry {
 };
 
 uint64_t to_offset(const ordered_json& v, const std::string& where) {
-  EMBER_CHECK(v.is_number_unsigned(), "{}: data_offsets must hold non-negative integers, got {}", where, json_excerpt(v));
+  EMBER_CHECK(v.is_number_unsigned(), "{}: data_offsets must hold non-negative integers, got {}", where,
+              json_excerpt(v));
   return v.get<uint64_t>();
 }
 
@@ -295,13 +300,14 @@ Entry parse_entry(const std::string& name, const ordered_json& info, const std::
     e.shape.push_back(static_cast<int64_t>(size));
   }
   const ordered_json& off = info["data_offsets"];
-  EMBER_CHECK(off.is_array() && off.size() == 2, "{}: data_offsets must be [begin, end], got {}", where, json_excerpt(off));
+  EMBER_CHECK(off.is_array() && off.size() == 2, "{}: data_offsets must be [begin, end], got {}", where,
+              json_excerpt(off));
   e.begin = to_offset(off[0], where);
   e.end = to_offset(off[1], where);
   EMBER_CHECK(e.begin <= e.end, "{}: data_offsets [{}, {}] end before they begin", where, e.begin, e.end);
   uint64_t nbytes = 0;
-  EMBER_CHECK(!__builtin_mul_overflow(numel, element_size(e.dtype), &nbytes), "{}: shape {} has too many bytes",
-              where, json_excerpt(sh));
+  EMBER_CHECK(!__builtin_mul_overflow(numel, element_size(e.dtype), &nbytes), "{}: shape {} has too many bytes", where,
+              json_excerpt(sh));
   EMBER_CHECK(e.end - e.begin == nbytes, "{}: data_offsets [{}, {}] span {} bytes, but shape {} of {} needs {}", where,
               e.begin, e.end, e.end - e.begin, e.shape, dts, nbytes);
   return e;
@@ -413,8 +419,8 @@ SafetensorsFile parse_safetensors(const ByteSource& source, const std::string& p
     EMBER_CHECK(e.begin >= expected, "{}: tensors '{}' and '{}' overlap (bytes [{}, {}) and [{}, {}))", op,
                 excerpt(previous ? previous->name : ""), excerpt(e.name), previous ? previous->begin : 0, expected,
                 e.begin, e.end);
-    EMBER_CHECK(e.begin == expected, "{}: tensor '{}': {} bytes before its data_offsets [{}, {}] belong to no tensor", op,
-                excerpt(e.name), e.begin - expected, e.begin, e.end);
+    EMBER_CHECK(e.begin == expected, "{}: tensor '{}': {} bytes before its data_offsets [{}, {}] belong to no tensor",
+                op, excerpt(e.name), e.begin - expected, e.begin, e.end);
     expected = e.end;
     previous = &e;
   }
@@ -425,13 +431,13 @@ SafetensorsFile parse_safetensors(const ByteSource& source, const std::string& p
     Tensor t = empty(e.shape, dtype(e.dtype));
     const uint64_t nbytes = e.end - e.begin;
     if (nbytes > 0)
-      EMBER_CHECK(source.read(t.raw_data_ptr(), nbytes, data_start + e.begin), "{}: tensor '{}': read failed: {}",
-                  op, excerpt(e.name), errno_text());
+      EMBER_CHECK(source.read(t.raw_data_ptr(), nbytes, data_start + e.begin), "{}: tensor '{}': read failed: {}", op,
+                  excerpt(e.name), errno_text());
     if (e.dtype == kBool) {  // a C++ bool must hold 0 or 1
       const auto* bytes = static_cast<const unsigned char*>(t.raw_data_ptr());
       for (uint64_t i = 0; i < nbytes; ++i)
-        EMBER_CHECK(bytes[i] <= 1, "{}: tensor '{}': BOOL element {} holds the byte {}, not 0 or 1", op, excerpt(e.name), i,
-                    bytes[i]);
+        EMBER_CHECK(bytes[i] <= 1, "{}: tensor '{}': BOOL element {} holds the byte {}, not 0 or 1", op,
+                    excerpt(e.name), i, bytes[i]);
     }
     file.tensors.emplace_back(e.name, t);
   }
@@ -470,8 +476,10 @@ void load_state_dict(Module& module, const ember::NamedTensors& state, bool stri
     if (!src.defined())
       problems.push_back(fmt::format("tensor '{}' in the checkpoint is undefined", name));
     else if (src.sizes() != target.sizes())
-      problems.push_back(fmt::format("size mismatch for {}: copying a param with shape {} from checkpoint, the shape "
-                                     "in current model is {}", name, src.sizes(), target.sizes()));
+      problems.push_back(
+          fmt::format("size mismatch for {}: copying a param with shape {} from checkpoint, the shape "
+                      "in current model is {}",
+                      name, src.sizes(), target.sizes()));
     else if (src.dtype() != target.dtype())
       problems.push_back(fmt::format("dtype mismatch for {}: the checkpoint holds {}, the current model {}", name,
                                      dtype_name(src.dtype()), dtype_name(target.dtype())));

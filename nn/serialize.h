@@ -80,7 +80,8 @@ void save(const Module& module, std::ostream& stream, const std::map<std::string
 void load(Module& module, std::istream& stream, bool strict = true);
 
 template <typename M>
-void save(const ModuleHolder<M>& module, const std::string& path, const std::map<std::string, std::string>& metadata = {}) {
+void save(const ModuleHolder<M>& module, const std::string& path,
+          const std::map<std::string, std::string>& metadata = {}) {
   save(static_cast<const Module&>(*module), path, metadata);
 }
 template <typename M>

@@ -35,8 +35,8 @@ Tensor activate(const std::string& activation, const Tensor& x) { return activat
 void check_layer_input(const char* op, const char* name, const Tensor& x, int64_t d_model) {
   EMBER_CHECK(x.dim() == 3, "{}: {} must be 3-d ((N, L, E) with batch_first, else (L, N, E)), got {}", op, name,
               x.sizes());
-  EMBER_CHECK(x.size(2) == d_model, "{}: {} has {} features but d_model is {} ({} {})", op, name, x.size(2),
-              d_model, name, x.sizes());
+  EMBER_CHECK(x.size(2) == d_model, "{}: {} has {} features but d_model is {} ({} {})", op, name, x.size(2), d_model,
+              name, x.sizes());
 }
 
 // Runs PyTorch's attention on batch-first or sequence-first inputs; returns the layout it was given.
@@ -56,9 +56,7 @@ void check_options(const char* op, const TransformerEncoderLayerOptions& o) {
 
 }  // namespace
 
-Tensor generate_square_subsequent_mask(int64_t T) {
-  return ember::triu(ember::full({T, T}, kNegInf), 1);
-}
+Tensor generate_square_subsequent_mask(int64_t T) { return ember::triu(ember::full({T, T}, kNegInf), 1); }
 
 // ---- MultiheadAttention ----
 
@@ -77,9 +75,9 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
   }
 }
 
-std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key,
-                                                           const Tensor& value, const Tensor& key_padding_mask,
-                                                           bool need_weights, const Tensor& attn_mask) {
+std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                           const Tensor& key_padding_mask, bool need_weights,
+                                                           const Tensor& attn_mask) {
   const char* op = "MultiheadAttention";
   int64_t E = options.embed_dim_, NH = options.num_heads_, HS = E / NH;
   for (const Tensor* t : {&query, &key, &value}) {

@@ -27,8 +27,14 @@ Tensor generate_square_subsequent_mask(int64_t T);
 
 struct MultiheadAttentionOptions {
   MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads) : embed_dim_(embed_dim), num_heads_(num_heads) {}
-  MultiheadAttentionOptions& dropout(double v) { dropout_ = v; return *this; }
-  MultiheadAttentionOptions& bias(bool v) { bias_ = v; return *this; }
+  MultiheadAttentionOptions& dropout(double v) {
+    dropout_ = v;
+    return *this;
+  }
+  MultiheadAttentionOptions& bias(bool v) {
+    bias_ = v;
+    return *this;
+  }
   int64_t embed_dim_, num_heads_;
   double dropout_ = 0.0;
   bool bias_ = true;
@@ -38,8 +44,8 @@ struct MultiheadAttentionOptions {
 // as in libtorch; the transformer layers transpose batch-first inputs before calling it.
 class MultiheadAttentionImpl : public Module {
  public:
-  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads) : MultiheadAttentionImpl(
-      MultiheadAttentionOptions(embed_dim, num_heads)) {}
+  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
+      : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
   explicit MultiheadAttentionImpl(const MultiheadAttentionOptions& options);
   // query (L, N, E), key and value (S, N, E) -> (output (L, N, E), weights averaged over heads (N, L, S)
   // when need_weights, else undefined).
@@ -56,12 +62,30 @@ EMBER_MODULE(MultiheadAttention);
 
 struct TransformerEncoderLayerOptions {
   TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
-  TransformerEncoderLayerOptions& dim_feedforward(int64_t v) { dim_feedforward_ = v; return *this; }
-  TransformerEncoderLayerOptions& dropout(double v) { dropout_ = v; return *this; }
-  TransformerEncoderLayerOptions& activation(std::string v) { activation_ = std::move(v); return *this; }
-  TransformerEncoderLayerOptions& layer_norm_eps(double v) { layer_norm_eps_ = v; return *this; }
-  TransformerEncoderLayerOptions& batch_first(bool v) { batch_first_ = v; return *this; }
-  TransformerEncoderLayerOptions& norm_first(bool v) { norm_first_ = v; return *this; }
+  TransformerEncoderLayerOptions& dim_feedforward(int64_t v) {
+    dim_feedforward_ = v;
+    return *this;
+  }
+  TransformerEncoderLayerOptions& dropout(double v) {
+    dropout_ = v;
+    return *this;
+  }
+  TransformerEncoderLayerOptions& activation(std::string v) {
+    activation_ = std::move(v);
+    return *this;
+  }
+  TransformerEncoderLayerOptions& layer_norm_eps(double v) {
+    layer_norm_eps_ = v;
+    return *this;
+  }
+  TransformerEncoderLayerOptions& batch_first(bool v) {
+    batch_first_ = v;
+    return *this;
+  }
+  TransformerEncoderLayerOptions& norm_first(bool v) {
+    norm_first_ = v;
+    return *this;
+  }
   int64_t d_model_, nhead_;
   int64_t dim_feedforward_ = 2048;
   double dropout_ = 0.1;
@@ -102,9 +126,8 @@ class TransformerDecoderLayerImpl : public Module {
   explicit TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& options);
   // tgt (N, T, E) or (T, N, E); memory (N, S, E) or (S, N, E); tgt_mask (T, T); memory_mask (T, S);
   // key padding masks (N, T) and (N, S) bool.
-  Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {},
-                 const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
-                 const Tensor& memory_key_padding_mask = {});
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
+                 const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
 
   TransformerDecoderLayerOptions options;
   MultiheadAttention self_attn{nullptr}, multihead_attn{nullptr};

@@ -22,12 +22,9 @@ namespace {
 
 template <typename Options>
 std::string options_to_json(const Options& o) {
-  return json{{"lr", o.lr()},
-              {"betas", {std::get<0>(o.betas()), std::get<1>(o.betas())}},
-              {"eps", o.eps()},
-              {"weight_decay", o.weight_decay()},
-              {"amsgrad", o.amsgrad()},
-              {"maximize", o.maximize()}}
+  return json{{"lr", o.lr()},           {"betas", {std::get<0>(o.betas()), std::get<1>(o.betas())}},
+              {"eps", o.eps()},         {"weight_decay", o.weight_decay()},
+              {"amsgrad", o.amsgrad()}, {"maximize", o.maximize()}}
       .dump();
 }
 
@@ -52,8 +49,9 @@ struct Hyper {
 
 template <typename Options>
 Hyper hyper(const Options& o, bool decoupled) {
-  return {o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(), o.amsgrad(),
-          o.maximize(), decoupled};
+  return {
+      o.lr(),   std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(), o.amsgrad(), o.maximize(),
+      decoupled};
 }
 
 void check_hyper(const char* op, const Hyper& h, size_t group) {
@@ -65,8 +63,8 @@ void check_hyper(const char* op, const Hyper& h, size_t group) {
 }
 
 void check_state(const Hyper& h, AdamParamState& s, const std::string& where) {
-  EMBER_CHECK(s.exp_avg().defined() && s.exp_avg_sq().defined(),
-              "{}: the checkpoint lacks exp_avg or exp_avg_sq", where);
+  EMBER_CHECK(s.exp_avg().defined() && s.exp_avg_sq().defined(), "{}: the checkpoint lacks exp_avg or exp_avg_sq",
+              where);
   EMBER_CHECK(s.step() >= 1, "{}: the checkpoint's step is {}, expected 1 or more", where, s.step());
   EMBER_CHECK(!h.amsgrad || s.max_exp_avg_sq().defined(),
               "{}: the group uses amsgrad but the checkpoint has no max_exp_avg_sq", where);
@@ -76,8 +74,9 @@ void check_state(const Hyper& h, AdamParamState& s, const std::string& where) {
 AdamStep adam_step_scalars(const Hyper& h, int64_t step) {
   const double bias_correction1 = 1 - std::pow(h.beta1, static_cast<double>(step));
   const double bias_correction2 = 1 - std::pow(h.beta2, static_cast<double>(step));
-  return {h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.lr / bias_correction1, std::sqrt(bias_correction2),
-          h.amsgrad, h.maximize, h.decoupled};
+  return {
+      h.lr,      h.beta1,    h.beta2,    h.eps, h.weight_decay, h.lr / bias_correction1, std::sqrt(bias_correction2),
+      h.amsgrad, h.maximize, h.decoupled};
 }
 
 // torch 1.13's _single_tensor_adam / _single_tensor_adamw, op by op.
@@ -143,7 +142,8 @@ void adam_step(std::vector<OptimizerParamGroup>& groups,
       auto& st = static_cast<AdamParamState&>(*slot);
       EMBER_CHECK(!h.amsgrad || st.max_exp_avg_sq().defined(),
                   "Adam: amsgrad was switched on after steps without it; the parameter of shape {} has no "
-                  "max_exp_avg_sq", p.sizes());
+                  "max_exp_avg_sq",
+                  p.sizes());
       st.step(st.step() + 1);
       const AdamStep step = adam_step_scalars(h, st.step());
       const Tensor& vmax = h.amsgrad ? st.max_exp_avg_sq() : Tensor();
@@ -198,7 +198,8 @@ Tensor Adam::step(LossClosure closure) {
 
 void Adam::check_param_state(const OptimizerOptions& options, OptimizerParamState& state,
                              const std::string& where) const {
-  check_state(hyper(detail::options_as<AdamOptions>(options, "Adam"), false), static_cast<AdamParamState&>(state), where);
+  check_state(hyper(detail::options_as<AdamOptions>(options, "Adam"), false), static_cast<AdamParamState&>(state),
+              where);
 }
 
 // ---- AdamW ----
@@ -221,7 +222,8 @@ Tensor AdamW::step(LossClosure closure) {
 
 void AdamW::check_param_state(const OptimizerOptions& options, OptimizerParamState& state,
                               const std::string& where) const {
-  check_state(hyper(detail::options_as<AdamWOptions>(options, "AdamW"), true), static_cast<AdamParamState&>(state), where);
+  check_state(hyper(detail::options_as<AdamWOptions>(options, "AdamW"), true), static_cast<AdamParamState&>(state),
+              where);
 }
 
 }  // namespace ember::optim

@@ -2,10 +2,8 @@
 // libtorch's torch::optim::Adam / AdamW. They differ only in weight decay: Adam adds
 // weight_decay * p to the gradient (L2), AdamW shrinks the parameter by lr * weight_decay (decoupled).
 //
-//   ember::optim::AdamW opt(model->parameters(), ember::optim::AdamWOptions(1e-3).betas({0.9, 0.95}).weight_decay(0.1));
-//   opt.zero_grad();
-//   loss.backward();
-//   opt.step();
+//   ember::optim::AdamW opt(model->parameters(), ember::optim::AdamWOptions(1e-3).betas({0.9,
+//   0.95}).weight_decay(0.1)); opt.zero_grad(); loss.backward(); opt.step();
 //
 // Per parameter p with gradient g, at step t (counted per parameter from 1):
 //   m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g * g;   (amsgrad: v_max = max(v_max, v))

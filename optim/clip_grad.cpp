@@ -33,7 +33,8 @@ void check_finite(double total, double norm_type, bool error_if_nonfinite) {
   EMBER_CHECK(!error_if_nonfinite || std::isfinite(total),
               "clip_grad_norm_: the total norm of order {} for gradients from `parameters` is non-finite ({}), so it "
               "cannot be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
-              "error_if_nonfinite=false", norm_type, total);
+              "error_if_nonfinite=false",
+              norm_type, total);
 }
 
 // The 2-norm of every gradient with the arithmetic of the ops below (each square rounded to the

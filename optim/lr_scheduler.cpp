@@ -22,8 +22,10 @@ void LRScheduler::step() {
   ++last_epoch_;
   std::vector<double> lrs = get_lr();
   auto& groups = optimizer_.param_groups();
-  EMBER_CHECK(lrs.size() == groups.size(), "LRScheduler: {} learning rates for {} parameter groups (groups were "
-              "added after the scheduler was made)", lrs.size(), groups.size());
+  EMBER_CHECK(lrs.size() == groups.size(),
+              "LRScheduler: {} learning rates for {} parameter groups (groups were "
+              "added after the scheduler was made)",
+              lrs.size(), groups.size());
   for (size_t g = 0; g < groups.size(); ++g) groups[g].options().set_lr(lrs[g]);
   last_lr_ = std::move(lrs);
 }
@@ -74,7 +76,8 @@ double nanogpt_lr(int64_t it, double learning_rate, double min_lr, int64_t warmu
   // 2) past lr_decay_iters (or an empty decay window), min_lr
   if (it > lr_decay_iters || lr_decay_iters == warmup_iters) return min_lr;
   // 3) in between, cosine decay from learning_rate down to min_lr
-  const double decay_ratio = static_cast<double>(it - warmup_iters) / static_cast<double>(lr_decay_iters - warmup_iters);
+  const double decay_ratio =
+      static_cast<double>(it - warmup_iters) / static_cast<double>(lr_decay_iters - warmup_iters);
   const double coeff = 0.5 * (1.0 + std::cos(std::numbers::pi * decay_ratio));  // 1 -> 0
   return min_lr + coeff * (learning_rate - min_lr);
 }

@@ -9,10 +9,10 @@
 //   sched.step();
 #pragma once
 
+#include "optim/adagrad.h"
 #include "optim/adam.h"
 #include "optim/clip_grad.h"
 #include "optim/lr_scheduler.h"
 #include "optim/optimizer.h"
-#include "optim/sgd.h"
-#include "optim/adagrad.h"
 #include "optim/rmsprop.h"
+#include "optim/sgd.h"

@@ -64,13 +64,18 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
   for (size_t i = 0; i < param_group.params().size(); ++i) {
     const Tensor& p = param_group.params()[i];
     EMBER_CHECK(p.defined(), "optimizer: parameter {} of the new group is undefined", i);
-    EMBER_CHECK(p.is_leaf(), "optimizer: can't optimize a non-leaf Tensor (parameter {} of the new group has "
-                "grad_fn {}); optimize the leaf it was computed from", i, p.grad_fn() ? p.grad_fn()->name() : "");
-    EMBER_CHECK(p.is_floating_point(), "optimizer: parameter {} of the new group is {}; only float32 and float64 "
-                "tensors can be optimized", i, dtype_name(p.dtype()));
+    EMBER_CHECK(p.is_leaf(),
+                "optimizer: can't optimize a non-leaf Tensor (parameter {} of the new group has "
+                "grad_fn {}); optimize the leaf it was computed from",
+                i, p.grad_fn() ? p.grad_fn()->name() : "");
+    EMBER_CHECK(p.is_floating_point(),
+                "optimizer: parameter {} of the new group is {}; only float32 and float64 "
+                "tensors can be optimized",
+                i, dtype_name(p.dtype()));
     EMBER_CHECK(seen.insert(p.unsafeGetTensorImpl()).second,
                 "optimizer: some parameters appear in more than one parameter group (parameter {} of the new group, "
-                "shape {})", i, p.sizes());
+                "shape {})",
+                i, p.sizes());
   }
   OptimizerParamGroup group(param_group.params());
   group.set_options(param_group.has_options() ? param_group.options().clone() : defaults_->clone());
@@ -176,8 +181,10 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
   const std::string op = fmt::format("{} load_state: {}", type_name(), file.path);
   auto meta = [&](const std::string& key) -> const std::string& {
     auto it = file.metadata.find(prefix + key);
-    EMBER_CHECK(it != file.metadata.end(), "{}: the metadata has no '{}{}' (not an optimizer checkpoint, or another "
-                "prefix?)", op, prefix, key);
+    EMBER_CHECK(it != file.metadata.end(),
+                "{}: the metadata has no '{}{}' (not an optimizer checkpoint, or another "
+                "prefix?)",
+                op, prefix, key);
     return it->second;
   };
   EMBER_CHECK(meta("type") == type_name(), "{}: the state was saved by {}, not {}", op, excerpt(meta("type")),
@@ -186,8 +193,8 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
   // 1. Group options, into copies.
   json groups = detail::parse_json(meta("param_groups"), op + ": param_groups");
   EMBER_CHECK(groups.is_array() && groups.size() == param_groups_.size(),
-              "{}: the checkpoint has {} parameter groups, this optimizer {}", op, groups.is_array() ? groups.size() : 0,
-              param_groups_.size());
+              "{}: the checkpoint has {} parameter groups, this optimizer {}", op,
+              groups.is_array() ? groups.size() : 0, param_groups_.size());
   std::vector<std::unique_ptr<OptimizerOptions>> new_options;
   std::vector<Tensor> params;
   std::vector<size_t> group_of;
@@ -197,8 +204,10 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
     EMBER_CHECK(saved.is_object() && saved.contains("params") && saved["params"].is_array(),
                 "{}: parameter group {} has no params list", op, g);
     const json ids = saved["params"];
-    EMBER_CHECK(ids.size() == group.params().size(), "{}: parameter group {} has {} parameters in the checkpoint, {} "
-                "in this optimizer", op, g, ids.size(), group.params().size());
+    EMBER_CHECK(ids.size() == group.params().size(),
+                "{}: parameter group {} has {} parameters in the checkpoint, {} "
+                "in this optimizer",
+                op, g, ids.size(), group.params().size());
     for (size_t k = 0; k < ids.size(); ++k)
       EMBER_CHECK(ids[k].is_number_integer() && ids[k].get<int64_t>() == static_cast<int64_t>(params.size() + k),
                   "{}: parameter group {} lists parameter {} where {} was expected", op, g, json_excerpt(ids[k]),
@@ -257,8 +266,7 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
     EMBER_CHECK(slot != nullptr, "{}: unexpected state entry '{}' ({} keeps no counter '{}')", op, key, type_name(),
                 name);
     std::optional<int64_t> v = parse_int(value);
-    EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be an integer, got '{}'", op, excerpt(key),
-                excerpt(value));
+    EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be an integer, got '{}'", op, excerpt(key), excerpt(value));
     *slot = *v;
   }
   for (auto& [i, s] : new_state)

@@ -18,8 +18,13 @@ using nlohmann::json;
 RMSpropOptions::RMSpropOptions(double lr) : lr_(lr) {}
 
 std::string RMSpropOptions::to_json() const {
-  return json{{"lr", lr()},           {"alpha", alpha()},       {"eps", eps()},          {"weight_decay", weight_decay()},
-              {"momentum", momentum()}, {"centered", centered()}, {"maximize", maximize()}}
+  return json{{"lr", lr()},
+              {"alpha", alpha()},
+              {"eps", eps()},
+              {"weight_decay", weight_decay()},
+              {"momentum", momentum()},
+              {"centered", centered()},
+              {"maximize", maximize()}}
       .dump();
 }
 
@@ -143,7 +148,7 @@ Tensor RMSprop::step(LossClosure closure) {
   }
   for (RmspropBatch& b : batches) {
     if (backend_for(b.device).rmsprop_update(b.params, b.grads, b.square_avgs, b.grad_avgs, b.momentum_buffers,
-                                              b.steps)) {
+                                             b.steps)) {
       for (const tensor_list* ts : {&b.params, &b.square_avgs, &b.grad_avgs, &b.momentum_buffers})
         for (const Tensor& t : *ts)
           if (t.defined()) t.bump_version();  // in-place writes, as the tensor ops would record

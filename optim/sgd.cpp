@@ -19,8 +19,12 @@ using nlohmann::json;
 SGDOptions::SGDOptions(double lr) : lr_(lr) {}
 
 std::string SGDOptions::to_json() const {
-  return json{{"lr", lr()}, {"momentum", momentum()}, {"dampening", dampening()}, {"weight_decay", weight_decay()},
-              {"nesterov", nesterov()}, {"maximize", maximize()}}
+  return json{{"lr", lr()},
+              {"momentum", momentum()},
+              {"dampening", dampening()},
+              {"weight_decay", weight_decay()},
+              {"nesterov", nesterov()},
+              {"maximize", maximize()}}
       .dump();
 }
 
@@ -51,8 +55,8 @@ void SGD::check_options() const {
     EMBER_CHECK(o.momentum() >= 0, "SGD: invalid momentum value {} (group {})", o.momentum(), g);
     EMBER_CHECK(o.weight_decay() >= 0, "SGD: invalid weight_decay value {} (group {})", o.weight_decay(), g);
     EMBER_CHECK(!o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
-                "SGD: Nesterov momentum requires a momentum and zero dampening (group {}: momentum {}, dampening {})", g,
-                o.momentum(), o.dampening());
+                "SGD: Nesterov momentum requires a momentum and zero dampening (group {}: momentum {}, dampening {})",
+                g, o.momentum(), o.dampening());
   }
 }
 

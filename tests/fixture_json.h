@@ -13,9 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include <ember/ember.h>
+#include <nlohmann/json.hpp>
 
 namespace ember::test {
 

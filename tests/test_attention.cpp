@@ -2,10 +2,10 @@
 // "Build a Large Language Model (From Scratch)", as written in scripts/gen_attention_fixtures.py:
 // forward values and every gradient with the fixture's weights, then the same after building each
 // module from the fixture's seed (same weights as PyTorch's manual_seed + constructor), then bad input.
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "fixture_json.h"
 #include "module_case.h"
@@ -120,7 +120,8 @@ TEST(Attention, CrossAttentionIgnoresPaddedKeys) {
 }
 
 TEST(Attention, RejectsBadInput) {
-  EXPECT_THROWS_WITH(nn::MultiHeadAttention(3, 5, 6, 0.0, 2), "d_out must be divisible by num_heads (d_out = 5, num_heads = 2)");
+  EXPECT_THROWS_WITH(nn::MultiHeadAttention(3, 5, 6, 0.0, 2),
+                     "d_out must be divisible by num_heads (d_out = 5, num_heads = 2)");
   nn::CausalAttention ca(3, 2, 6, 0.0);
   EXPECT_THROWS_WITH(ca(ones({2, 7, 3})), "CausalAttention: input has 7 tokens but context_length is 6");
   EXPECT_THROWS_WITH(ca(ones({2, 6, 4})), "CausalAttention: input has 4 features but the module expects d_in = 3");

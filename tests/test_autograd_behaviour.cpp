@@ -93,8 +93,9 @@ TEST(AutogradBehaviour, DetachSharesDataButNotHistory) {
   Tensor z = x.exp();
   Tensor alias = z.detach();
   alias.add_(1);
-  EXPECT_THROWS_WITH(z.sum().backward(), "ExpBackward0: one of the variables needed for gradient computation has been "
-                                         "modified by an inplace operation");
+  EXPECT_THROWS_WITH(z.sum().backward(),
+                     "ExpBackward0: one of the variables needed for gradient computation has been "
+                     "modified by an inplace operation");
 }
 
 TEST(AutogradBehaviour, EngineVisitsNodesInPyTorchOrder) {
@@ -103,13 +104,12 @@ TEST(AutogradBehaviour, EngineVisitsNodesInPyTorchOrder) {
   Tensor w = f64({3.0, 4.0});
   Tensor loss = (x * w).tanh().sum();
   std::vector<std::string> visited;
-  autograd::set_node_hook([&](const Node& n, const tensor_list& in, const tensor_list& out) {
-    visited.push_back(n.name());
-  });
+  autograd::set_node_hook(
+      [&](const Node& n, const tensor_list& in, const tensor_list& out) { visited.push_back(n.name()); });
   loss.backward();
   autograd::set_node_hook(nullptr);
-  EXPECT_EQ(visited, std::vector<std::string>({"SumBackward0", "TanhBackward0", "MulBackward0", "AccumulateGrad",
-                                               "AccumulateGrad"}));
+  EXPECT_EQ(visited, std::vector<std::string>(
+                         {"SumBackward0", "TanhBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"}));
 }
 
 TEST(AutogradBehaviour, ErrorsPyTorchRaises) {
@@ -136,9 +136,10 @@ TEST(AutogradBehaviour, AnomalyModeNamesTheForwardOp) {
   }
   autograd::DetectAnomalyGuard anomaly;
   Tensor loss = (x.sqrt() * 0).sum();
-  EXPECT_THROWS_WITH(loss.backward(), "Function 'SqrtBackward0' returned nan values in its 0th output (the gradient "
-                                      "for input 0 of the forward op, shape [2]). Forward op inputs: x [2] float64. "
-                                      "The gradient flowing into this node was finite");
+  EXPECT_THROWS_WITH(loss.backward(),
+                     "Function 'SqrtBackward0' returned nan values in its 0th output (the gradient "
+                     "for input 0 of the forward op, shape [2]). Forward op inputs: x [2] float64. "
+                     "The gradient flowing into this node was finite");
 }
 
 TEST(AutogradBehaviour, TrainingStepsDoNotGrowMemory) {

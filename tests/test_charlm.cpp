@@ -143,7 +143,8 @@ TEST(CharLM, ResumeAfterInterruptionIsExact) {
   ASSERT_EQ(s.status, 0) << s.output;
   EXPECT_EQ(s.output.rfind("All:", 0), 0u) << s.output;
   EXPECT_GE(s.output.size(), 44u);
-  RunResult again = run(fmt::format("sample --out_dir {} --prompt All: --num_chars 40 --seed 3", (dir / "full").string()));
+  RunResult again =
+      run(fmt::format("sample --out_dir {} --prompt All: --num_chars 40 --seed 3", (dir / "full").string()));
   EXPECT_EQ(s.output, again.output);  // same seed, same text
   fs::remove_all(dir);
 }
@@ -160,9 +161,9 @@ TEST(CharLM, BadInputGivesClearMessages) {
   std::ofstream(dir / "empty.txt").close();
   expect_error(run("train --data " + (dir / "empty.txt").string() + " --out_dir " + dir.string()), "empty");
   std::ofstream(dir / "short.txt") << "too short";
-  expect_error(run(fmt::format("train --data {} --block_size 64 --out_dir {}", (dir / "short.txt").string(),
-                               dir.string())),
-               "block_size");
+  expect_error(
+      run(fmt::format("train --data {} --block_size 64 --out_dir {}", (dir / "short.txt").string(), dir.string())),
+      "block_size");
   expect_error(run(fmt::format("train --data {} --n_embd 30 --n_head 4 --out_dir {}", data.string(), dir.string())),
                "n_embd (30) must be divisible by n_head (4)");
   expect_error(run("train --preset huge --data " + data.string()), "unknown preset 'huge'");
@@ -170,8 +171,8 @@ TEST(CharLM, BadInputGivesClearMessages) {
 
   // A real checkpoint, then: a prompt outside its vocabulary, a corrupt copy, another text's vocabulary.
   const fs::path run_dir = dir / "run";
-  RunResult ok = run(fmt::format("train --data {} {} --max_iters 2 --eval_interval 1 --out_dir {}", data.string(), kSmall,
-                           run_dir.string()));
+  RunResult ok = run(fmt::format("train --data {} {} --max_iters 2 --eval_interval 1 --out_dir {}", data.string(),
+                                 kSmall, run_dir.string()));
   ASSERT_EQ(ok.status, 0) << ok.output;
   expect_error(run("sample --out_dir " + run_dir.string() + " --prompt Zebra"), "is not in the vocabulary");
   const std::string before = read_file(run_dir / "ckpt.safetensors");
@@ -182,8 +183,9 @@ TEST(CharLM, BadInputGivesClearMessages) {
   }
   expect_error(run("sample --checkpoint " + (dir / "corrupt.safetensors").string()), "corrupt.safetensors");
   std::ofstream(dir / "other.txt") << std::string(5000, 'x') + std::string(5000, 'y');
-  expect_error(run(fmt::format("train --data {} --resume --out_dir {}", (dir / "other.txt").string(), run_dir.string())),
-               "different character set");
+  expect_error(
+      run(fmt::format("train --data {} --resume --out_dir {}", (dir / "other.txt").string(), run_dir.string())),
+      "different character set");
   // None of that touched the saved checkpoint.
   EXPECT_EQ(read_file(run_dir / "ckpt.safetensors"), before);
   fs::remove_all(dir);
@@ -195,9 +197,10 @@ TEST(CharLM, SettingsTableDrivesFlagsCheckpointAndPrintout) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("ember_charlm_settings_{}", getpid());
   fs::remove_all(dir);
   const fs::path data = corpus(dir);
-  RunResult r = run(fmt::format("train --data {} {} --max_iters 12 --eval_interval 6 --log_interval 4 --bias false "
-                                "--out_dir {}",
-                                data.string(), kSmall, (dir / "run").string()));
+  RunResult r =
+      run(fmt::format("train --data {} {} --max_iters 12 --eval_interval 6 --log_interval 4 --bias false "
+                      "--out_dir {}",
+                      data.string(), kSmall, (dir / "run").string()));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("settings: n_layer 1, n_head 2, n_embd 16, block_size 8, dropout 0.0, bias false"),
             std::string::npos)
@@ -219,15 +222,16 @@ TEST(CharLM, SettingsTableDrivesFlagsCheckpointAndPrintout) {
                                    data.string(), (dir / "run").string()));
   ASSERT_EQ(more.status, 0) << more.output;
   EXPECT_NE(more.output.find("step 14/14 "), std::string::npos) << more.output;
-  RunResult refused = run(fmt::format("train --data {} --resume --bias true --out_dir {}", data.string(),
-                                      (dir / "run").string()));
+  RunResult refused =
+      run(fmt::format("train --data {} --resume --bias true --out_dir {}", data.string(), (dir / "run").string()));
   EXPECT_NE(refused.status, 0);
   EXPECT_NE(refused.output.find("--bias cannot change in a resumed run (the checkpoint holds them); only --max_iters, "
                                 "--eval_interval, --eval_iters, --log_interval, --device and --threads can"),
             std::string::npos)
       << refused.output;
   // Sampling with and without the KV cache: the same characters for the same seed, past block_size (8).
-  const std::string sample = fmt::format("sample --out_dir {} --prompt All: --num_chars 60 --seed 5", (dir / "run").string());
+  const std::string sample =
+      fmt::format("sample --out_dir {} --prompt All: --num_chars 60 --seed 5", (dir / "run").string());
   RunResult cached = run(sample), plain = run(sample + " --use_cache false");
   ASSERT_EQ(cached.status, 0) << cached.output;
   ASSERT_EQ(plain.status, 0) << plain.output;

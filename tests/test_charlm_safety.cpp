@@ -6,8 +6,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +18,8 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "test_util.h"
 
@@ -119,7 +119,8 @@ fs::path fresh_dir(const std::string& name) {
 std::vector<std::string> train_args(const fs::path& dir, const fs::path& out_dir, std::vector<std::string> more) {
   std::vector<std::string> args = {"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out_dir.string()};
   for (size_t i = 0; i < kSmall.size(); i += 2)
-    if (std::find(more.begin(), more.end(), kSmall[i]) == more.end()) args.insert(args.end(), {kSmall[i], kSmall[i + 1]});
+    if (std::find(more.begin(), more.end(), kSmall[i]) == more.end())
+      args.insert(args.end(), {kSmall[i], kSmall[i + 1]});
   return cat(args, more);
 }
 
@@ -128,11 +129,11 @@ std::vector<std::string> resume_args(const fs::path& dir, const fs::path& out_di
   return cat({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out_dir.string(), "--resume"}, more);
 }
 
-#define EXPECT_FAILS_WITH(result, needle)                                                                    \
-  do {                                                                                                       \
-    const Result& r_ = (result);                                                                             \
-    EXPECT_NE(r_.status, 0) << r_.output;                                                                    \
-    EXPECT_NE(r_.status, kTimedOut) << "timed out:\n" << r_.output;                                          \
+#define EXPECT_FAILS_WITH(result, needle)                                                                     \
+  do {                                                                                                        \
+    const Result& r_ = (result);                                                                              \
+    EXPECT_NE(r_.status, 0) << r_.output;                                                                     \
+    EXPECT_NE(r_.status, kTimedOut) << "timed out:\n" << r_.output;                                           \
     EXPECT_NE(r_.output.find(needle), std::string::npos) << "wanted '" << (needle) << "' in:\n" << r_.output; \
   } while (0)
 
@@ -218,9 +219,10 @@ TEST(CharLMSafety, DataMustBeARegularFile) {
 TEST(CharLMSafety, RejectsInvalidUtf8WithTheByteOffset) {
   const fs::path dir = fresh_dir("utf8");
   const std::string text = read_file(dir / "corpus.txt");
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"\xED\xA0\x80", "surrogate"}, {"\xF4\x90\x80\x80", "above U+10FFFF"}, {"\xC0\xAF", "overlong"},
-      {"\xE0\x80\xAF", "overlong"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"\xED\xA0\x80", "surrogate"},
+                                                                  {"\xF4\x90\x80\x80", "above U+10FFFF"},
+                                                                  {"\xC0\xAF", "overlong"},
+                                                                  {"\xE0\x80\xAF", "overlong"}};
   for (const auto& [bad, why] : cases) {
     std::ofstream(dir / "bad.txt", std::ios::binary) << "abc" << bad << text;
     Result r = run(cat({"train", "--data", (dir / "bad.txt").string(), "--out_dir", (dir / "out").string()}, kSmall));
@@ -302,7 +304,8 @@ TEST(CharLMSafety, SigtermSavesAndASecondSignalQuitsAtOnce) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   kill(slow.pid, SIGINT);
   EXPECT_EQ(wait_for(slow, 10), 128 + SIGINT) << read_file(dir / "slow.log");
-  EXPECT_NE(read_file(dir / "slow.log").find("quitting without saving"), std::string::npos) << read_file(dir / "slow.log");
+  EXPECT_NE(read_file(dir / "slow.log").find("quitting without saving"), std::string::npos)
+      << read_file(dir / "slow.log");
   EXPECT_EQ(read_file(out / "ckpt.safetensors"), before);
   fs::remove_all(dir);
 }
@@ -394,8 +397,8 @@ TEST(CharLMSafety, SurvivesSigkillAtAnyMoment) {
     Result s = run({"sample", "--checkpoint", (out / "ckpt.safetensors").string(), "--num_chars", "5"});
     ASSERT_EQ(s.status, 0) << "after kill " << k << ":\n" << s.output << read_file(dir / "kill.log");
   }
-  Result last = run({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
-                     "--max_iters", "0"});
+  Result last = run(
+      {"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume", "--max_iters", "0"});
   EXPECT_EQ(last.status, 0) << last.output;
   EXPECT_TRUE(temporaries(out).empty());
   std::printf("(%d temporary files of killed saves were seen and cleaned)\n", temporaries_seen);
@@ -417,8 +420,8 @@ TEST(CharLMSafety, FullDiskLeavesCheckpointsIntact) {
             0);
   const std::string ckpt = read_file(out / "ckpt.safetensors"), best = read_file(out / "best.safetensors");
   const std::string shim = std::string("LD_PRELOAD=") + EMBER_ENOSPC_SHIM;
-  const std::vector<std::string> resume = {"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(),
-                                           "--resume", "--max_iters", "8"};
+  const std::vector<std::string> resume = {
+      "train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume", "--max_iters", "8"};
   for (const char* full_for : {".tmp.", "best.safetensors"}) {
     Result r = run(resume, {shim, std::string("EMBER_ENOSPC_MATCH=") + full_for});
     EXPECT_FAILS_WITH(r, "No space left on device");

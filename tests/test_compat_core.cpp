@@ -1,11 +1,11 @@
 // Native tests of the libtorch API that issue 19 added to Ember: values checked by hand, and the
 // error paths (the message names what went wrong). tests/compat/programs compare the same API
 // with libtorch's output.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "autograd/autograd.h"
 #include "autograd/function.h"
@@ -99,7 +99,9 @@ TEST(CompatCore, BackwardInputsChecks) {
   EXPECT_EQ(h.grad().to_vector<float>(), (std::vector<float>{6.0f, 12.0f}));  // 2h
   EXPECT_FALSE(x.grad().defined());
   Tensor unused = tensor({1.0}, requires_grad());
-  EXPECT_EQ(error_of([&] { autograd::grad({(x * 2).sum()}, {x, unused}); }),
+  EXPECT_EQ(error_of([&] {
+              autograd::grad({(x * 2).sum()}, {x, unused});
+            }),
             "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
             "this is the desired behavior.");
 }

@@ -42,7 +42,8 @@ TEST(Core, ReductionsAndMatmul) {
   EXPECT_TENSOR_CLOSE(a.sum(0, true), tensor({{5.0, 7.0, 9.0}}));
   EXPECT_TENSOR_CLOSE(a.mean(), tensor(3.5));
   EXPECT_TENSOR_CLOSE(a.matmul(a.t()), tensor({{14.0, 32.0}, {32.0, 77.0}}));
-  EXPECT_THROWS_WITH(ones({6, 3}).matmul(ones({2, 3})), "matmul: shapes [6, 3] and [2, 3] cannot be multiplied (3 != 2)");
+  EXPECT_THROWS_WITH(ones({6, 3}).matmul(ones({2, 3})),
+                     "matmul: shapes [6, 3] and [2, 3] cannot be multiplied (3 != 2)");
 }
 
 TEST(Autograd, MulSumBackward) {

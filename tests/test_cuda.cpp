@@ -167,7 +167,8 @@ TEST_P(CudaParity, ForwardAndBackwardMatchCpu) {
     ASSERT_EQ(gpu_in[i].grad().defined(), cpu_in[i].grad().defined()) << c.name << " input " << i;
     if (!cpu_in[i].grad().defined()) continue;
     EXPECT_TRUE(gpu_in[i].grad().is_cuda());
-    EXPECT_TENSOR_CLOSE(gpu_in[i].grad().cpu(), cpu_in[i].grad(), tol.rtol, tol.atol) << c.name << " grad of input " << i;
+    EXPECT_TENSOR_CLOSE(gpu_in[i].grad().cpu(), cpu_in[i].grad(), tol.rtol, tol.atol)
+        << c.name << " grad of input " << i;
   }
 }
 
@@ -251,12 +252,14 @@ TEST_F(CudaDevice, BadDevicesAndMixedDevicesAreClearErrors) {
   EXPECT_THROWS_WITH(ones({2}).to(kGpu) + ones({2}), "expected all tensors to be on the same device");
   // Every op taking several tensors checks them before any kernel sees a pointer from the wrong side.
   Tensor g = ones({3, 2}).to(kGpu), c = ones({3, 2}), i = zeros({2}, dtype(kInt64));
-  EXPECT_THROWS_WITH(g.index_select(0, i), "index_select: expected all tensors to be on the same device, but found "
-                                           "at least two devices, cuda:0 and cpu");
+  EXPECT_THROWS_WITH(g.index_select(0, i),
+                     "index_select: expected all tensors to be on the same device, but found "
+                     "at least two devices, cuda:0 and cpu");
   EXPECT_THROWS_WITH(embedding(g, i), "embedding: expected all tensors to be on the same device");
   EXPECT_THROWS_WITH(g.matmul(c.t()), "matmul: expected all tensors to be on the same device");
   EXPECT_THROWS_WITH(cat({g, c}, 0), "cat: expected all tensors to be on the same device");
-  EXPECT_THROWS_WITH(g.gather(1, zeros({3, 1}, dtype(kInt64))), "gather: expected all tensors to be on the same device");
+  EXPECT_THROWS_WITH(g.gather(1, zeros({3, 1}, dtype(kInt64))),
+                     "gather: expected all tensors to be on the same device");
   EXPECT_THROWS_WITH(nn::functional::cross_entropy(g, i.narrow(0, 0, 1).expand({3})),
                      "cross_entropy: expected all tensors to be on the same device");
   EXPECT_THROWS_WITH(layer_norm(g, {2}, ones({2})), "layer_norm: expected all tensors to be on the same device");

@@ -5,8 +5,6 @@
 // raises are sticky, as on a GPU, so each test that provokes one resets the emulated context.
 #ifdef EMBER_CUDA_EMULATE
 
-#include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include "cuda/block_reduce.cuh"
 #include "cuda/emu/cublas_v2.h"
@@ -52,7 +51,8 @@ __global__ void barriers_at_two_sites(float* out) {
 __global__ void block_sums(double* out) {
   double* scratch = shared_scratch<double>();
   const double mine = double(blockIdx.x) * blockDim.x + threadIdx.x;
-  const double total = block_reduce(mine, [](double a, double b) { return a + b; }, scratch);
+  const double total = block_reduce(
+      mine, [](double a, double b) { return a + b; }, scratch);
   if (threadIdx.x == blockDim.x - 1) out[blockIdx.x] = total;  // the last thread: all must see the result
 }
 
@@ -223,36 +223,43 @@ TEST_F(CudaEmulator, CublasGemmIsColumnMajorAndChecksItsArguments) {
   cublasHandle_t h = nullptr;
   ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
   const float one = 1, zero = 0;
-  ASSERT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2, 0, 1),
-            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2, 0, 1),
+      CUBLAS_STATUS_SUCCESS);
   std::vector<float> c(4);
   ASSERT_EQ(cudaMemcpy(c.data(), dc, 16, cudaMemcpyDeviceToHost), cudaSuccess);
   // Row i of A . column j of B: A = [[1 2 3] [4 5 6]], B = [[1 0] [0 1] [1 1]].
   EXPECT_EQ(c, (std::vector<float>{4, 10, 5, 11}));
   // C (3, 3) = A^T @ A with A read transposed: lda is still A's stored rows (2).
   float* dt = device_array<float>(9);
-  ASSERT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3, 3, 2, &one, da, 2, 0, da, 2, 0, &zero, dt, 3, 0, 1),
-            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3, 3, 2, &one, da, 2, 0, da, 2, 0, &zero, dt, 3, 0, 1),
+      CUBLAS_STATUS_SUCCESS);
   std::vector<float> t(9);
   ASSERT_EQ(cudaMemcpy(t.data(), dt, 36, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(t, (std::vector<float>{17, 22, 27, 22, 29, 36, 27, 36, 45}));
   // cuBLAS's argument rules.
-  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 1, 0, db, 3, 0, &zero, dc, 2, 0, 1),
-            CUBLAS_STATUS_INVALID_VALUE);  // lda < m
-  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3, 3, 2, &one, da, 1, 0, da, 2, 0, &zero, dt, 3, 0, 1),
-            CUBLAS_STATUS_INVALID_VALUE);  // lda < k for a transposed A
-  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 2, 0, &zero, dc, 2, 0, 1),
-            CUBLAS_STATUS_INVALID_VALUE);  // ldb < k
-  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 1, 0, 1),
-            CUBLAS_STATUS_INVALID_VALUE);  // ldc < m
-  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, -1, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2, 0, 1),
-            CUBLAS_STATUS_INVALID_VALUE);
-  EXPECT_EQ(cublasSgemmStridedBatched(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2,
-                                      0, 1),
+  EXPECT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 1, 0, db, 3, 0, &zero, dc, 2, 0, 1),
+      CUBLAS_STATUS_INVALID_VALUE);  // lda < m
+  EXPECT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 3, 3, 2, &one, da, 1, 0, da, 2, 0, &zero, dt, 3, 0, 1),
+      CUBLAS_STATUS_INVALID_VALUE);  // lda < k for a transposed A
+  EXPECT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 2, 0, &zero, dc, 2, 0, 1),
+      CUBLAS_STATUS_INVALID_VALUE);  // ldb < k
+  EXPECT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 1, 0, 1),
+      CUBLAS_STATUS_INVALID_VALUE);  // ldc < m
+  EXPECT_EQ(
+      cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, -1, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc, 2, 0, 1),
+      CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasSgemmStridedBatched(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, da, 2, 0, db, 3, 0, &zero, dc,
+                                      2, 0, 1),
             CUBLAS_STATUS_NOT_INITIALIZED);
   // A host matrix faults like a kernel would.
-  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, a.data(), 2, 0, db, 3, 0, &zero, dc, 2,
-                                      0, 1),
+  EXPECT_EQ(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, a.data(), 2, 0, db, 3, 0, &zero, dc,
+                                      2, 0, 1),
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   EXPECT_EQ(cublasDestroy(h), CUBLAS_STATUS_SUCCESS);
@@ -293,8 +300,9 @@ TEST_F(CudaEmulatorDeathTest, HostCodeReadingDeviceMemoryAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const ember::Tensor t = ember::ones({16}).to(ember::Device(ember::kCUDA));
   const float* device_data = t.data_ptr<float>();
-  EXPECT_DEATH(std::printf("%f\n", device_data[3]),
-               "host code read device memory at 0x[0-9a-f]+ \\(12 bytes into a block of [0-9]+ bytes allocated by cudaMalloc");
+  EXPECT_DEATH(
+      std::printf("%f\n", device_data[3]),
+      "host code read device memory at 0x[0-9a-f]+ \\(12 bytes into a block of [0-9]+ bytes allocated by cudaMalloc");
   EXPECT_EQ(t.cpu().data_ptr<float>()[3], 1.0f);  // the way to read it
 }
 
@@ -319,8 +327,8 @@ std::map<std::string, double> charlm_losses(const std::string& device) {
       std::filesystem::temp_directory_path() / ("ember_emu_charlm_" + device + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   const std::string cmd = std::string(EMBER_EXAMPLES_DIR) + "/charlm/ember-charlm train --preset tiny --device " +
-                          device + " --max_iters 20 --eval_interval 10 --eval_iters 2 --data " +
-                          EMBER_SOURCE_DIR + "/data/tinyshakespeare.txt --out_dir " + dir.string() + " 2>&1";
+                          device + " --max_iters 20 --eval_interval 10 --eval_iters 2 --data " + EMBER_SOURCE_DIR +
+                          "/data/tinyshakespeare.txt --out_dir " + dir.string() + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string output;
   char buf[4096];
@@ -330,7 +338,8 @@ std::map<std::string, double> charlm_losses(const std::string& device) {
   EXPECT_EQ(status, 0) << cmd << "\n" << output;
   // "step 10: train loss 4.0900, val loss 4.0853" at each evaluation, "step 12/20 loss 4.0556" in between.
   std::map<std::string, double> losses;
-  const std::regex eval(R"(step (\d+): train loss (\d+\.\d+), val loss (\d+\.\d+))"), step(R"(step (\d+)/\d+ loss (\d+\.\d+))");
+  const std::regex eval(R"(step (\d+): train loss (\d+\.\d+), val loss (\d+\.\d+))"),
+      step(R"(step (\d+)/\d+ loss (\d+\.\d+))");
   for (auto it = std::sregex_iterator(output.begin(), output.end(), eval); it != std::sregex_iterator(); ++it) {
     losses["train@" + (*it)[1].str()] = std::stod((*it)[2]);
     losses["val@" + (*it)[1].str()] = std::stod((*it)[3]);
@@ -348,7 +357,7 @@ TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
   ASSERT_TRUE(cpu.count("train@20") && cpu.count("val@20")) << "the CPU run printed no loss at step 20";
   int compared = 0;
   for (const auto& [what, loss] : cpu) {  // printed to 4 decimals: at most a unit of rounding apart
-    if (!cuda.count(what)) continue;  // progress lines are printed by time, so some steps differ
+    if (!cuda.count(what)) continue;      // progress lines are printed by time, so some steps differ
     EXPECT_NEAR(cuda.at(what), loss, 2e-4) << what;
     ++compared;
   }

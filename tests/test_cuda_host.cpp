@@ -77,7 +77,7 @@ TEST(CudaAllocatorHost, ReusesAFreedBlockOfTheSameSizeClass) {
   CachingAllocator alloc(dev);
   void* a = alloc.allocate(1000);  // class 1024
   alloc.deallocate(a);
-  void* b = alloc.allocate(900);   // class 1024 again: the cached block, no device call
+  void* b = alloc.allocate(900);  // class 1024 again: the cached block, no device call
   EXPECT_EQ(a, b);
   EXPECT_EQ(dev.allocs, 1);
   void* c = alloc.allocate(2000);  // class 2048: a new block
@@ -106,8 +106,8 @@ TEST(CudaAllocatorHost, DoesNotHandOutOneBlockTwice) {
 TEST(CudaAllocatorHost, CountsAllocatedPeakAndReservedBytes) {
   FakeDevice dev(64 * kMiB);
   CachingAllocator alloc(dev);
-  void* a = alloc.allocate(1000);       // 1024
-  void* b = alloc.allocate(3 * kMiB);   // 4 MiB
+  void* a = alloc.allocate(1000);      // 1024
+  void* b = alloc.allocate(3 * kMiB);  // 4 MiB
   EXPECT_EQ(alloc.stats().allocated, 1024 + 4 * kMiB);
   alloc.deallocate(b);
   AllocatorStats s = alloc.stats();
@@ -153,7 +153,7 @@ TEST(CudaAllocatorHost, FreesTheCacheAndRetriesBeforeGivingUp) {
   void* a = alloc.allocate(4 * kMiB);
   void* b = alloc.allocate(2 * kMiB);
   alloc.deallocate(a);
-  alloc.deallocate(b);  // 6 MiB cached, 2 MiB left on the device
+  alloc.deallocate(b);                 // 6 MiB cached, 2 MiB left on the device
   void* c = alloc.allocate(8 * kMiB);  // fits only once the cache is given back
   EXPECT_NE(c, nullptr);
   EXPECT_EQ(dev.frees, 2);
@@ -165,7 +165,8 @@ TEST(CudaAllocatorHost, OutOfMemoryIsAnErrorWithTheSizes) {
   FakeDevice dev(4 * kMiB);
   CachingAllocator alloc(dev);
   void* a = alloc.allocate(3 * kMiB);  // 4 MiB held by a tensor
-  EXPECT_THROWS_WITH(alloc.allocate(5 * kMiB), "CUDA out of memory: tried to allocate 6.00 MiB (requested 5242880 bytes)");
+  EXPECT_THROWS_WITH(alloc.allocate(5 * kMiB),
+                     "CUDA out of memory: tried to allocate 6.00 MiB (requested 5242880 bytes)");
   EXPECT_THROWS_WITH(alloc.allocate(5 * kMiB), "4.00 MiB already allocated by tensors");
   EXPECT_THROWS_WITH(alloc.allocate(5 * kMiB), "fake device has 4194304 of 4194304 in use");
   // The failure leaves the allocator usable and its statistics unchanged.
@@ -254,12 +255,12 @@ TEST(CudaLaunchHost, OffsetsOfTransposedSlicedAndBroadcastViews) {
   Tensor base = zeros({4, 6, 5});
   EXPECT_EQ(check_offsets(base.transpose(0, 2)), 3);
   EXPECT_EQ(check_offsets(base.permute({1, 2, 0})), 2);  // dims 1 and 2 stay adjacent: merged
-  EXPECT_EQ(check_offsets(base.slice(1, 1, 6, 2)), 2);  // strides (30, 10, 1): dims 0 and 1 still merge
+  EXPECT_EQ(check_offsets(base.slice(1, 1, 6, 2)), 2);   // strides (30, 10, 1): dims 0 and 1 still merge
   EXPECT_EQ(check_offsets(base.narrow(2, 1, 3).transpose(0, 1)), 3);
   EXPECT_EQ(check_offsets(base.select(1, 2)), 2);
   EXPECT_EQ(check_offsets(zeros({1, 5}).expand({3, 5})), 2);  // stride 0 for the broadcast dim
   EXPECT_EQ(check_offsets(zeros({3, 1}).expand({3, 4})), 2);
-  EXPECT_EQ(check_offsets(zeros({}).expand({2, 3})), 1);      // every element at offset 0
+  EXPECT_EQ(check_offsets(zeros({}).expand({2, 3})), 1);  // every element at offset 0
 }
 
 TEST(CudaLaunchHost, ScalarsAndEmptyTensors) {

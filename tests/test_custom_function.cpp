@@ -208,8 +208,9 @@ TEST(CustomFunction, SavedTensorChecks) {
     NoGradGuard no_grad;
     y2.mul_(2);  // overwrites the output MyExp saved
   }
-  EXPECT_THROWS_WITH(y2.sum().backward(), "MyExpBackward: one of the variables needed for gradient computation has "
-                                          "been modified by an inplace operation");
+  EXPECT_THROWS_WITH(y2.sum().backward(),
+                     "MyExpBackward: one of the variables needed for gradient computation has "
+                     "been modified by an inplace operation");
 }
 
 TEST(CustomFunction, IValueKinds) {

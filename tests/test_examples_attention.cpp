@@ -3,13 +3,13 @@
 // References: tests/fixtures/attention/examples.json, written by scripts/gen_attention_fixtures.py
 // (str(tensor) of each print, grad_fn removed; the output here has its grad_fn removed the same way,
 // since which autograd node made a tensor is not what these walkthroughs teach).
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "fixture_json.h"
 
@@ -51,7 +51,8 @@ void expect_tutorial_output(const std::string& name) {
     std::string want = item.get<std::string>();
     size_t at = out.find(want, from);
     ASSERT_NE(at, std::string::npos) << name << ": expected, after offset " << from << ":\n"
-                                     << want << "\n--- program output ---\n" << out;
+                                     << want << "\n--- program output ---\n"
+                                     << out;
     from = at + want.size();
   }
 }

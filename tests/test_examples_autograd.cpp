@@ -1,7 +1,6 @@
 // Runs examples/autograd_tour and checks the numbers it prints against PyTorch 1.13
 // (tests/fixtures/autograd/tour.json, from scripts/gen_autograd_fixtures.py) and its graph files.
 // Skipped when the examples are not built (EMBER_BUILD_EXAMPLES=OFF).
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +9,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include <sys/wait.h>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -51,11 +52,16 @@ TEST(ExamplesAutograd, TourPrintsPyTorchNumbers) {
   const auto numbers = printed_numbers(out);
   // The program prints 4 decimals, as micrograd's README does.
   const std::map<std::string, double> expected = {
-      {"g.data", fx["micrograd"]["g"]},      {"a.grad", fx["micrograd"]["a_grad"]},
-      {"b.grad", fx["micrograd"]["b_grad"]}, {"n", fx["neuron"]["n"]},
-      {"o", fx["neuron"]["o"]},              {"x1.grad", fx["neuron"]["x1_grad"]},
-      {"w1.grad", fx["neuron"]["w1_grad"]},  {"x2.grad", fx["neuron"]["x2_grad"]},
-      {"w2.grad", fx["neuron"]["w2_grad"]},  {"b.grad", fx["neuron"]["b_grad"]},
+      {"g.data", fx["micrograd"]["g"]},
+      {"a.grad", fx["micrograd"]["a_grad"]},
+      {"b.grad", fx["micrograd"]["b_grad"]},
+      {"n", fx["neuron"]["n"]},
+      {"o", fx["neuron"]["o"]},
+      {"x1.grad", fx["neuron"]["x1_grad"]},
+      {"w1.grad", fx["neuron"]["w1_grad"]},
+      {"x2.grad", fx["neuron"]["x2_grad"]},
+      {"w2.grad", fx["neuron"]["w2_grad"]},
+      {"b.grad", fx["neuron"]["b_grad"]},
   };
   for (const auto& [name, value] : expected) {
     ASSERT_TRUE(numbers.count(name)) << "the tour printed no '" << name << " = ...' line:\n" << out;
@@ -82,7 +88,8 @@ TEST(ExamplesAutograd, TourPrintsPyTorchNumbers) {
   // The attention head's backward: every node's rule, computed by hand, agrees with the engine.
   int rules_checked = 0;
   for (size_t pos = out.find("by hand: "); pos != std::string::npos; pos = out.find("by hand: ", pos + 1)) {
-    EXPECT_LT(std::stod(out.substr(pos + 9)), 1e-12) << out.substr(out.rfind('\n', pos), pos - out.rfind('\n', pos) + 16);
+    EXPECT_LT(std::stod(out.substr(pos + 9)), 1e-12)
+        << out.substr(out.rfind('\n', pos), pos - out.rfind('\n', pos) + 16);
     ++rules_checked;
   }
   EXPECT_EQ(rules_checked, 10);  // Sum, Mm (out), Softmax, MaskedFill, Div, Mm (q@k^T), T, 3 projections

@@ -6,14 +6,13 @@
 // (ScaledDotProductAttentionBackward0), GELU's one-pass backward, and addmm's bias added in the
 // product's buffer. A backend with the fused forwards but not their backwards (FusedFallback)
 // gets the composed gradients.
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
 
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include "autograd/gradcheck.h"
 #include "core/backend.h"
@@ -25,9 +24,7 @@ namespace {
 namespace F = nn::functional;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-Tensor rand64(IntArrayRef sizes, bool grad = true) {
-  return randn(sizes, dtype(kFloat64)).requires_grad_(grad);
-}
+Tensor rand64(IntArrayRef sizes, bool grad = true) { return randn(sizes, dtype(kFloat64)).requires_grad_(grad); }
 
 // ---- layer_norm ----
 
@@ -62,7 +59,7 @@ TEST(FusedLayerNorm, MatchesComposedWithAndWithoutAffine) {
   expect_layer_norm_matches(x, {8}, rand64({8}), Tensor());  // nanoGPT's bias=False
   expect_layer_norm_matches(x, {8}, Tensor(), Tensor());
   expect_layer_norm_matches(x, {5, 8}, rand64({5, 8}), rand64({5, 8}));  // two normalized dims
-  expect_layer_norm_matches(x, {8}, rand64({8}, false), rand64({8}));     // weight frozen
+  expect_layer_norm_matches(x, {8}, rand64({8}, false), rand64({8}));    // weight frozen
 }
 
 TEST(FusedLayerNorm, NonContiguousAndLargeRows) {
@@ -180,7 +177,7 @@ TEST(FusedAttention, QueryBlocksSkipTheUpperTriangleExactly) {
   Qkv a = projected(1, 70, 2, 5);
   expect_attention_matches(a.q, a.k, a.v, 0.0);
   expect_attention_matches(a.q, a.k, a.v, 0.3);
-  expect_attention_matches(rand64({1, 2, 70, 4}), rand64({1, 2, 45, 4}), rand64({1, 2, 45, 3}), 0.2);   // L > S
+  expect_attention_matches(rand64({1, 2, 70, 4}), rand64({1, 2, 45, 4}), rand64({1, 2, 45, 3}), 0.2);    // L > S
   expect_attention_matches(rand64({1, 2, 40, 4}), rand64({1, 2, 100, 4}), rand64({1, 2, 100, 3}), 0.0);  // L < S
   Qkv big = projected(1, 150, 1, 4);
   expect_attention_matches(big.q, big.k, big.v, 0.1);
@@ -246,7 +243,8 @@ TEST(FusedAttention, Float32RowsOfAnyLengthAgreeWithFloat64) {
     return tensor_list{y.detach(), q.grad(), k.grad(), v.grad()};
   };
   tensor_list r32 = run(kFloat32), r64 = run(kFloat64);
-  for (size_t i = 0; i < r32.size(); ++i) EXPECT_TENSOR_CLOSE(r32[i].to(kFloat64), r64[i], 1e-4, 1e-5) << "output " << i;
+  for (size_t i = 0; i < r32.size(); ++i)
+    EXPECT_TENSOR_CLOSE(r32[i].to(kFloat64), r64[i], 1e-4, 1e-5) << "output " << i;
 }
 
 // ---- addmm: the addend copied into the product's buffer, BLAS adding the product (beta = 1) ----
@@ -261,7 +259,8 @@ TEST(FusedAddmm, MatchesProductPlusAddendForEveryBroadcast) {
         Tensor self = randn(shape, dtype(t));
         Tensor reference = m1.mm(m2) + self;
         const double tol = t == kFloat32 ? 1e-5 : 1e-12;
-        EXPECT_TENSOR_CLOSE(addmm(self, m1, m2), reference, tol, tol) << dtype_name(t) << " K " << K << " self " << self.sizes();
+        EXPECT_TENSOR_CLOSE(addmm(self, m1, m2), reference, tol, tol)
+            << dtype_name(t) << " K " << K << " self " << self.sizes();
         EXPECT_TENSOR_CLOSE(addmm(self, m1.t().contiguous().t(), m2.t().contiguous().t()), reference, tol, tol);
       }
     }
@@ -318,10 +317,10 @@ class ForwardsOnlyBackend final : public Backend {
   void copy_from_host(void* dst, const void* src, size_t n, Device d) override { cpu_.copy_from_host(dst, src, n, d); }
 #define FORWARD_KERNEL(name, params, args, ...) \
   void name params override { cpu_.name args; }
-#define FORWARD_FUSED_KERNEL(name, params, args, ...)                           \
-  bool name params override {                                                   \
+#define FORWARD_FUSED_KERNEL(name, params, args, ...)                            \
+  bool name params override {                                                    \
     if (std::string_view(#name).ends_with("_backward")) return ++refused, false; \
-    return ++fused, cpu_.name args;                                             \
+    return ++fused, cpu_.name args;                                              \
   }
   EMBER_BACKEND_KERNELS(FORWARD_KERNEL)
   EMBER_FUSED_KERNELS(FORWARD_FUSED_KERNEL)
@@ -371,7 +370,8 @@ TEST(FusedFallback, AttentionBackwardComposedWhenTheBackendHasOnlyTheForward) {
 TEST(FusedFallback, OptimizersComposeTheUpdateWhereTheBackendHasNoKernel) {
   auto train = [](bool with_kernels, const std::string& which, ScalarType dt) {
     manual_seed(7);
-    std::vector<Tensor> params{randn({5, 3}, dtype(dt)).requires_grad_(true), randn({3}, dtype(dt)).requires_grad_(true)};
+    std::vector<Tensor> params{randn({5, 3}, dtype(dt)).requires_grad_(true),
+                               randn({3}, dtype(dt)).requires_grad_(true)};
     static ForwardsOnlyBackend be(backend_for(Device(kCPU)));  // outlives the tensors it allocates
     std::optional<ScopedBackendOverride> use;
     if (!with_kernels) use.emplace(kCPU, be);
@@ -412,7 +412,8 @@ TEST(SplitNode, UnusedPiecesGetZeroGradient) {
   Tensor x = ones({5, 2}, dtype(kFloat64)).requires_grad_(true);
   tensor_list p = x.split(2, 0);  // sizes 2, 2, 1
   ((p[0] * 2).sum() + (p[2] * 3).sum()).backward();
-  EXPECT_TENSOR_CLOSE(x.grad(), tensor({{2.0, 2.0}, {2.0, 2.0}, {0.0, 0.0}, {0.0, 0.0}, {3.0, 3.0}}, dtype(kFloat64)), 0, 0);
+  EXPECT_TENSOR_CLOSE(x.grad(), tensor({{2.0, 2.0}, {2.0, 2.0}, {0.0, 0.0}, {0.0, 0.0}, {3.0, 3.0}}, dtype(kFloat64)),
+                      0, 0);
 }
 
 TEST(SplitNode, GradcheckFirstAndSecondOrder) {

@@ -2,9 +2,9 @@
 // (scripts/gen_attention_fixtures.py): Head, CausalSelfAttention, FeedForward (nanoGPT's MLP) and Block
 // as module cases; the whole GPT's logits, loss and every parameter gradient; seeded construction
 // (nanoGPT's init order), sampling with temperature and top-k, parameter counts and groups, bad input.
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "fixture_json.h"
 #include "module_case.h"
@@ -49,7 +49,9 @@ TEST(GPTPieces, Head) { check_piece("head", nn::Head(8, 4, 8, 0.0)); }
 TEST(GPTPieces, CausalSelfAttention) {
   check_piece("causal_self_attention", nn::CausalSelfAttention(config_from(cases()["causal_self_attention"]["ctor"])));
 }
-TEST(GPTPieces, FeedForward) { check_piece("feed_forward", nn::FeedForward(config_from(cases()["feed_forward"]["ctor"]))); }
+TEST(GPTPieces, FeedForward) {
+  check_piece("feed_forward", nn::FeedForward(config_from(cases()["feed_forward"]["ctor"])));
+}
 TEST(GPTPieces, Block) { check_piece("block", nn::Block(config_from(cases()["block"]["ctor"]))); }
 
 // ---- the whole model ----
@@ -124,7 +126,7 @@ TEST(GPT, WeightDecayGroupsSplitMatricesFromTheRest) {
     n += p.numel();
   }
   EXPECT_EQ(n, model->num_parameters());
-  EXPECT_EQ(g.decay.size(), 2u + 4u * 2u);    // wte (tied with lm_head), wpe, 4 Linear weights per block
+  EXPECT_EQ(g.decay.size(), 2u + 4u * 2u);     // wte (tied with lm_head), wpe, 4 Linear weights per block
   EXPECT_EQ(g.no_decay.size(), 2u + 8u * 2u);  // ln_f; per block: 2 LayerNorms x 2, 4 Linear biases
 }
 
@@ -161,8 +163,8 @@ TEST(GPTCache, CachedAttentionMatchesTheWholeCausalForward) {
     }
     EXPECT_EQ(cache.key.sizes(), IntArrayRef({2, 2, 8, 4}));  // block_size positions, allocated once
     Tensor got = ember::cat(parts, 1);
-    EXPECT_TRUE(allclose(got, full, 1e-5, 1e-6)) << "chunks " << chunks.size() << ": largest difference "
-                                                 << (got - full).abs().max().item<float>();
+    EXPECT_TRUE(allclose(got, full, 1e-5, 1e-6))
+        << "chunks " << chunks.size() << ": largest difference " << (got - full).abs().max().item<float>();
   }
 }
 

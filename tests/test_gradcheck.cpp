@@ -43,12 +43,15 @@ TEST(Gradcheck, PassesForOps) {
   const std::vector<Case> cases = {
       {"sin(x*x)", [](const tensor_list& in) { return tensor_list{(in[0] * in[0]).sin()}; }, {wave({3})}},
       {"broadcast mul", [](const tensor_list& in) { return tensor_list{in[0] * in[1]}; }, {wave({2, 3}), wave({3})}},
-      {"matmul transposed", [](const tensor_list& in) { return tensor_list{in[0].t().matmul(in[1])}; },
+      {"matmul transposed",
+       [](const tensor_list& in) { return tensor_list{in[0].t().matmul(in[1])}; },
        {wave({3, 2}), wave({3, 4})}},
-      {"softmax two outputs", [](const tensor_list& in) { return tensor_list{in[0].softmax(1), in[0].sum(0)}; },
+      {"softmax two outputs",
+       [](const tensor_list& in) {
+         return tensor_list{in[0].softmax(1), in[0].sum(0)};
+       },
        {wave({2, 3})}},
-      {"div and log", [](const tensor_list& in) { return tensor_list{(in[0] / in[1]).log()}; },
-       {wave({4}), wave({4})}},
+      {"div and log", [](const tensor_list& in) { return tensor_list{(in[0] / in[1]).log()}; }, {wave({4}), wave({4})}},
   };
   for (const Case& c : cases) EXPECT_TRUE(gradcheck(c.fn, c.inputs)) << c.name;
 }
@@ -90,8 +93,8 @@ TEST(Gradcheck, UsageErrors) {
 
 TEST(Gradgradcheck, SecondDerivatives) {
   EXPECT_TRUE(gradgradcheck([](const tensor_list& in) { return in[0].tanh() * in[1]; }, {wave({3}), wave({3})}));
-  EXPECT_TRUE(gradgradcheck([](const tensor_list& in) { return in[0].matmul(in[1]).sigmoid(); },
-                            {wave({2, 3}), wave({3, 2})}));
+  EXPECT_TRUE(
+      gradgradcheck([](const tensor_list& in) { return in[0].matmul(in[1]).sigmoid(); }, {wave({2, 3}), wave({3, 2})}));
   // Linear in x: the first-order gradient does not depend on x, second derivatives are zero.
   EXPECT_TRUE(gradgradcheck([](const tensor_list& in) { return in[0] * 3; }, {wave({2})}));
 }

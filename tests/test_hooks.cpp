@@ -28,8 +28,8 @@ Tensor ramp(int64_t rows, int64_t cols, double phase, double scale = 0.5) {
 struct Recorder {
   std::vector<std::pair<std::string, Tensor>> calls;
 
-  std::function<Tensor(const Tensor&)> hook(const std::string& name,
-                                            std::function<Tensor(const Tensor&)> fn = [](const Tensor&) { return Tensor(); }) {
+  std::function<Tensor(const Tensor&)> hook(
+      const std::string& name, std::function<Tensor(const Tensor&)> fn = [](const Tensor&) { return Tensor(); }) {
     return [this, name, fn](const Tensor& g) {
       calls.emplace_back(name, g.clone());
       return fn(g);
@@ -41,7 +41,8 @@ struct Recorder {
     ASSERT_EQ(calls.size(), expected.size()) << "number of hook calls";
     for (size_t i = 0; i < calls.size(); ++i) {
       EXPECT_EQ(calls[i].first, expected[i]["name"].get<std::string>()) << "call " << i;
-      EXPECT_TENSOR_CLOSE(calls[i].second, tensor_from_json(expected[i]["grad"])) << "call " << i << " (" << calls[i].first << ")";
+      EXPECT_TENSOR_CLOSE(calls[i].second, tensor_from_json(expected[i]["grad"]))
+          << "call " << i << " (" << calls[i].first << ")";
     }
   }
 };
@@ -262,19 +263,22 @@ TEST(TensorHooks, BadInputIsAClearError) {
   Tensor x = leaf({1.0, 2.0, 3.0});
   Tensor y = x * 2;
   y.register_hook([](const Tensor& g) { return g.sum(); });
-  EXPECT_THROWS_WITH(y.sum().backward(), "register_hook: a hook on the tensor made by MulBackward0 (output 0) returned a "
-                                         "gradient of shape [] float64, but the gradient must have the tensor's shape "
-                                         "[3] and dtype float64");
+  EXPECT_THROWS_WITH(y.sum().backward(),
+                     "register_hook: a hook on the tensor made by MulBackward0 (output 0) returned a "
+                     "gradient of shape [] float64, but the gradient must have the tensor's shape "
+                     "[3] and dtype float64");
   Tensor w = leaf({1.0, 2.0});
   w.set_name("w");
   w.register_hook([](const Tensor& g) { return cat({g, g}); });
-  EXPECT_THROWS_WITH((w * 3).sum().backward(), "a hook on the leaf tensor 'w' returned a gradient of shape [4] float64, "
-                                               "but the gradient must have the tensor's shape [2]");
+  EXPECT_THROWS_WITH((w * 3).sum().backward(),
+                     "a hook on the leaf tensor 'w' returned a gradient of shape [4] float64, "
+                     "but the gradient must have the tensor's shape [2]");
   EXPECT_FALSE(w.grad().defined());  // nothing was accumulated
   Tensor v = leaf({1.0, 2.0});
   v.register_hook([](const Tensor& g) { return g.to(kFloat32); });
-  EXPECT_THROWS_WITH(v.sum().backward(), "returned a gradient of shape [2] float32, but the gradient must have the "
-                                         "tensor's shape [2] and dtype float64");
+  EXPECT_THROWS_WITH(v.sum().backward(),
+                     "returned a gradient of shape [2] float32, but the gradient must have the "
+                     "tensor's shape [2] and dtype float64");
 }
 
 // ---- the engine's node hook: which node runs when, with which gradients ----

@@ -15,7 +15,8 @@ TEST(Inplace, MulOnNonLeafKeepsOldValueForBackward) {
 }
 
 TEST(Inplace, WriteThroughViewReachesBase) {
-  // torch: w = tensor([1.,2.,3.], requires_grad=True); x = w * 1; x[1:].mul_(10); (x * tensor([1.,2.,3.])).sum().backward()
+  // torch: w = tensor([1.,2.,3.], requires_grad=True); x = w * 1; x[1:].mul_(10); (x *
+  // tensor([1.,2.,3.])).sum().backward()
   // -> w.grad = [1, 20, 30]
   Tensor w = tensor({1.0, 2.0, 3.0}, requires_grad());
   Tensor x = w * 1;
@@ -27,7 +28,8 @@ TEST(Inplace, WriteThroughViewReachesBase) {
 }
 
 TEST(Inplace, CopyIntoViewOfPlainTensorMakesItRequireGrad) {
-  // torch: a = torch.zeros(2, 3); w = tensor([1.,2.,3.], requires_grad=True); a[0].copy_(w * 2); (a * a).sum().backward()
+  // torch: a = torch.zeros(2, 3); w = tensor([1.,2.,3.], requires_grad=True); a[0].copy_(w * 2); (a *
+  // a).sum().backward()
   // -> w.grad = 8w
   Tensor a = zeros({2, 3});
   Tensor w = tensor({1.0, 2.0, 3.0}, requires_grad());

@@ -33,11 +33,14 @@ const std::map<std::string, Case>& cases() {
       {"addmm_beta_alpha", [](const Inputs& in) { return addmm(in.at("b"), in.at("x"), in.at("w"), 0.5, 2.0); }},
       {"embedding", [](const Inputs& in) { return F::embedding(in.at("idx"), in.at("w")); }},
       {"embedding_padding",
-       [](const Inputs& in) { return F::embedding(in.at("idx"), in.at("w"), F::EmbeddingFuncOptions().padding_idx(3)); }},
+       [](const Inputs& in) {
+         return F::embedding(in.at("idx"), in.at("w"), F::EmbeddingFuncOptions().padding_idx(3));
+       }},
       {"layer_norm", [](const Inputs& in) { return F::layer_norm(in.at("x"), {4}, in.at("w"), in.at("b"), 1e-5); }},
       {"layer_norm_2dims_eps",
        [](const Inputs& in) {
-         return F::layer_norm(in.at("x"), F::LayerNormFuncOptions({3, 4}).weight(in.at("w")).bias(in.at("b")).eps(1e-3));
+         return F::layer_norm(in.at("x"),
+                              F::LayerNormFuncOptions({3, 4}).weight(in.at("w")).bias(in.at("b")).eps(1e-3));
        }},
       {"layer_norm_no_affine_f64", [](const Inputs& in) { return F::layer_norm(in.at("x"), {5}); }},
       {"gelu", [](const Inputs& in) { return F::gelu(in.at("x")); }},
@@ -47,29 +50,38 @@ const std::map<std::string, Case>& cases() {
       {"softmax_last", [](const Inputs& in) { return F::softmax(in.at("x"), -1); }},
       {"log_softmax_dim0", [](const Inputs& in) { return F::log_softmax(in.at("x"), 0); }},
       {"masked_softmax", [](const Inputs& in) { return F::masked_softmax(in.at("x"), in.at("mask")); }},
-      {"masked_softmax_causal_broadcast", [](const Inputs& in) { return F::masked_softmax(in.at("x"), in.at("mask")); }},
+      {"masked_softmax_causal_broadcast",
+       [](const Inputs& in) { return F::masked_softmax(in.at("x"), in.at("mask")); }},
       {"dropout", [](const Inputs& in) { return F::dropout(in.at("x"), F::DropoutFuncOptions().p(0.3)); }},
       {"dropout_f64", [](const Inputs& in) { return F::dropout(in.at("x"), 0.5, true); }},
       {"dropout_p1", [](const Inputs& in) { return F::dropout(in.at("x"), 1.0, true); }},
       {"cross_entropy", [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t")); }},
       {"cross_entropy_sum",
-       [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().reduction(kSum)); }},
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().reduction(kSum));
+       }},
       {"cross_entropy_none",
-       [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().reduction(kNone)); }},
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().reduction(kNone));
+       }},
       {"cross_entropy_ignore", [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t")); }},
       {"cross_entropy_ignore_custom",
-       [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().ignore_index(3)); }},
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().ignore_index(3));
+       }},
       {"cross_entropy_smoothing",
        [](const Inputs& in) {
          return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().label_smoothing(0.1));
        }},
       {"cross_entropy_smoothing_sum",
        [](const Inputs& in) {
-         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().label_smoothing(0.2).reduction(kSum));
+         return F::cross_entropy(in.at("x"), in.at("t"),
+                                 F::CrossEntropyFuncOptions().label_smoothing(0.2).reduction(kSum));
        }},
       {"cross_entropy_smoothing_none",
        [](const Inputs& in) {
-         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().label_smoothing(0.2).reduction(kNone));
+         return F::cross_entropy(in.at("x"), in.at("t"),
+                                 F::CrossEntropyFuncOptions().label_smoothing(0.2).reduction(kNone));
        }},
       {"cross_entropy_3d", [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t")); }},
       {"cross_entropy_1d", [](const Inputs& in) { return F::cross_entropy(in.at("x"), in.at("t")); }},
@@ -87,15 +99,20 @@ const std::map<std::string, Case>& cases() {
       {"mse_loss_sum", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kSum); }},
       {"mse_loss_none", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kNone); }},
       {"sdpa", [](const Inputs& in) { return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v")); }},
-      {"sdpa_f64", [](const Inputs& in) { return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v")); }},
+      {"sdpa_f64",
+       [](const Inputs& in) { return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v")); }},
       {"sdpa_scale",
        [](const Inputs& in) {
          return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v"), {}, 0.0, false, 0.3);
        }},
       {"sdpa_causal",
-       [](const Inputs& in) { return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v"), {}, 0.0, true); }},
+       [](const Inputs& in) {
+         return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v"), {}, 0.0, true);
+       }},
       {"sdpa_causal_rect",
-       [](const Inputs& in) { return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v"), {}, 0.0, true); }},
+       [](const Inputs& in) {
+         return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v"), {}, 0.0, true);
+       }},
       {"sdpa_bool_mask",
        [](const Inputs& in) {
          return F::scaled_dot_product_attention(in.at("q"), in.at("k"), in.at("v"), in.at("mask"));
@@ -174,21 +191,27 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
   Tensor targets = tensor({2, -100, 0}, dtype(kInt64));
   Tensor keep = tensor({{true, false, true, true}, {false, false, false, false}, {true, true, false, true}});
   const std::vector<GradCase> table = {
-      {"linear_3d_noncontiguous", [](const tensor_list& x) { return F::linear(x[0].transpose(0, 1), x[1], x[2]); },
+      {"linear_3d_noncontiguous",
+       [](const tensor_list& x) { return F::linear(x[0].transpose(0, 1), x[1], x[2]); },
        {wave64({3, 2, 4}), wave64({5, 4}, 1.0), wave64({5}, 2.0)}},
-      {"addmm_broadcast_bias", [](const tensor_list& x) { return addmm(x[0], x[1], x[2].t(), 0.5, -1.5); },
+      {"addmm_broadcast_bias",
+       [](const tensor_list& x) { return addmm(x[0], x[1], x[2].t(), 0.5, -1.5); },
        {wave64({3}), wave64({2, 4}, 1.0), wave64({3, 4}, 2.0)}},
-      {"linear_2d", [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
+      {"linear_2d",
+       [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
        {wave64({2, 4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)}},
       // First order only: gradgradcheck reads its outputs after restoring the perturbed input, so an
       // output that aliases an input (here d bias = the grad_output itself) reads as constant.
-      {"linear_1d", [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
-       {wave64({4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)}, false},
+      {"linear_1d",
+       [](const tensor_list& x) { return F::linear(x[0], x[1], x[2]); },
+       {wave64({4}), wave64({3, 4}, 1.0), wave64({3}, 2.0)},
+       false},
       {"layer_norm_transposed",
        [](const tensor_list& x) { return F::layer_norm(x[0].transpose(0, 1), {3}, x[1], x[2], 1e-5); },
        {wave64({3, 4}, 0.0, 2.0), wave64({3}, 1.0), wave64({3}, 2.0)}},
       {"gelu", [](const tensor_list& x) { return F::gelu(x[0]); }, {wave64({2, 5}, 0.0, 3.0)}},
-      {"gelu_tanh", [](const tensor_list& x) { return F::gelu(x[0], F::GELUFuncOptions().approximate("tanh")); },
+      {"gelu_tanh",
+       [](const tensor_list& x) { return F::gelu(x[0], F::GELUFuncOptions().approximate("tanh")); },
        {wave64({2, 5}, 0.0, 3.0)}},
       {"log_softmax", [](const tensor_list& x) { return F::log_softmax(x[0], 0); }, {wave64({3, 4})}},
       {"cross_entropy_3d_ignore",
@@ -203,12 +226,14 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
        {wave64({3, 4}, 0.0, 2.0)}},
       {"mse_loss", [](const tensor_list& x) { return F::mse_loss(x[0], x[1]); }, {wave64({2, 3}), wave64({2, 3}, 1.0)}},
       // the losses of the libtorch compatibility work, checked until now only against libtorch's output
-      {"l1_loss_sum", [](const tensor_list& x) { return F::l1_loss(x[0], x[1], F::L1LossFuncOptions(kSum)); },
+      {"l1_loss_sum",
+       [](const tensor_list& x) { return F::l1_loss(x[0], x[1], F::L1LossFuncOptions(kSum)); },
        {wave64({2, 3}), wave64({2, 3}, 1.0)}},
       {"smooth_l1_loss_beta",
        [](const tensor_list& x) { return F::smooth_l1_loss(x[0], x[1], F::SmoothL1LossFuncOptions().beta(0.5)); },
        {wave64({2, 3}, 0.0, 2.0), wave64({2, 3}, 1.0)}},
-      {"sdpa_bool_mask", [keep](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], keep); },
+      {"sdpa_bool_mask",
+       [keep](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], keep); },
        {wave64({3, 2}), wave64({4, 2}, 1.0), wave64({4, 3}, 2.0)}},
       {"sdpa_causal_batched",
        [](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true, 0.7); },
@@ -308,11 +333,14 @@ TEST(NnFunctional, BadInputNamesOpAndShapes) {
                      "cross_entropy: target -1 is out of bounds for 3 classes");
   EXPECT_THROWS_WITH(F::cross_entropy(ones({2, 3}), tensor({0, 1, 2}, dtype(kInt64))),
                      "cross_entropy: expected target of shape [2] for input [2, 3], got [3]");
-  EXPECT_THROWS_WITH(F::layer_norm(ones({2, 3}), {4}), "layer_norm: input of shape [2, 3] does not end with normalized_shape [4]");
-  EXPECT_THROWS_WITH(F::mse_loss(ones({2, 3}), ones({3})), "mse_loss: input [2, 3] and target [3] must have the same shape");
+  EXPECT_THROWS_WITH(F::layer_norm(ones({2, 3}), {4}),
+                     "layer_norm: input of shape [2, 3] does not end with normalized_shape [4]");
+  EXPECT_THROWS_WITH(F::mse_loss(ones({2, 3}), ones({3})),
+                     "mse_loss: input [2, 3] and target [3] must have the same shape");
   EXPECT_THROWS_WITH(F::masked_softmax(ones({2, 2}), ones({2, 2})), "masked_softmax: expected a bool mask");
-  EXPECT_THROWS_WITH(F::scaled_dot_product_attention(ones({2, 3, 4}), ones({2, 5, 3}), ones({2, 5, 4})),
-                     "scaled_dot_product_attention: query [2, 3, 4] and key [2, 5, 3] must have the same embedding size");
+  EXPECT_THROWS_WITH(
+      F::scaled_dot_product_attention(ones({2, 3, 4}), ones({2, 5, 3}), ones({2, 5, 4})),
+      "scaled_dot_product_attention: query [2, 3, 4] and key [2, 5, 3] must have the same embedding size");
   EXPECT_THROWS_WITH(F::scaled_dot_product_attention(ones({3, 4}), ones({3, 4}), ones({3, 4}), ones({3, 3}), 0.0, true),
                      "scaled_dot_product_attention: attn_mask must not be given when is_causal is true");
 }
@@ -320,7 +348,8 @@ TEST(NnFunctional, BadInputNamesOpAndShapes) {
 TEST(NnFunctional, CrossEntropyPrintsLikePyTorch) {
   Tensor logits = tensor({{0.5, 1.5, -0.5}, {1.0, 0.0, 2.0}}, requires_grad());
   Tensor loss = F::cross_entropy(logits, tensor({1, 2}, dtype(kInt64)));
-  EXPECT_EQ(loss.grad_fn()->name(), "NllLossBackward0");  // F.cross_entropy(logits, [1, 2]) prints tensor(0.4076, grad_fn=<NllLossBackward0>)
+  EXPECT_EQ(loss.grad_fn()->name(),
+            "NllLossBackward0");  // F.cross_entropy(logits, [1, 2]) prints tensor(0.4076, grad_fn=<NllLossBackward0>)
   std::ostringstream s;
   s << loss;
   EXPECT_EQ(s.str(), "tensor(0.4076, grad_fn=<NllLossBackward0>)");
@@ -339,7 +368,8 @@ TEST(NnFunctional, LinearGradFnNamesAsPyTorch) {
 TEST(NnFunctional, NllLossBadInput) {
   EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0, 5}, dtype(kInt64))),
                      "nll_loss: target 5 is out of bounds for 3 classes (input [2, 3], target [2])");
-  EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0.0, 1.0})), "nll_loss: expected int64 class indices as target, got float32");
+  EXPECT_THROWS_WITH(nll_loss(ones({2, 3}), tensor({0.0, 1.0})),
+                     "nll_loss: expected int64 class indices as target, got float32");
 }
 
 TEST(NnFunctional, CrossEntropyAllIgnoredIsNaNAsInPyTorch) {

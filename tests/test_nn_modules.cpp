@@ -3,13 +3,13 @@
 // containers, and bad input.
 //
 // Fixtures come from scripts/gen_nn_fixtures.py (tests/fixtures/nn/modules.json).
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -56,9 +56,11 @@ const std::map<std::string, Builder>& init_cases() {
       {"embedding_10_3", [] { return std::vector<std::shared_ptr<nn::Module>>{nn::Embedding(10, 3).ptr()}; }},
       {"embedding_padding",
        [] {
-         return std::vector<std::shared_ptr<nn::Module>>{nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(-2)).ptr()};
+         return std::vector<std::shared_ptr<nn::Module>>{
+             nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(-2)).ptr()};
        }},
-      {"layer_norm", [] { return std::vector<std::shared_ptr<nn::Module>>{nn::LayerNorm(nn::LayerNormOptions({4})).ptr()}; }},
+      {"layer_norm",
+       [] { return std::vector<std::shared_ptr<nn::Module>>{nn::LayerNorm(nn::LayerNormOptions({4})).ptr()}; }},
       {"sequence",
        [] {
          // Evaluated left to right (braced list), in the same order as the Python list.
@@ -195,11 +197,10 @@ EMBER_MODULE(Tiny);
 TEST(NnModules, NamedParametersUseDottedNamesInRegistrationOrder) {
   Tiny tiny;
   EXPECT_EQ(names_of(tiny->named_parameters()),
-            (std::vector<std::string>{"scale", "blocks.0.attn.W_query.weight", "blocks.0.attn.W_query.bias",
-                                      "blocks.0.attn.W_key.weight", "blocks.0.ln.weight", "blocks.0.ln.bias",
-                                      "blocks.1.attn.W_query.weight", "blocks.1.attn.W_query.bias",
-                                      "blocks.1.attn.W_key.weight", "blocks.1.ln.weight", "blocks.1.ln.bias",
-                                      "head.weight", "head.bias"}));
+            (std::vector<std::string>{
+                "scale", "blocks.0.attn.W_query.weight", "blocks.0.attn.W_query.bias", "blocks.0.attn.W_key.weight",
+                "blocks.0.ln.weight", "blocks.0.ln.bias", "blocks.1.attn.W_query.weight", "blocks.1.attn.W_query.bias",
+                "blocks.1.attn.W_key.weight", "blocks.1.ln.weight", "blocks.1.ln.bias", "head.weight", "head.bias"}));
   EXPECT_EQ(names_of(tiny->named_parameters(false)), std::vector<std::string>{"scale"});
   EXPECT_EQ(names_of(tiny->named_buffers()), (std::vector<std::string>{"blocks.0.attn.mask", "blocks.1.attn.mask"}));
   EXPECT_EQ(tiny->parameters().size(), 13u);
@@ -243,7 +244,8 @@ TEST(NnModules, TiedWeightsAreListedOnce) {
   nn::Sequential model(wte, lm_head);
   EXPECT_EQ(names_of(model->named_parameters()), std::vector<std::string>{"0.weight"});
   EXPECT_TRUE(lm_head->weight.is_same(wte->weight));
-  EXPECT_THROWS_WITH(lm_head->replace_parameter("bias2", wte->weight), "replace_parameter: ember::nn::LinearImpl has no parameter named 'bias2'");
+  EXPECT_THROWS_WITH(lm_head->replace_parameter("bias2", wte->weight),
+                     "replace_parameter: ember::nn::LinearImpl has no parameter named 'bias2'");
 }
 
 TEST(NnModules, TrainEvalReachEveryDescendant) {
@@ -305,7 +307,8 @@ TEST(NnModules, ApplyVisitsParentsBeforeChildren) {
   block->apply([&](const std::string& name, const std::shared_ptr<nn::Module>& m) {
     pointer_names.push_back(name + "=" + std::to_string(m->parameters(false).size()));
   });
-  EXPECT_EQ(pointer_names, (std::vector<std::string>{"=0", "attn=0", "attn.W_query=2", "attn.W_key=1", "ln=2", "drop=0"}));
+  EXPECT_EQ(pointer_names,
+            (std::vector<std::string>{"=0", "attn=0", "attn.W_query=2", "attn.W_key=1", "ln=2", "drop=0"}));
   const nn::Module& frozen = *block;
   int64_t count = 0;
   frozen.apply([&](const nn::Module&) { ++count; });
@@ -353,14 +356,16 @@ TEST(NnModules, SequentialChainsAndIndexes) {
   Tensor x = ones({5, 3});
   Tensor expected = last->forward(seq->ptr<nn::LinearImpl>(0)->forward(x).relu());
   EXPECT_TENSOR_CLOSE(seq(x), expected);
-  EXPECT_EQ(names_of(seq->named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "out.weight", "out.bias"}));
+  EXPECT_EQ(names_of(seq->named_parameters()),
+            (std::vector<std::string>{"0.weight", "0.bias", "out.weight", "out.bias"}));
   EXPECT_THROWS_WITH(seq->ptr(3), "Index out of range: index 3 of a Sequential of 3 modules");
   EXPECT_THROWS_WITH(seq->ptr<nn::LinearImpl>(1),
                      "Attempted to cast module of type ember::nn::ReLUImpl to type ember::nn::LinearImpl");
   EXPECT_THROWS_WITH(seq->at<nn::LinearImpl>(1),
                      "Attempted to cast module of type ember::nn::ReLUImpl to type ember::nn::LinearImpl");
   EXPECT_THROWS_WITH(nn::Sequential()->forward(x), "Cannot call forward() on an empty Sequential");
-  EXPECT_THROWS_WITH(seq->forward<int64_t>(x), "The type of the return value is ember::Tensor, but you asked for type long");
+  EXPECT_THROWS_WITH(seq->forward<int64_t>(x),
+                     "The type of the return value is ember::Tensor, but you asked for type long");
 }
 
 TEST(NnModules, ModuleListAndModuleDict) {
@@ -369,7 +374,8 @@ TEST(NnModules, ModuleListAndModuleDict) {
   EXPECT_EQ(list->size(), 3u);
   std::vector<std::string> kinds;
   for (const auto& m : *list) kinds.push_back(m->name());
-  EXPECT_EQ(kinds, (std::vector<std::string>{"ember::nn::LinearImpl", "ember::nn::DropoutImpl", "ember::nn::LinearImpl"}));
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"ember::nn::LinearImpl", "ember::nn::DropoutImpl", "ember::nn::LinearImpl"}));
   EXPECT_EQ(list->at<nn::LinearImpl>(2).options.out_features(), 3);
   EXPECT_EQ(list[1]->name(), "ember::nn::DropoutImpl");
   EXPECT_EQ(list->ptr<nn::LinearImpl>(1), nullptr);  // libtorch's ptr<T>: nullptr for another type
@@ -396,16 +402,19 @@ TEST(NnModules, ModuleListAndModuleDict) {
 
 TEST(NnModules, BadInputGivesClearErrors) {
   nn::Linear lin(3, 4);
-  EXPECT_THROWS_WITH(lin(ones({2, 5})), "linear: input has 5 features but weight expects 3 (input [2, 5], weight [4, 3])");
+  EXPECT_THROWS_WITH(lin(ones({2, 5})),
+                     "linear: input has 5 features but weight expects 3 (input [2, 5], weight [4, 3])");
   EXPECT_THROWS_WITH(nn::Dropout(1.5), "Dropout: probability has to be between 0 and 1, but got 1.5");
   nn::Embedding emb(5, 2);
-  EXPECT_THROWS_WITH(emb(tensor({{0, 5}}, dtype(kInt64))), "embedding: index 5 is out of bounds for dimension 0 with size 5");
+  EXPECT_THROWS_WITH(emb(tensor({{0, 5}}, dtype(kInt64))),
+                     "embedding: index 5 is out of bounds for dimension 0 with size 5");
   EXPECT_THROWS_WITH(emb(tensor({0.0, 1.0})), "embedding: expected indices of dtype int64, got float32");
   EXPECT_THROWS_WITH(nn::Embedding(nn::EmbeddingOptions(5, 2).padding_idx(5)),
                      "Embedding: padding_idx 5 must be within num_embeddings (5)");
   nn::LayerNorm ln(nn::LayerNormOptions({4}));
   EXPECT_THROWS_WITH(ln(ones({2, 3})), "layer_norm: input of shape [2, 3] does not end with normalized_shape [4]");
-  EXPECT_THROWS_WITH(nn::GELU(nn::GELUOptions().approximate("fast")), "GELU: approximate must be 'none' or 'tanh', got 'fast'");
+  EXPECT_THROWS_WITH(nn::GELU(nn::GELUOptions().approximate("fast")),
+                     "GELU: approximate must be 'none' or 'tanh', got 'fast'");
 
   nn::Module m;
   m.register_parameter("w", ones({1}));
@@ -420,7 +429,9 @@ TEST(NnModules, BadInputGivesClearErrors) {
   EXPECT_THROWS_WITH(m.unregister_module("nope"), "No Module with name `nope` is registered");
   m.unregister_module("child");
   EXPECT_TRUE(m.children().empty());
-  EXPECT_THROWS_WITH(m.clone(), "clone() has not been implemented for ember::nn::Module. Subclass torch::nn::Cloneable<ember::nn::Module>");
+  EXPECT_THROWS_WITH(
+      m.clone(),
+      "clone() has not been implemented for ember::nn::Module. Subclass torch::nn::Cloneable<ember::nn::Module>");
   EXPECT_THROWS_WITH(m.register_module("x", nn::Linear(nullptr)), "ModuleHolder: accessing an empty module holder");
   EXPECT_THROWS_WITH(m.modules(), "modules: this module is not owned by a shared_ptr");
   EXPECT_EQ(m.modules(false).size(), 0u);
@@ -470,9 +481,12 @@ TEST(NnAnyModule, ChecksArgumentsAndTypesWithLibtorchsMessages) {
   Tensor x = ones({2});
   EXPECT_TENSOR_CLOSE(add.forward(x, x), full({2}, 2.0));
   EXPECT_THROWS_WITH(add.forward(x), "AddImpl's forward() method expects 2 argument(s), but received 1.");
-  EXPECT_THROWS_WITH(add.forward(x, 2.0), "Expected argument #1 to be of type ember::Tensor, but received value of type double");
-  EXPECT_THROWS_WITH(add.ptr<nn::LinearImpl>(), "Attempted to cast module of type (anonymous namespace)::AddImpl to type ember::nn::LinearImpl");
-  EXPECT_THROWS_WITH(add.forward<int64_t>(x, x), "Attempted to cast AnyValue to long, but its actual type is ember::Tensor");
+  EXPECT_THROWS_WITH(add.forward(x, 2.0),
+                     "Expected argument #1 to be of type ember::Tensor, but received value of type double");
+  EXPECT_THROWS_WITH(add.ptr<nn::LinearImpl>(),
+                     "Attempted to cast module of type (anonymous namespace)::AddImpl to type ember::nn::LinearImpl");
+  EXPECT_THROWS_WITH(add.forward<int64_t>(x, x),
+                     "Attempted to cast AnyValue to long, but its actual type is ember::Tensor");
   EXPECT_THROWS_WITH(nn::AnyModule().forward(x), "Cannot call forward() on an empty AnyModule");
   EXPECT_TRUE(nn::AnyModule().is_empty());
   nn::AnyModule count(Count{});
@@ -531,8 +545,9 @@ TEST(NnCloneable, CloneDeepCopiesParametersBuffersAndChildren) {
   Tensor x = randn({3, 2});
   EXPECT_TENSOR_CLOSE(seq_copy->forward(x), seq->forward(x));
   EXPECT_FALSE(seq_copy->ptr<nn::LinearImpl>(0)->weight.is_same(seq->ptr<nn::LinearImpl>(0)->weight));
-  EXPECT_THROWS_WITH(std::make_shared<BadCloneImpl>()->clone(),
-                     "The cloned module does not have the same number of parameters as the original module after calling reset()");
+  EXPECT_THROWS_WITH(
+      std::make_shared<BadCloneImpl>()->clone(),
+      "The cloned module does not have the same number of parameters as the original module after calling reset()");
 }
 
 TEST(NnModules, NameAsZeroGradAndInitTags) {

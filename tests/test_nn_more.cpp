@@ -34,9 +34,13 @@ Case unary(Tensor (*fn)(const Tensor&)) {
 const std::map<std::string, Case>& cases() {
   static const std::map<std::string, Case> table = [] {
     std::map<std::string, Case> t;
-    for (auto [name, fn] : std::vector<std::pair<std::string, Tensor (*)(const Tensor&)>>{
-             {"sigmoid", F::sigmoid}, {"tanh", F::tanh}, {"silu", F::silu}, {"mish", F::mish},
-             {"softsign", F::softsign}, {"logsigmoid", F::logsigmoid}}) {
+    for (auto [name, fn] :
+         std::vector<std::pair<std::string, Tensor (*)(const Tensor&)>>{{"sigmoid", F::sigmoid},
+                                                                        {"tanh", F::tanh},
+                                                                        {"silu", F::silu},
+                                                                        {"mish", F::mish},
+                                                                        {"softsign", F::softsign},
+                                                                        {"logsigmoid", F::logsigmoid}}) {
       t[name] = unary(fn);
       t[name + "_kinks"] = unary(fn);
     }
@@ -62,12 +66,15 @@ const std::map<std::string, Case>& cases() {
     };
     t["softmin"] = [](const Inputs& in) { return F::softmin(in.at("x"), 1); };
     t["log_softmax_module"] = [](const Inputs& in) { return nn::LogSoftmax(-1)(in.at("x")); };
-    t["threshold_kinks"] = [](const Inputs& in) { return F::threshold(in.at("x"), F::ThresholdFuncOptions(0.5, -2.0)); };
+    t["threshold_kinks"] = [](const Inputs& in) {
+      return F::threshold(in.at("x"), F::ThresholdFuncOptions(0.5, -2.0));
+    };
     t["dropout2d_4d"] = [](const Inputs& in) { return F::dropout2d(in.at("x"), F::Dropout2dFuncOptions().p(0.4)); };
     t["dropout2d_3d"] = [](const Inputs& in) { return F::dropout2d(in.at("x"), F::Dropout2dFuncOptions().p(0.5)); };
 
     // ---- losses ----
-    for (auto [suffix, red] : std::vector<std::pair<std::string, Reduction>>{{"mean", kMean}, {"sum", kSum}, {"none", kNone}}) {
+    for (auto [suffix, red] :
+         std::vector<std::pair<std::string, Reduction>>{{"mean", kMean}, {"sum", kSum}, {"none", kNone}}) {
       t["bce_" + suffix] = [red](const Inputs& in) {
         return F::binary_cross_entropy(in.at("x"), in.at("t"), F::BinaryCrossEntropyFuncOptions().reduction(red));
       };
@@ -88,7 +95,8 @@ const std::map<std::string, Case>& cases() {
     };
     t["bce_logits_weight_pos_weight"] = [](const Inputs& in) {
       return F::binary_cross_entropy_with_logits(
-          in.at("x"), in.at("t"), F::BinaryCrossEntropyWithLogitsFuncOptions().weight(in.at("w")).pos_weight(in.at("pw")));
+          in.at("x"), in.at("t"),
+          F::BinaryCrossEntropyWithLogitsFuncOptions().weight(in.at("w")).pos_weight(in.at("pw")));
     };
     t["kl_div_mean"] = [](const Inputs& in) { return F::kl_div(in.at("x"), in.at("t")); };
     t["kl_div_sum"] = [](const Inputs& in) { return F::kl_div(in.at("x"), in.at("t"), F::KLDivFuncOptions(kSum)); };
@@ -110,7 +118,8 @@ const std::map<std::string, Case>& cases() {
       return F::margin_ranking_loss(in.at("a"), in.at("b"), in.at("y"), F::MarginRankingLossFuncOptions().margin(0.2));
     };
     t["margin_ranking_sum"] = [](const Inputs& in) {
-      return F::margin_ranking_loss(in.at("a"), in.at("b"), in.at("y"), F::MarginRankingLossFuncOptions().reduction(kSum));
+      return F::margin_ranking_loss(in.at("a"), in.at("b"), in.at("y"),
+                                    F::MarginRankingLossFuncOptions().reduction(kSum));
     };
     t["hinge_embedding"] = [](const Inputs& in) {
       return F::hinge_embedding_loss(in.at("x"), in.at("y"), F::HingeEmbeddingLossFuncOptions().margin(1.5));
@@ -119,14 +128,16 @@ const std::map<std::string, Case>& cases() {
       return F::hinge_embedding_loss(in.at("x"), in.at("y"), F::HingeEmbeddingLossFuncOptions().reduction(kNone));
     };
     t["cosine_embedding"] = [](const Inputs& in) {
-      return F::cosine_embedding_loss(in.at("a"), in.at("b"), in.at("y"), F::CosineEmbeddingLossFuncOptions().margin(0.1));
+      return F::cosine_embedding_loss(in.at("a"), in.at("b"), in.at("y"),
+                                      F::CosineEmbeddingLossFuncOptions().margin(0.1));
     };
     t["cosine_embedding_none"] = [](const Inputs& in) {
       return F::cosine_embedding_loss(in.at("a"), in.at("b"), in.at("y"),
                                       F::CosineEmbeddingLossFuncOptions().margin(-0.5).reduction(kNone));
     };
     t["cosine_embedding_1d"] = [](const Inputs& in) {
-      return F::cosine_embedding_loss(in.at("a"), in.at("b"), in.at("y"), F::CosineEmbeddingLossFuncOptions().margin(-0.2));
+      return F::cosine_embedding_loss(in.at("a"), in.at("b"), in.at("y"),
+                                      F::CosineEmbeddingLossFuncOptions().margin(-0.2));
     };
     t["triplet"] = [](const Inputs& in) { return F::triplet_margin_loss(in.at("a"), in.at("p"), in.at("n")); };
     t["triplet_p1_swap"] = [](const Inputs& in) {
@@ -234,40 +245,54 @@ TEST(NnMore, GradientsMatchFiniteDifferences) {
       {"mish", [](const tensor_list& x) { return F::mish(x[0]); }, {wave64({2, 4}, 0, 3)}},
       {"softsign", [](const tensor_list& x) { return F::softsign(x[0]); }, {wave64({2, 4}, 0, 3)}},
       {"logsigmoid", [](const tensor_list& x) { return F::logsigmoid(x[0]); }, {wave64({2, 4}, 0, 3)}},
-      {"elu", [](const tensor_list& x) { return F::elu(x[0], F::ELUFuncOptions().alpha(0.8)); }, {wave64({2, 4}, 0, 3)}},
+      {"elu",
+       [](const tensor_list& x) { return F::elu(x[0], F::ELUFuncOptions().alpha(0.8)); },
+       {wave64({2, 4}, 0, 3)}},
       {"selu", [](const tensor_list& x) { return F::selu(x[0]); }, {wave64({2, 4}, 0, 3)}},
-      {"celu", [](const tensor_list& x) { return F::celu(x[0], F::CELUFuncOptions().alpha(1.7)); }, {wave64({2, 4}, 0, 3)}},
+      {"celu",
+       [](const tensor_list& x) { return F::celu(x[0], F::CELUFuncOptions().alpha(1.7)); },
+       {wave64({2, 4}, 0, 3)}},
       {"leaky_relu", [](const tensor_list& x) { return F::leaky_relu(x[0]); }, {wave64({2, 4}, 0, 3)}},
-      {"prelu_channels_transposed", [](const tensor_list& x) { return F::prelu(x[0].transpose(0, 2), x[1]); },
+      {"prelu_channels_transposed",
+       [](const tensor_list& x) { return F::prelu(x[0].transpose(0, 2), x[1]); },
        {wave64({4, 3, 2}, 0, 2), wave64({3}, 1.0, 0.5)}},
       {"hardtanh", [](const tensor_list& x) { return F::hardtanh(x[0]); }, {wave64({2, 4}, 0, 3)}},
-      {"softplus", [](const tensor_list& x) { return F::softplus(x[0], F::SoftplusFuncOptions().beta(1.5).threshold(2)); },
+      {"softplus",
+       [](const tensor_list& x) { return F::softplus(x[0], F::SoftplusFuncOptions().beta(1.5).threshold(2)); },
        {wave64({2, 4}, 0, 3)}},
       {"softmin", [](const tensor_list& x) { return F::softmin(x[0], 0); }, {wave64({3, 4})}},
-      {"threshold", [](const tensor_list& x) { return F::threshold(x[0], F::ThresholdFuncOptions(0.1, 2.0)); },
+      {"threshold",
+       [](const tensor_list& x) { return F::threshold(x[0], F::ThresholdFuncOptions(0.1, 2.0)); },
        {wave64({2, 4})}},
-      {"bce", [targets01](const tensor_list& x) { return F::binary_cross_entropy(x[0].sigmoid(), targets01); },
-       {wave64({4, 3}, 0, 2)}, false},
+      {"bce",
+       [targets01](const tensor_list& x) { return F::binary_cross_entropy(x[0].sigmoid(), targets01); },
+       {wave64({4, 3}, 0, 2)},
+       false},
       {"bce_with_logits_pos_weight",
        [targets01](const tensor_list& x) {
          return F::binary_cross_entropy_with_logits(
-             x[0], x[1], F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(tensor({0.5, 2.0, 3.0}, dtype(kFloat64))));
+             x[0], x[1],
+             F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(tensor({0.5, 2.0, 3.0}, dtype(kFloat64))));
        },
        {wave64({4, 3}, 0, 3), targets01}},
       {"kl_div_batchmean",
-       [](const tensor_list& x) { return F::kl_div(x[0].log_softmax(1), x[1].softmax(1), F::KLDivFuncOptions(kBatchMean)); },
+       [](const tensor_list& x) {
+         return F::kl_div(x[0].log_softmax(1), x[1].softmax(1), F::KLDivFuncOptions(kBatchMean));
+       },
        {wave64({3, 4}), wave64({3, 4}, 0.6)}},
       {"kl_div_log_target",
        [](const tensor_list& x) { return F::kl_div(x[0], x[1], F::KLDivFuncOptions(kSum).log_target(true)); },
        {wave64({3, 4}), wave64({3, 4}, 0.6)}},
-      {"huber", [](const tensor_list& x) { return F::huber_loss(x[0], x[1], F::HuberLossFuncOptions().delta(0.7)); },
+      {"huber",
+       [](const tensor_list& x) { return F::huber_loss(x[0], x[1], F::HuberLossFuncOptions().delta(0.7)); },
        {wave64({3, 4}, 0, 2), wave64({3, 4}, 1.3)}},
       {"margin_ranking",
        [sign](const tensor_list& x) {
          return F::margin_ranking_loss(x[0], x[1], sign, F::MarginRankingLossFuncOptions().margin(0.2));
        },
        {wave64({4}), wave64({4}, 0.8)}},
-      {"hinge_embedding", [sign](const tensor_list& x) { return F::hinge_embedding_loss(x[0], sign); },
+      {"hinge_embedding",
+       [sign](const tensor_list& x) { return F::hinge_embedding_loss(x[0], sign); },
        {wave64({4}, 0, 2)}},
       {"cosine_embedding",
        [](const tensor_list& x) {
@@ -281,7 +306,9 @@ TEST(NnMore, GradientsMatchFiniteDifferences) {
        },
        {wave64({3, 4}), wave64({3, 4}, 0.3), wave64({3, 4}, 1.2)}},
       {"triplet_p3",
-       [](const tensor_list& x) { return F::triplet_margin_loss(x[0], x[1], x[2], F::TripletMarginLossFuncOptions().p(3).margin(3)); },
+       [](const tensor_list& x) {
+         return F::triplet_margin_loss(x[0], x[1], x[2], F::TripletMarginLossFuncOptions().p(3).margin(3));
+       },
        {wave64({3, 4}), wave64({3, 4}, 0.3), wave64({3, 4}, 1.2)}},
       {"poisson_nll_rate",
        [](const tensor_list& x) {
@@ -321,7 +348,7 @@ TEST(NnMore, LargeInputsGiveFiniteGradients) {
            {"celu", [](const Tensor& t) { return F::celu(t, F::CELUFuncOptions().alpha(0.5)); }},
            {"bce_with_logits", [](const Tensor& t) {
               return F::binary_cross_entropy_with_logits(t, tensor({1.0f, 0.0f, 1.0f, 0.0f, 1.0f}),
-                                                       F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kNone));
+                                                         F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kNone));
             }}}) {
     SCOPED_TRACE(name);
     x.mutable_grad() = Tensor();
@@ -336,22 +363,25 @@ TEST(NnMore, LargeInputsGiveFiniteGradients) {
 
 TEST(NnMoreModules, SequentialStacksMatchPyTorch) {
   std::map<std::string, nn::Sequential> stacks;
-  stacks.emplace("activation_stack",
-                 nn::Sequential(nn::Flatten(), nn::Linear(12, 6), nn::PReLU(nn::PReLUOptions().num_parameters(6)),
-                                nn::Linear(6, 8), nn::Mish(), nn::SELU(), nn::Unflatten(nn::UnflattenOptions(1, {2, 4})),
-                                nn::Softplus(nn::SoftplusOptions().beta(2.0)), nn::Softmin(-1), nn::Identity()));
-  stacks.emplace("activation_stack_2",
-                 nn::Sequential(nn::Linear(5, 6), nn::ELU(nn::ELUOptions().alpha(0.5)), nn::Linear(6, 6),
-                                nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.1)),
-                                nn::Hardtanh(nn::HardtanhOptions().min_val(-0.7).max_val(0.6)), nn::Linear(6, 4),
-                                nn::CELU(nn::CELUOptions().alpha(2.0)), nn::Tanh(), nn::Linear(4, 3), nn::LogSigmoid(),
-                                nn::Threshold(-0.9, 0.3), nn::SiLU(), nn::Softsign(), nn::Sigmoid(), nn::LogSoftmax(1)));
+  stacks.emplace(
+      "activation_stack",
+      nn::Sequential(nn::Flatten(), nn::Linear(12, 6), nn::PReLU(nn::PReLUOptions().num_parameters(6)),
+                     nn::Linear(6, 8), nn::Mish(), nn::SELU(), nn::Unflatten(nn::UnflattenOptions(1, {2, 4})),
+                     nn::Softplus(nn::SoftplusOptions().beta(2.0)), nn::Softmin(-1), nn::Identity()));
+  stacks.emplace(
+      "activation_stack_2",
+      nn::Sequential(nn::Linear(5, 6), nn::ELU(nn::ELUOptions().alpha(0.5)), nn::Linear(6, 6),
+                     nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.1)),
+                     nn::Hardtanh(nn::HardtanhOptions().min_val(-0.7).max_val(0.6)), nn::Linear(6, 4),
+                     nn::CELU(nn::CELUOptions().alpha(2.0)), nn::Tanh(), nn::Linear(4, 3), nn::LogSigmoid(),
+                     nn::Threshold(-0.9, 0.3), nn::SiLU(), nn::Softsign(), nn::Sigmoid(), nn::LogSoftmax(1)));
   for (auto& [name, m] : stacks) {
     SCOPED_TRACE(name);
     const nlohmann::json& c = module_fixture().at(name);
     ember::test::expect_parameter_names(*m, c);
     ember::test::load_case_parameters(*m, c);
-    ember::test::check_case(*m, c, [&](const tensor_list& in) { return m(in[0]); }, 1e-5, 1e-6);
+    ember::test::check_case(
+        *m, c, [&](const tensor_list& in) { return m(in[0]); }, 1e-5, 1e-6);
   }
 }
 
@@ -409,7 +439,10 @@ TEST(NnMoreModules, LossModulesForwardToTheirFunctions) {
   nn::BCEWithLogitsLoss bce(nn::BCEWithLogitsLossOptions().pos_weight(tensor({1.0f, 2.0f, 0.5f})));
   EXPECT_TENSOR_CLOSE(bce(x, t), F::binary_cross_entropy_with_logits(x, t, bce->options), 0, 0);
   nn::BCELoss bce_prob(nn::BCELossOptions().reduction(kSum));
-  EXPECT_TENSOR_CLOSE(bce_prob(x.sigmoid(), t), F::binary_cross_entropy_with_logits(x, t, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kSum)), 1e-5, 1e-5);
+  EXPECT_TENSOR_CLOSE(
+      bce_prob(x.sigmoid(), t),
+      F::binary_cross_entropy_with_logits(x, t, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kSum)), 1e-5,
+      1e-5);
   nn::KLDivLoss kl{nn::KLDivLossOptions(kBatchMean)};
   EXPECT_NEAR(kl(x.log_softmax(1), t.softmax(1)).item<double>(),
               F::kl_div(x.log_softmax(1), t.softmax(1), F::KLDivFuncOptions(kSum)).item<double>() / 2, 1e-6);
@@ -424,8 +457,9 @@ TEST(NnMoreModules, LossModulesForwardToTheirFunctions) {
   nn::PoissonNLLLoss poisson;
   nn::GaussianNLLLoss gaussian;
   Tensor y = tensor({1.0f, -1.0f});
-  EXPECT_NEAR(ranking(x.select(1, 0), x.select(1, 1), y).item<double>(), (0.0 + 0.5) / 2, 1e-6);  // max(0, -(1.2)), max(0, 0.5)
-  EXPECT_NEAR(hinge(x.select(1, 0), y).item<double>(), (0.2 + 0.5) / 2, 1e-6);                  // x, max(0, 1 - 0.5)
+  EXPECT_NEAR(ranking(x.select(1, 0), x.select(1, 1), y).item<double>(), (0.0 + 0.5) / 2,
+              1e-6);                                                            // max(0, -(1.2)), max(0, 0.5)
+  EXPECT_NEAR(hinge(x.select(1, 0), y).item<double>(), (0.2 + 0.5) / 2, 1e-6);  // x, max(0, 1 - 0.5)
   EXPECT_TRUE(cosine(x, t, y).defined());
   EXPECT_NEAR(poisson(zeros({3}), ones({3})).item<double>(), 1.0, 1e-7);  // exp(0) - 1 * 0
   EXPECT_NEAR(gaussian(zeros({2}), zeros({2}), ones({2})).item<double>(), 0.0, 1e-7);
@@ -436,8 +470,8 @@ TEST(NnMoreModules, PrintoutsNameTheOptions) {
   s << nn::Sequential(nn::Flatten(), nn::PReLU(nn::PReLUOptions().num_parameters(3)), nn::ELU(), nn::SELU(),
                       nn::CELU(nn::CELUOptions().alpha(0.5)), nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2)),
                       nn::Hardtanh(), nn::Softplus(), nn::Softmin(1), nn::LogSoftmax(-1), nn::Threshold(0.1, 20),
-                      nn::Identity(), nn::Unflatten(nn::UnflattenOptions(1, {2, 3})), nn::Dropout2d(0.2), nn::Sigmoid(), nn::Tanh(),
-                      nn::SiLU(), nn::Mish(), nn::Softsign(), nn::LogSigmoid());
+                      nn::Identity(), nn::Unflatten(nn::UnflattenOptions(1, {2, 3})), nn::Dropout2d(0.2), nn::Sigmoid(),
+                      nn::Tanh(), nn::SiLU(), nn::Mish(), nn::Softsign(), nn::LogSigmoid());
   EXPECT_EQ(s.str(),
             "Sequential(\n"
             "  (0): Flatten(start_dim=1, end_dim=-1)\n"
@@ -470,14 +504,16 @@ TEST(NnMore, BadInputNamesTheOpAndValues) {
                      "prelu: mismatch of parameter numbers and input channel size. Found parameter numbers = 3 and "
                      "channel size = 4 (input [2, 4, 3])");
   EXPECT_THROWS_WITH(F::prelu(ones({2, 3}), full({3, 1}, 0.25)), "prelu: weight must be a 1-D tensor, got [3, 1]");
-  EXPECT_THROWS_WITH(nn::PReLU(nn::PReLUOptions().num_parameters(0)), "PReLU: num_parameters must be at least 1, got 0");
+  EXPECT_THROWS_WITH(nn::PReLU(nn::PReLUOptions().num_parameters(0)),
+                     "PReLU: num_parameters must be at least 1, got 0");
   EXPECT_THROWS_WITH(nn::CELU(nn::CELUOptions().alpha(0)), "CELU: alpha must not be 0");
   EXPECT_THROWS_WITH(F::celu(ones({2}), F::CELUFuncOptions().alpha(0)), "celu: alpha must not be 0");
   EXPECT_THROWS_WITH(nn::Hardtanh(nn::HardtanhOptions().min_val(1).max_val(-1)),
                      "Hardtanh: max_val (-1) must be greater than min_val (1)");
   EXPECT_THROWS_WITH(F::softplus(ones({2}), F::SoftplusFuncOptions().beta(0)), "softplus: beta must not be 0");
   EXPECT_THROWS_WITH(nn::Dropout2d(1.5), "Dropout2d: dropout probability has to be between 0 and 1, but got 1.5");
-  EXPECT_THROWS_WITH(F::dropout2d(ones({4})), "dropout2d: feature dropout requires at least 2 dimensions (N, C, *) in the input, got [4]");
+  EXPECT_THROWS_WITH(F::dropout2d(ones({4})),
+                     "dropout2d: feature dropout requires at least 2 dimensions (N, C, *) in the input, got [4]");
   EXPECT_THROWS_WITH(nn::Unflatten(nn::UnflattenOptions(1, {4, 2}))(ones({2, 6})), "unflatten");
   EXPECT_THROWS_WITH(F::softmin(ones({2, 3}), 2), "softmax");
 
@@ -487,23 +523,27 @@ TEST(NnMore, BadInputNamesTheOpAndValues) {
                      "binary_cross_entropy: all elements of input should be between 0 and 1");
   EXPECT_THROWS_WITH(F::binary_cross_entropy_with_logits(ones({2, 3}), ones({3, 2})),
                      "binary_cross_entropy_with_logits: target size ([3, 2]) must be the same as input size ([2, 3])");
-  EXPECT_THROWS_WITH(F::binary_cross_entropy_with_logits(ones({2, 3}), ones({2, 3}),
-                                                         F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(ones({2}))),
-                     "binary_cross_entropy_with_logits: pos_weight (one weight per class, the last dim) of shape [2] must "
-                     "broadcast to the input's shape [2, 3]");
+  EXPECT_THROWS_WITH(
+      F::binary_cross_entropy_with_logits(ones({2, 3}), ones({2, 3}),
+                                          F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(ones({2}))),
+      "binary_cross_entropy_with_logits: pos_weight (one weight per class, the last dim) of shape [2] must "
+      "broadcast to the input's shape [2, 3]");
   EXPECT_THROWS_WITH(F::binary_cross_entropy_with_logits(ones({2}, dtype(kInt64)), ones({2})),
                      "binary_cross_entropy_with_logits: input must be floating point, got int64");
-  EXPECT_THROWS_WITH(F::kl_div(ones({2, 3}), ones({2, 2})), "kl_div: input [2, 3] and target [2, 2] must have the same shape");
+  EXPECT_THROWS_WITH(F::kl_div(ones({2, 3}), ones({2, 2})),
+                     "kl_div: input [2, 3] and target [2, 2] must have the same shape");
   EXPECT_THROWS_WITH(F::huber_loss(ones({2}), ones({2}), F::HuberLossFuncOptions().delta(0)),
                      "huber_loss: delta must be positive, got 0");
-  EXPECT_THROWS_WITH(F::huber_loss(ones({2}), ones({3})), "huber_loss: input [2] and target [3] must have the same shape");
+  EXPECT_THROWS_WITH(F::huber_loss(ones({2}), ones({3})),
+                     "huber_loss: input [2] and target [3] must have the same shape");
   EXPECT_THROWS_WITH(F::margin_ranking_loss(ones({3}), ones({3}), ones({1, 3})),
                      "margin_ranking_loss: all input tensors should have the same number of dimensions but got sizes: "
                      "input1: [3], input2: [3], target: [1, 3]");
   EXPECT_THROWS_WITH(F::cosine_embedding_loss(ones({2, 3}), ones({2, 3}), ones({2, 1})),
                      "cosine_embedding_loss: 0-D or 1-D target tensor expected, multi-target not supported");
-  EXPECT_THROWS_WITH(F::cosine_embedding_loss(ones({3}), ones({3}), ones({2})),
-                     "cosine_embedding_loss: a 1-D target expects 2-D input tensors, but found inputs with sizes [3] and [3]");
+  EXPECT_THROWS_WITH(
+      F::cosine_embedding_loss(ones({3}), ones({3}), ones({2})),
+      "cosine_embedding_loss: a 1-D target expects 2-D input tensors, but found inputs with sizes [3] and [3]");
   EXPECT_THROWS_WITH(F::triplet_margin_loss(ones({2, 3}), ones({2, 3}), ones({3})),
                      "triplet_margin_loss: all inputs should have the same dimension but got 2-D, 2-D and 1-D inputs");
   EXPECT_THROWS_WITH(F::pairwise_distance(ones({3}), ones({3}), F::PairwiseDistanceFuncOptions().p(0)),

@@ -4,13 +4,13 @@
 // computed at each step and the parameters after each update. Fed PyTorch's gradients, Ember's
 // fused updates must reproduce PyTorch's parameters bit for bit; with its own autograd computing
 // the gradients, the trajectories must agree to float rounding.
-#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <functional>
 
-#include <unistd.h>
+#include <gtest/gtest.h>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -45,15 +45,15 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name, const std::ve
   EMBER_CHECK(name == "adamw_groups", "unknown optimizer case {}", name);
   auto defaults = AdamWOptions(0.01).weight_decay(0.1);
   std::vector<OptimizerParamGroup> groups;
-  groups.emplace_back(std::vector<Tensor>{params[0], params[2]}, std::make_unique<AdamWOptions>(
-                                                                     AdamWOptions(defaults).weight_decay(0.2)));
+  groups.emplace_back(std::vector<Tensor>{params[0], params[2]},
+                      std::make_unique<AdamWOptions>(AdamWOptions(defaults).weight_decay(0.2)));
   groups.emplace_back(std::vector<Tensor>{params[1], params[3]},
                       std::make_unique<AdamWOptions>(AdamWOptions(defaults).lr(0.005).weight_decay(0.0)));
   return std::make_unique<AdamW>(std::move(groups), defaults);
 }
 
-const std::vector<std::string> kCases = {"sgd",     "sgd_momentum",      "sgd_nesterov", "sgd_maximize",
-                                         "adam",    "adam_weight_decay", "adam_amsgrad", "adamw",
+const std::vector<std::string> kCases = {"sgd",           "sgd_momentum",      "sgd_nesterov", "sgd_maximize",
+                                         "adam",          "adam_weight_decay", "adam_amsgrad", "adamw",
                                          "adamw_amsgrad", "adamw_groups"};
 
 std::vector<Tensor> leaf_params(const json& list, bool contiguous = true) {
@@ -288,8 +288,9 @@ TEST(Optim, BadStateIsRejectedAndLeavesTheOptimizerUnchanged) {
   };
   NamedTensors wrong_shape = tensors;
   wrong_shape[0].second = zeros({3, 2});
-  EXPECT_THROWS_WITH(load(wrong_shape, meta), "state tensor 'state.0.exp_avg' is float32 [3, 2] but parameter 0 is "
-                                              "float32 [2, 3]");
+  EXPECT_THROWS_WITH(load(wrong_shape, meta),
+                     "state tensor 'state.0.exp_avg' is float32 [3, 2] but parameter 0 is "
+                     "float32 [2, 3]");
   NamedTensors wrong_dtype = tensors;
   wrong_dtype[1].second = zeros({2, 3}, dtype(kFloat64));
   EXPECT_THROWS_WITH(load(wrong_dtype, meta), "'state.0.exp_avg_sq' is float64 [2, 3]");
@@ -357,12 +358,12 @@ TEST(LRScheduler, MatchPyTorch) {
 
 TEST(LRScheduler, NanoGPTCosineWithWarmup) {
   // Hand-computed: lr 1, min_lr 0.1, warmup 10, decay until 110.
-  EXPECT_DOUBLE_EQ(optim::nanogpt_lr(0, 1.0, 0.1, 10, 110), 1.0 / 11);   // (it + 1) / (warmup + 1)
+  EXPECT_DOUBLE_EQ(optim::nanogpt_lr(0, 1.0, 0.1, 10, 110), 1.0 / 11);  // (it + 1) / (warmup + 1)
   EXPECT_DOUBLE_EQ(optim::nanogpt_lr(9, 1.0, 0.1, 10, 110), 10.0 / 11);
-  EXPECT_DOUBLE_EQ(optim::nanogpt_lr(10, 1.0, 0.1, 10, 110), 1.0);       // cos(0) = 1
-  EXPECT_DOUBLE_EQ(optim::nanogpt_lr(60, 1.0, 0.1, 10, 110), 0.55);      // halfway: 0.1 + 0.5 * 0.9
+  EXPECT_DOUBLE_EQ(optim::nanogpt_lr(10, 1.0, 0.1, 10, 110), 1.0);   // cos(0) = 1
+  EXPECT_DOUBLE_EQ(optim::nanogpt_lr(60, 1.0, 0.1, 10, 110), 0.55);  // halfway: 0.1 + 0.5 * 0.9
   EXPECT_DOUBLE_EQ(optim::nanogpt_lr(35, 1.0, 0.1, 10, 110), 0.1 + 0.9 * 0.5 * (1 + std::sqrt(0.5)));  // a quarter
-  EXPECT_NEAR(optim::nanogpt_lr(110, 1.0, 0.1, 10, 110), 0.1, 1e-15);    // cos(pi) = -1
+  EXPECT_NEAR(optim::nanogpt_lr(110, 1.0, 0.1, 10, 110), 0.1, 1e-15);                                  // cos(pi) = -1
   EXPECT_EQ(optim::nanogpt_lr(111, 1.0, 0.1, 10, 110), 0.1);
   EXPECT_EQ(optim::nanogpt_lr(5000, 1.0, 0.1, 10, 110), 0.1);
   EXPECT_THROWS_WITH(optim::nanogpt_lr(0, 1.0, 0.1, 10, 5), "need 0 <= warmup_iters <= lr_decay_iters");

@@ -1,13 +1,13 @@
 // RMSprop and Adagrad against PyTorch 1.13 (scripts/gen_nn_more_fixtures.py,
 // tests/fixtures/optim/more_optimizers.json): 10 steps of gen_optim_fixtures.py's two-layer linear
 // regression. Fed PyTorch's gradients, the CPU kernels must give PyTorch's parameters bit for bit and
-// the composed tensor-op updates (strided parameters) agree to rounding; with Ember's own gradients, the trajectories must agree to
-// float rounding. Also checkpoints (save, load, resume) and bad options.
-#include <gtest/gtest.h>
+// the composed tensor-op updates (strided parameters) agree to rounding; with Ember's own gradients, the trajectories
+// must agree to float rounding. Also checkpoints (save, load, resume) and bad options.
+#include <unistd.h>
 
 #include <filesystem>
 
-#include <unistd.h>
+#include <gtest/gtest.h>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -38,22 +38,22 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name, const std::ve
   if (name == "adagrad_decay")
     return std::make_unique<Adagrad>(
         params, AdagradOptions(0.2).lr_decay(0.05).weight_decay(0.1).initial_accumulator_value(0.5));
-  if (name == "adagrad_eps_maximize") return std::make_unique<Adagrad>(params, AdagradOptions(0.05).eps(1e-3).maximize(true));
+  if (name == "adagrad_eps_maximize")
+    return std::make_unique<Adagrad>(params, AdagradOptions(0.05).eps(1e-3).maximize(true));
   EMBER_CHECK(name == "adagrad_groups", "unknown optimizer case {}", name);
   auto defaults = AdagradOptions(0.1);
   std::vector<OptimizerParamGroup> groups;
   groups.emplace_back(std::vector<Tensor>{params[0], params[2]},
                       std::make_unique<AdagradOptions>(AdagradOptions(defaults).lr_decay(0.1)));
-  groups.emplace_back(std::vector<Tensor>{params[1], params[3]},
-                      std::make_unique<AdagradOptions>(AdagradOptions(defaults).lr(0.3).initial_accumulator_value(1.0)));
+  groups.emplace_back(
+      std::vector<Tensor>{params[1], params[3]},
+      std::make_unique<AdagradOptions>(AdagradOptions(defaults).lr(0.3).initial_accumulator_value(1.0)));
   return std::make_unique<Adagrad>(std::move(groups), defaults);
 }
 
-const std::vector<std::string> kCases = {"rmsprop",          "rmsprop_alpha_wd",
-                                         "rmsprop_momentum", "rmsprop_centered",
-                                         "rmsprop_centered_momentum_maximize", "adagrad",
-                                         "adagrad_decay",    "adagrad_eps_maximize",
-                                         "adagrad_groups"};
+const std::vector<std::string> kCases = {
+    "rmsprop", "rmsprop_alpha_wd", "rmsprop_momentum",     "rmsprop_centered", "rmsprop_centered_momentum_maximize",
+    "adagrad", "adagrad_decay",    "adagrad_eps_maximize", "adagrad_groups"};
 
 std::vector<Tensor> leaf_params(const json& list, bool contiguous = true) {
   std::vector<Tensor> params;
@@ -146,7 +146,8 @@ TEST(OptimMore, TrainingTrajectoriesMatchPyTorch) {
 
 TEST(OptimMore, SaveLoadResumesBitForBit) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("ember_optim_more_" + std::to_string(getpid()) + ".safetensors")).string();
+      (std::filesystem::temp_directory_path() / ("ember_optim_more_" + std::to_string(getpid()) + ".safetensors"))
+          .string();
   for (const char* name : {"rmsprop_centered_momentum_maximize", "adagrad_groups"}) {
     SCOPED_TRACE(name);
     const json& c = fixture().at(name + std::string("_float32"));

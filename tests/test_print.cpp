@@ -21,16 +21,17 @@ using PrintCase = std::function<Tensor(const tensor_list&)>;
 // Mirrors the `fn` of each case in gen_print_fixtures.py.
 const std::map<std::string, PrintCase>& print_ops() {
   static const std::map<std::string, PrintCase> ops = {
-      {"grad_fn_mm", [](const tensor_list& in) { return in[0].mm(in[1]); }},  // a.mm(b)
-      {"grad_fn_mul", [](const tensor_list& in) { return in[0] * in[1]; }},   // a * b
-      {"grad_fn_tanh", [](const tensor_list& in) { return in[0].tanh(); }},   // a.tanh()
-      {"grad_fn_scalar_sum", [](const tensor_list& in) { return in[0].sum(0); }},      // a.sum(0)
-      {"grad_fn_suffix_wraps", [](const tensor_list& in) { return in[0] * 3; }},      // a * 3
-      {"grad_fn_suffix_wraps_f64", [](const tensor_list& in) { return in[0] + 1; }},  // a + 1
-      {"transposed", [](const tensor_list& in) { return in[0].t(); }},                // a.t()
+      {"grad_fn_mm", [](const tensor_list& in) { return in[0].mm(in[1]); }},                        // a.mm(b)
+      {"grad_fn_mul", [](const tensor_list& in) { return in[0] * in[1]; }},                         // a * b
+      {"grad_fn_tanh", [](const tensor_list& in) { return in[0].tanh(); }},                         // a.tanh()
+      {"grad_fn_scalar_sum", [](const tensor_list& in) { return in[0].sum(0); }},                   // a.sum(0)
+      {"grad_fn_suffix_wraps", [](const tensor_list& in) { return in[0] * 3; }},                    // a * 3
+      {"grad_fn_suffix_wraps_f64", [](const tensor_list& in) { return in[0] + 1; }},                // a + 1
+      {"transposed", [](const tensor_list& in) { return in[0].t(); }},                              // a.t()
       {"sliced_step", [](const tensor_list& in) { return in[0].slice(0, 1).slice(1, 0, {}, 2); }},  // a[1:, ::2]
-      {"summarize_transposed", [](const tensor_list& in) { return in[0].t(); }},                  // a.t()
-      {"summarize_sliced_step", [](const tensor_list& in) { return in[0].slice(0, 1).slice(1, 0, {}, 2); }},  // a[1:, ::2]
+      {"summarize_transposed", [](const tensor_list& in) { return in[0].t(); }},                    // a.t()
+      {"summarize_sliced_step",
+       [](const tensor_list& in) { return in[0].slice(0, 1).slice(1, 0, {}, 2); }},  // a[1:, ::2]
   };
   return ops;
 }

@@ -38,8 +38,8 @@ Tensor replay(const json& call, const json& the_case) {
     return ones(shape, dtype(dt)) * noise;
   }
   if (fn == "multinomial") {
-    Tensor probs = test::tensor_from_json(json{{"shape", {3, 4}}, {"dtype", "float32"},
-                                               {"values", the_case["probs"].flatten()}});
+    Tensor probs =
+        test::tensor_from_json(json{{"shape", {3, 4}}, {"dtype", "float32"}, {"values", the_case["probs"].flatten()}});
     if (shape.size() == 1) probs = probs[0].to(dt);
     return multinomial(probs, a[0].get<int64_t>(), a[1].get<bool>());
   }
@@ -105,8 +105,8 @@ TEST(Random, MatchesPyTorchBitForBit) {
     manual_seed(c["seed"].get<uint64_t>());
     int k = 0;
     for (const json& call : c["calls"]) {
-      const std::string where = c["name"].get<std::string>() + " call " + std::to_string(k++) + " (" +
-                                call["fn"].get<std::string>() + ")";
+      const std::string where =
+          c["name"].get<std::string>() + " call " + std::to_string(k++) + " (" + call["fn"].get<std::string>() + ")";
       expect_bits(replay(call, c), call, where, &worst_ulps);
     }
   }
@@ -242,20 +242,29 @@ TEST(Init, MatchesPyTorch) {
     const auto shape = c["shape"].get<std::vector<int64_t>>();
     Tensor w = ember::empty(shape);
     namespace init = nn::init;
-    if (name == "uniform_") init::uniform_(w, -0.5, 0.25);
-    else if (name == "normal_") init::normal_(w, 0.1, 0.02);
-    else if (name == "xavier_uniform_") init::xavier_uniform_(w, 1.5);
-    else if (name == "xavier_normal_") init::xavier_normal_(w);
-    else if (name == "kaiming_uniform_") init::kaiming_uniform_(w, std::sqrt(5.0));
+    if (name == "uniform_")
+      init::uniform_(w, -0.5, 0.25);
+    else if (name == "normal_")
+      init::normal_(w, 0.1, 0.02);
+    else if (name == "xavier_uniform_")
+      init::xavier_uniform_(w, 1.5);
+    else if (name == "xavier_normal_")
+      init::xavier_normal_(w);
+    else if (name == "kaiming_uniform_")
+      init::kaiming_uniform_(w, std::sqrt(5.0));
     else if (name == "kaiming_uniform_relu_fan_out")
       init::kaiming_uniform_(w, 0, init::FanMode::FanOut, init::Nonlinearity::ReLU);
-    else if (name == "kaiming_normal_") init::kaiming_normal_(w);
-    else if (name == "trunc_normal_") init::trunc_normal_(w, 0.0, 1.0, -1.5, 2.0);
-    else FAIL() << "unknown init case " << name;
+    else if (name == "kaiming_normal_")
+      init::kaiming_normal_(w);
+    else if (name == "trunc_normal_")
+      init::trunc_normal_(w, 0.0, 1.0, -1.5, 2.0);
+    else
+      FAIL() << "unknown init case " << name;
     Tensor want = from_vector(c["values"].get<std::vector<double>>(), w.sizes(), dtype(kFloat32));
     // Everything is bit-exact except trunc_normal_, whose erfinv differs from PyTorch's in rounding.
     const double tol = name == "trunc_normal_" ? 1e-6 : 0.0;
-    EXPECT_LE(test::allclose_diff(w, want).item<double>(), tol) << name << " seed " << c["seed"] << " shape " << c["shape"];
+    EXPECT_LE(test::allclose_diff(w, want).item<double>(), tol)
+        << name << " seed " << c["seed"] << " shape " << c["shape"];
   }
 }
 

@@ -106,17 +106,26 @@ const std::map<std::string, RefOp>& reference_ops() {
       // reductions
       {"sum_all", [](In x) -> tensor_list { return {x[0].sum()}; }},
       {"sum_dim1", [](In x) -> tensor_list { return {x[0].sum(1)}; }},
-      {"sum_dims_keepdim", [](In x) -> tensor_list { return {x[0].sum({0, 2}, true)}; }},
+      {"sum_dims_keepdim",
+       [](In x) -> tensor_list {
+         return {x[0].sum({0, 2}, true)};
+       }},
       {"sum_neg_dim_f64", [](In x) -> tensor_list { return {x[0].sum(-1)}; }},
       {"sum_transposed", [](In x) -> tensor_list { return {x[0].t().sum(0)}; }},
       {"sum_int64", [](In x) -> tensor_list { return {x[0].sum(0)}; }},
       {"sum_bool", [](In x) -> tensor_list { return {x[0].sum()}; }},
       {"mean_all", [](In x) -> tensor_list { return {x[0].mean()}; }},
       {"mean_dim_keepdim", [](In x) -> tensor_list { return {x[0].mean(1, true)}; }},
-      {"mean_dims_f64", [](In x) -> tensor_list { return {x[0].mean({0, 2})}; }},
+      {"mean_dims_f64",
+       [](In x) -> tensor_list {
+         return {x[0].mean({0, 2})};
+       }},
       {"var_all", [](In x) -> tensor_list { return {x[0].var()}; }},
       {"var_dim_biased", [](In x) -> tensor_list { return {x[0].var(1, false)}; }},
-      {"var_keepdim_f64", [](In x) -> tensor_list { return {x[0].var({0, 2}, true, true)}; }},
+      {"var_keepdim_f64",
+       [](In x) -> tensor_list {
+         return {x[0].var({0, 2}, true, true)};
+       }},
       {"std_all", [](In x) -> tensor_list { return {x[0].std()}; }},
       {"std_dim_keepdim", [](In x) -> tensor_list { return {x[0].std(-1, true, true)}; }},
       {"max_all", [](In x) -> tensor_list { return {x[0].max()}; }},
@@ -125,7 +134,10 @@ const std::map<std::string, RefOp>& reference_ops() {
       {"max_dim", [](In x) { return pair(x[0].max(1)); }},
       {"min_dim_keepdim", [](In x) { return pair(x[0].min(0, true)); }},
       {"max_dim_int64", [](In x) { return pair(x[0].max(1)); }},
-      {"amax", [](In x) -> tensor_list { return {x[0].amax({0, 2})}; }},
+      {"amax",
+       [](In x) -> tensor_list {
+         return {x[0].amax({0, 2})};
+       }},
       {"amin_keepdim", [](In x) -> tensor_list { return {x[0].amin(1, true)}; }},
       {"argmax_all", [](In x) -> tensor_list { return {x[0].argmax()}; }},
       {"argmax_dim", [](In x) -> tensor_list { return {x[0].argmax(1)}; }},
@@ -133,7 +145,10 @@ const std::map<std::string, RefOp>& reference_ops() {
       {"argmin_dim", [](In x) -> tensor_list { return {x[0].argmin(0)}; }},
       {"argmax_ties", [](In x) -> tensor_list { return {x[0].argmax(1)}; }},
       {"logsumexp", [](In x) -> tensor_list { return {x[0].logsumexp(1)}; }},
-      {"logsumexp_keepdim_f64", [](In x) -> tensor_list { return {x[0].logsumexp({0, 2}, true)}; }},
+      {"logsumexp_keepdim_f64",
+       [](In x) -> tensor_list {
+         return {x[0].logsumexp({0, 2}, true)};
+       }},
       {"norm_2", [](In x) -> tensor_list { return {x[0].norm()}; }},
       {"norm_1_f64", [](In x) -> tensor_list { return {x[0].norm(1)}; }},
       {"all_full", [](In x) -> tensor_list { return {x[0].all()}; }},
@@ -279,41 +294,101 @@ struct ErrorCase {
 TEST(ReferenceErrors, NameTheOpAndTheShapes) {
   Tensor a = ones({2, 3});
   const std::vector<ErrorCase> cases = {
-      {"matmul_2d", [&] { a.matmul(ones({4, 5})); }, "matmul: shapes [2, 3] and [4, 5] cannot be multiplied (3 != 4)"},
+      {"matmul_2d",
+       [&] {
+         a.matmul(ones({4, 5}));
+       },
+       "matmul: shapes [2, 3] and [4, 5] cannot be multiplied (3 != 4)"},
       {"matmul_2d_1d", [&] { a.matmul(ones({4})); }, "matmul: shapes [2, 3] and [4] cannot be multiplied (3 != 4)"},
       {"matmul_1d_2d", [&] { ones({4}).matmul(a); }, "matmul: shapes [4] and [2, 3] cannot be multiplied (4 != 2)"},
-      {"matmul_1d_1d", [&] { ones({3}).matmul(ones({4})); }, "matmul: inconsistent tensor size, expected tensor [3] and src [4]"},
-      {"matmul_batch", [&] { ones({2, 2, 3}).matmul(ones({3, 3, 4})); }, "matmul: shapes [2] and [3] cannot be broadcast"},
-      {"matmul_0d", [&] { ones({}).matmul(ones({3})); }, "matmul: both arguments need to be at least 1D, but they are 0D and 1D"},
-      {"mm_shapes", [&] { a.mm(ones({4, 5})); }, "mm: shapes [2, 3] and [4, 5] cannot be multiplied (3 != 4)"},
-      {"mm_3d", [&] { ones({2, 2, 3}).mm(a); }, "mm: expected 2-D tensors, got 3-D and 2-D (shapes [2, 2, 3] and [2, 3])"},
-      {"bmm_shapes", [&] { ones({2, 2, 3}).bmm(ones({2, 4, 3})); }, "bmm: shapes [2, 2, 3] and [2, 4, 3] cannot be multiplied (3 != 4)"},
-      {"bmm_batch", [&] { ones({2, 2, 3}).bmm(ones({3, 3, 3})); }, "bmm: batch sizes differ: shapes [2, 2, 3] and [3, 3, 3] (2 != 3)"},
+      {"matmul_1d_1d", [&] { ones({3}).matmul(ones({4})); },
+       "matmul: inconsistent tensor size, expected tensor [3] and src [4]"},
+      {"matmul_batch",
+       [&] {
+         ones({2, 2, 3}).matmul(ones({3, 3, 4}));
+       },
+       "matmul: shapes [2] and [3] cannot be broadcast"},
+      {"matmul_0d", [&] { ones({}).matmul(ones({3})); },
+       "matmul: both arguments need to be at least 1D, but they are 0D and 1D"},
+      {"mm_shapes",
+       [&] {
+         a.mm(ones({4, 5}));
+       },
+       "mm: shapes [2, 3] and [4, 5] cannot be multiplied (3 != 4)"},
+      {"mm_3d",
+       [&] {
+         ones({2, 2, 3}).mm(a);
+       },
+       "mm: expected 2-D tensors, got 3-D and 2-D (shapes [2, 2, 3] and [2, 3])"},
+      {"bmm_shapes",
+       [&] {
+         ones({2, 2, 3}).bmm(ones({2, 4, 3}));
+       },
+       "bmm: shapes [2, 2, 3] and [2, 4, 3] cannot be multiplied (3 != 4)"},
+      {"bmm_batch",
+       [&] {
+         ones({2, 2, 3}).bmm(ones({3, 3, 3}));
+       },
+       "bmm: batch sizes differ: shapes [2, 2, 3] and [3, 3, 3] (2 != 3)"},
       {"bmm_2d", [&] { a.bmm(a); }, "bmm: expected 3-D tensors, got 2-D and 2-D (shapes [2, 3] and [2, 3])"},
-      {"broadcast_mul", [&] { a * ones({4}); }, "mul: shapes [2, 3] and [4] cannot be broadcast"},
+      {"broadcast_mul", [&] { a* ones({4}); }, "mul: shapes [2, 3] and [4] cannot be broadcast"},
       {"broadcast_where", [&] { where(ones({2}, kBool), a, a); }, "where: shapes [2, 3] and [2] cannot be broadcast"},
       {"dim_sum", [&] { a.sum(2); }, "sum: dimension out of range (expected to be in range of [-2, 1], but got 2)"},
-      {"dim_softmax", [&] { a.softmax(-3); }, "softmax: dimension out of range (expected to be in range of [-2, 1], but got -3)"},
-      {"dim_transpose", [&] { a.transpose(0, 5); }, "transpose: dimension out of range (expected to be in range of [-2, 1], but got 5)"},
-      {"dim_cat", [&] { cat({a, a}, 2); }, "cat: dimension out of range (expected to be in range of [-2, 1], but got 2)"},
+      {"dim_softmax", [&] { a.softmax(-3); },
+       "softmax: dimension out of range (expected to be in range of [-2, 1], but got -3)"},
+      {"dim_transpose", [&] { a.transpose(0, 5); },
+       "transpose: dimension out of range (expected to be in range of [-2, 1], but got 5)"},
+      {"dim_cat",
+       [&] {
+         cat({a, a}, 2);
+       },
+       "cat: dimension out of range (expected to be in range of [-2, 1], but got 2)"},
       {"select", [&] { a.select(0, 2); }, "select: index 2 out of range for tensor of size [2, 3] at dimension 0"},
-      {"index_select", [&] { a.index_select(1, tensor({0, 3})); },
+      {"index_select",
+       [&] {
+         a.index_select(1, tensor({0, 3}));
+       },
        "index_select: index 3 is out of bounds for dimension 1 with size 3 (input shape [2, 3])"},
       {"index_select_negative", [&] { a.index_select(0, tensor({-3})); },
        "index_select: index -3 is out of bounds for dimension 0 with size 2 (input shape [2, 3])"},
-      {"gather", [&] { a.gather(1, tensor({{0, 5}})); }, "gather: index 5 is out of bounds for dimension 1 with size 3 (input shape [2, 3])"},
-      {"embedding", [&] { embedding(ones({5, 3}), tensor({1, 5})); },
+      {"gather",
+       [&] {
+         a.gather(1, tensor({{0, 5}}));
+       },
+       "gather: index 5 is out of bounds for dimension 1 with size 3 (input shape [2, 3])"},
+      {"embedding",
+       [&] {
+         embedding(ones({5, 3}), tensor({1, 5}));
+       },
        "embedding: index 5 is out of bounds for dimension 0 with size 5 (input shape [5, 3])"},
-      {"scatter_add", [&] { a.scatter_add(0, tensor({{2, 0, 0}}), ones({1, 3})); },
+      {"scatter_add",
+       [&] {
+         a.scatter_add(0, tensor({{2, 0, 0}}), ones({1, 3}));
+       },
        "scatter_add: index 2 is out of bounds for dimension 0 with size 2 (input shape [2, 3])"},
-      {"one_hot", [&] { one_hot(tensor({0, 4}), 3); }, "one_hot: index 4 is out of bounds for size 3"},
+      {"one_hot",
+       [&] {
+         one_hot(tensor({0, 4}), 3);
+       },
+       "one_hot: index 4 is out of bounds for size 3"},
       {"view_non_contiguous", [&] { a.t().view({6}); },
        "view: size [6] is not compatible with input tensor's size [3, 2] and stride [1, 3]"},
-      {"cat_shapes", [&] { cat({a, ones({2, 4})}, 0); },
-       "cat: sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in the "
+      {"cat_shapes",
+       [&] {
+         cat({a, ones({2, 4})}, 0);
+       },
+       "cat: sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in "
+       "the "
        "list (shapes [2, 3] and [2, 4])"},
-      {"cat_ranks", [&] { cat({a, ones({3})}, 0); }, "cat: tensors must have the same number of dimensions: got 2 and 1"},
-      {"stack_shapes", [&] { stack({a, ones({3, 2})}, 0); },
+      {"cat_ranks",
+       [&] {
+         cat({a, ones({3})}, 0);
+       },
+       "cat: tensors must have the same number of dimensions: got 2 and 1"},
+      {"stack_shapes",
+       [&] {
+         stack({a, ones({3, 2})}, 0);
+       },
        "stack: expects each tensor to be equal size, but got [2, 3] at entry 0 and [3, 2] at entry 1"},
   };
   for (const ErrorCase& c : cases) EXPECT_THROWS_WITH(c.run(), c.message) << c.name;

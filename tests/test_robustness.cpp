@@ -2,8 +2,6 @@
 // machine holds, JSON nested 100,000 deep, names that are not UTF-8, absurd thread counts, and
 // gradients that overflow float32. Each case must end in an ember::Error with a message naming
 // the op and the values, never a crash, a hang or another exception type. One line per case.
-#include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+
+#include <gtest/gtest.h>
 
 #include "core/caching_allocator.h"
 #include "core/shape.h"
@@ -69,23 +69,47 @@ TEST(Robustness, SizesThatOverflowAreOutOfMemoryErrors) {
       {"empty 2^62 floats", [] { empty({k2to62}); },
        "empty: cannot allocate a tensor of shape [4611686018427387904] float32 (the size overflows 64 bits)", true},
       {"empty 2^62 doubles", [] { empty({k2to62}, kFloat64); }, "float64 (the size overflows 64 bits)", true},
-      {"zeros 2^32 x 2^32", [] { zeros({int64_t(1) << 32, int64_t(1) << 32}); },
+      {"zeros 2^32 x 2^32",
+       [] {
+         zeros({int64_t(1) << 32, int64_t(1) << 32});
+       },
        "empty: cannot allocate a tensor of shape [4294967296, 4294967296] float32 (the size overflows", true},
-      {"ones whose numel wraps to 2", [] { ones({3, kWrapsTo2}); }, "(the size overflows 64 bits)", true},
-      {"full", [] { full({kMax, 2}, 1.0); }, "(the size overflows 64 bits)", true},
+      {"ones whose numel wraps to 2",
+       [] {
+         ones({3, kWrapsTo2});
+       },
+       "(the size overflows 64 bits)", true},
+      {"full",
+       [] {
+         full({kMax, 2}, 1.0);
+       },
+       "(the size overflows 64 bits)", true},
       {"rand", [] { rand({k2to62}); }, "rand: cannot allocate a tensor of shape [4611686018427387904] float32", true},
       {"randn", [] { randn({kMax}); }, "randn: cannot allocate", true},
       {"randint INT64_MAX", [] { randint(0, 10, {kMax}); },
        "randint: cannot allocate a tensor of shape [9223372036854775807] int64 (the size overflows 64 bits)", true},
-      {"zero-element shape whose strides overflow", [] { empty({0, k2to62, k2to62}); }, "overflows 64 bits", true},
-      {"from_blob", [] { from_blob(nullptr, {k2to62, 4}); }, "from_blob: cannot allocate", true},
-      {"multinomial", [] { multinomial(ones({2, 3}), kMax, true); },
+      {"zero-element shape whose strides overflow",
+       [] {
+         empty({0, k2to62, k2to62});
+       },
+       "overflows 64 bits", true},
+      {"from_blob",
+       [] {
+         from_blob(nullptr, {k2to62, 4});
+       },
+       "from_blob: cannot allocate", true},
+      {"multinomial",
+       [] {
+         multinomial(ones({2, 3}), kMax, true);
+       },
        "multinomial: cannot allocate a tensor of shape [2, 9223372036854775807] int64", true},
       {"linspace", [] { linspace(0, 1, k2to62); }, "linspace: cannot allocate", true},
       {"eye", [] { eye(k2to40, k2to40); }, "eye: cannot allocate", true},
       {"randperm", [] { randperm(k2to62); }, "randperm: cannot allocate", true},
-      {"nn::Linear", [] { nn::Linear(k2to40, k2to40); }, "cannot allocate a tensor of shape [1099511627776, "
-                                                         "1099511627776] float32 (the size overflows 64 bits)", true},
+      {"nn::Linear", [] { nn::Linear(k2to40, k2to40); },
+       "cannot allocate a tensor of shape [1099511627776, "
+       "1099511627776] float32 (the size overflows 64 bits)",
+       true},
       {"arange", [] { arange(k2to62); }, "arange: cannot allocate", true},
   });
 }
@@ -97,8 +121,16 @@ TEST(Robustness, HugeAllocationsAreOutOfMemoryErrors) {
        "empty: cannot allocate a tensor of shape [1125899906842624] float32 (4096.00 TiB): cpu out of memory", true},
       {"empty 2^40 floats", [] { empty({k2to40}); }, "[1099511627776] float32 (4.00 TiB): cpu out of memory", true},
       {"int64 max bools", [] { empty({kMax}, kBool); }, "cpu out of memory", true},
-      {"zeros 2^25 x 2^25", [] { zeros({int64_t(1) << 25, int64_t(1) << 25}, kFloat64); }, "cpu out of memory", true},
-      {"one_hot with 2^50 classes", [] { one_hot(tensor({0, 1}, kInt64), k2to50); }, "out of memory", true},
+      {"zeros 2^25 x 2^25",
+       [] {
+         zeros({int64_t(1) << 25, int64_t(1) << 25}, kFloat64);
+       },
+       "cpu out of memory", true},
+      {"one_hot with 2^50 classes",
+       [] {
+         one_hot(tensor({0, 1}, kInt64), k2to50);
+       },
+       "out of memory", true},
       {"randperm 2^50", [] { randperm(k2to50); }, "randperm: cannot allocate", true},
   });
   // Memory is still usable afterwards.
@@ -119,47 +151,101 @@ TEST(Robustness, CachingAllocatorRefusesSizesItCannotRound) {
 
 TEST(Robustness, NegativeSizesAreErrors) {
   expect_errors({
-      {"empty", [] { empty({2, -3}); }, "empty: negative dimension -3 in shape [2, -3]"},
-      {"randn", [] { randn({-1, 2}); }, "randn: negative dimension -1"},
+      {"empty",
+       [] {
+         empty({2, -3});
+       },
+       "empty: negative dimension -3 in shape [2, -3]"},
+      {"randn",
+       [] {
+         randn({-1, 2});
+       },
+       "randn: negative dimension -1"},
       {"randint", [] { randint(5, {-2}); }, "randint: negative dimension -2"},
       {"from_blob", [] { from_blob(nullptr, {-4}); }, "from_blob: negative dimension -4"},
       {"from_vector", [] { from_vector(std::vector<float>{1}, {-1}); }, "from_vector: negative dimension -1"},
       {"expand to a negative size", [] { ones({1}).expand({-5}); }, "expand: negative dimension -5"},
-      {"expand, leading", [] { ones({2}).expand({-2, 2}); }, "expand: negative dimension -2"},
+      {"expand, leading",
+       [] {
+         ones({2}).expand({-2, 2});
+       },
+       "expand: negative dimension -2"},
       {"eye", [] { eye(-1); }, "eye: n and m must be non-negative"},
       {"randperm", [] { randperm(-1); }, "randperm: n must be non-negative"},
-      {"nn::Embedding", [] { nn::Embedding(-1, 4); }, "Embedding: num_embeddings and embedding_dim must be non-negative"},
-      {"one_hot", [] { one_hot(tensor({0}, kInt64), -5); }, "one_hot: num_classes must be -1 (inferred) or non-negative"},
+      {"nn::Embedding", [] { nn::Embedding(-1, 4); },
+       "Embedding: num_embeddings and embedding_dim must be non-negative"},
+      {"one_hot", [] { one_hot(tensor({0}, kInt64), -5); },
+       "one_hot: num_classes must be -1 (inferred) or non-negative"},
   });
 }
 
 TEST(Robustness, ViewsWhoseSizesOverflowAreErrors) {
   const Tensor two = ones({2});
   expect_errors({
-      {"view wrapping to 2", [&] { two.view({3, kWrapsTo2}); },
+      {"view wrapping to 2",
+       [&] {
+         two.view({3, kWrapsTo2});
+       },
        "view: shape [3, 6148914691236517206] is invalid for input of size 2 (the product of the sizes overflows"},
-      {"reshape wrapping to 2", [&] { two.reshape({3, kWrapsTo2}); }, "reshape: shape [3, 6148914691236517206]"},
-      {"view with -1", [&] { two.view({-1, k2to62, 4}); }, "overflows 64 bits"},
-      {"view of an empty tensor", [] { ones({0}).view({0, k2to62, k2to62}); }, "overflows 64 bits"},
-      {"unflatten", [&] { two.unflatten(0, {3, kWrapsTo2}); }, "unflatten: shape [3, 6148914691236517206]"},
-      {"from_vector", [] { from_vector(std::vector<float>{1, 2}, {3, kWrapsTo2}); }, "from_vector: shape"},
-      {"expand", [] { ones({1, 1}).expand({k2to40, k2to40}); }, "expand: shape [1099511627776, 1099511627776] has too "
-                                                                  "many elements"},
+      {"reshape wrapping to 2",
+       [&] {
+         two.reshape({3, kWrapsTo2});
+       },
+       "reshape: shape [3, 6148914691236517206]"},
+      {"view with -1",
+       [&] {
+         two.view({-1, k2to62, 4});
+       },
+       "overflows 64 bits"},
+      {"view of an empty tensor",
+       [] {
+         ones({0}).view({0, k2to62, k2to62});
+       },
+       "overflows 64 bits"},
+      {"unflatten",
+       [&] {
+         two.unflatten(0, {3, kWrapsTo2});
+       },
+       "unflatten: shape [3, 6148914691236517206]"},
+      {"from_vector",
+       [] {
+         from_vector(std::vector<float>{1, 2}, {3, kWrapsTo2});
+       },
+       "from_vector: shape"},
+      {"expand",
+       [] {
+         ones({1, 1}).expand({k2to40, k2to40});
+       },
+       "expand: shape [1099511627776, 1099511627776] has too "
+       "many elements"},
       {"as_strided stride", [] { ones({4}).as_strided({2}, {kMax}); }, "as_strided: sizes [2] and strides"},
       {"as_strided size", [] { ones({4}).as_strided({kMax}, {1}); }, "reach outside the storage"},
-      {"as_strided product", [] { ones({4}).as_strided({k2to62, 4}, {0, 0}); }, "as_strided: shape"},
+      {"as_strided product",
+       [] {
+         ones({4}).as_strided({k2to62, 4}, {0, 0});
+       },
+       "as_strided: shape"},
       {"as_strided negative", [] { ones({4}).as_strided({2}, {-1}, 1); }, "reach outside the storage"},
-      {"split_with_sizes wrapping to 0", [] { ones({0}).split_with_sizes({kMax, kMax, 2}); },
+      {"split_with_sizes wrapping to 0",
+       [] {
+         ones({0}).split_with_sizes({kMax, kMax, 2});
+       },
        "split_with_sizes: sizes [9223372036854775807, 9223372036854775807, 2] add up to more than 64 bits hold"},
-      {"cat of sizes that add past int64", [] { Tensor a = ones({1}).expand({kMax}); cat({a, a}); },
+      {"cat of sizes that add past int64",
+       [] {
+         Tensor a = ones({1}).expand({kMax});
+         cat({a, a});
+       },
        "cat: the sizes in dimension 0 add up to more than 64 bits hold (at tensor 1, shape [9223372036854775807])"},
-      {"narrow length", [] { arange(10).narrow(0, 1, kMax); }, "narrow: start (1) + length (9223372036854775807) "
-                                                               "exceeds dimension size (10)"},
+      {"narrow length", [] { arange(10).narrow(0, 1, kMax); },
+       "narrow: start (1) + length (9223372036854775807) "
+       "exceeds dimension size (10)"},
       {"narrow start", [] { arange(10).narrow(0, kMax, 1); }, "narrow: start (9223372036854775807)"},
       {"arange to 1e300", [] { arange(0.0, 1e300); }, "arange: invalid size, possible overflow?"},
       {"arange to inf", [] { arange(0.0, std::numeric_limits<double>::infinity()); }, "arange: unsupported range"},
       {"arange nan step", [] { arange(0.0, 1.0, std::nan("")); }, "arange: upper bound"},
-      {"one_hot of INT64_MAX", [] { one_hot(from_vector(std::vector<int64_t>{kMax}, {1})); }, "one_hot: cannot infer num_classes"},
+      {"one_hot of INT64_MAX", [] { one_hot(from_vector(std::vector<int64_t>{kMax}, {1})); },
+       "one_hot: cannot infer num_classes"},
   });
 }
 
@@ -186,8 +272,8 @@ namespace fs = std::filesystem;
 class RobustFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ember_robust_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / fmt::format("ember_robust_{}_{}", ::getpid(),
+                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -213,9 +299,11 @@ TEST_F(RobustFiles, DeeplyNestedHeadersAreRejectedBeforeParsing) {
   // Brackets inside strings do not count.
   const std::string in_string = write("str.safetensors", "{\"__metadata__\":{\"k\":\"" + nested(1000) + "\"}}");
   expect_errors({
-      {"100,000 deep", [&] { load_safetensors(deep); }, "the JSON nests arrays and objects more than 64 deep (at byte 68)"},
+      {"100,000 deep", [&] { load_safetensors(deep); },
+       "the JSON nests arrays and objects more than 64 deep (at byte 68)"},
       {"in the metadata", [&] { load_safetensors(deep_meta); }, "more than 64 deep"},
-      {"65 deep", [&] { load_safetensors(write("65.safetensors", "{\"a\":" + nested(64) + "}")); }, "more than 64 deep"},
+      {"65 deep", [&] { load_safetensors(write("65.safetensors", "{\"a\":" + nested(64) + "}")); },
+       "more than 64 deep"},
   });
   // 64 deep is parsed, and then rejected for its layout.
   expect_error({"64 deep", [&] { load_safetensors(write("64.safetensors", "{\"a\":" + nested(63) + "}")); },
@@ -229,13 +317,17 @@ TEST_F(RobustFiles, HeadersWithWrongTypesAreErrors) {
   expect_errors({
       {"dtype a number", [&] { load_safetensors(write("a", R"({"w":{"dtype":5,)" + ok + "}}", data)); },
        "tensor 'w': dtype must be a string, got 5"},
-      {"shape a string", [&] { load_safetensors(write("b", R"({"w":{"dtype":"F32","shape":"2","data_offsets":[0,8]}})", data)); },
+      {"shape a string",
+       [&] { load_safetensors(write("b", R"({"w":{"dtype":"F32","shape":"2","data_offsets":[0,8]}})", data)); },
        "shape must be a list of sizes"},
-      {"shape negative", [&] { load_safetensors(write("c", R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data)); },
+      {"shape negative",
+       [&] { load_safetensors(write("c", R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data)); },
        "must hold non-negative integers"},
-      {"shape fractional", [&] { load_safetensors(write("d", R"({"w":{"dtype":"F32","shape":[1.5],"data_offsets":[0,8]}})", data)); },
+      {"shape fractional",
+       [&] { load_safetensors(write("d", R"({"w":{"dtype":"F32","shape":[1.5],"data_offsets":[0,8]}})", data)); },
        "must hold non-negative integers"},
-      {"offsets an object", [&] { load_safetensors(write("e", R"({"w":{"dtype":"F32","shape":[2],"data_offsets":{"a":0}}})", data)); },
+      {"offsets an object",
+       [&] { load_safetensors(write("e", R"({"w":{"dtype":"F32","shape":[2],"data_offsets":{"a":0}}})", data)); },
        "data_offsets must be [begin, end]"},
       {"metadata value a number", [&] { load_safetensors(write("f", R"({"__metadata__":{"k":1}})")); },
        "__metadata__ value of 'k' must be a string, got 1"},
@@ -258,7 +350,8 @@ TEST_F(RobustFiles, ErrorMessagesQuoteOnlyAShortPrefixOfUserData) {
        "expected an object with dtype, shape and data_offsets, got \"xxxxxxxx"},
       {"a long name", [&] { load_safetensors(write("c", "{\"" + big + "\":1}")); }, "(100000 bytes in all)"},
       {"an unterminated string", [&] { load_safetensors(write("d", "{\"" + big)); }, "the header is not valid JSON"},
-      {"a long unknown dtype", [&] { load_safetensors(write("e", R"({"w":{"dtype":")" + big + R"(","shape":[],"data_offsets":[0,0]}})")); },
+      {"a long unknown dtype",
+       [&] { load_safetensors(write("e", R"({"w":{"dtype":")" + big + R"(","shape":[],"data_offsets":[0,0]}})")); },
        "unknown dtype 'xxxx"},
   });
 }
@@ -266,11 +359,20 @@ TEST_F(RobustFiles, ErrorMessagesQuoteOnlyAShortPrefixOfUserData) {
 TEST_F(RobustFiles, NamesThatAreNotUtf8AreErrorsNamingTheByte) {
   const Tensor w = ones({2});
   expect_errors({
-      {"tensor name ff fe", [&] { save_safetensors(path("a"), {{"\xff\xfe", w}}); },
+      {"tensor name ff fe",
+       [&] {
+         save_safetensors(path("a"), {{"\xff\xfe", w}});
+       },
        "save_safetensors: the tensor name '\\xff\\xfe' is not valid UTF-8 (byte 0 of it, 0xff)"},
-      {"metadata value with a surrogate", [&] { save_safetensors(path("b"), {{"w", w}}, {{"k", "ok\xed\xa0\x80"}}); },
+      {"metadata value with a surrogate",
+       [&] {
+         save_safetensors(path("b"), {{"w", w}}, {{"k", "ok\xed\xa0\x80"}});
+       },
        "the metadata value 'ok\\xed\\xa0\\x80' is not valid UTF-8 (byte 2 of it, 0xed)"},
-      {"metadata key cut short", [&] { save_safetensors(path("c"), {{"w", w}}, {{"ab\xe2\x82", "v"}}); },
+      {"metadata key cut short",
+       [&] {
+         save_safetensors(path("c"), {{"w", w}}, {{"ab\xe2\x82", "v"}});
+       },
        "the metadata key 'ab\\xe2\\x82' is not valid UTF-8 (byte 2 of it, 0xe2)"},
   });
   EXPECT_FALSE(fs::exists(path("a")));
@@ -284,15 +386,20 @@ TEST_F(RobustFiles, NamesThatAreNotUtf8AreErrorsNamingTheByte) {
 TEST(Robustness, Utf8ValidationFollowsRfc3629) {
   const size_t ok = std::string::npos;
   const std::vector<std::pair<std::string, size_t>> cases = {
-      {"", ok}, {"abc", ok}, {"\xc3\xa9", ok}, {"\xe2\x82\xac", ok}, {"\xf0\x9f\x98\x80", ok}, {"\xf4\x8f\xbf\xbf", ok},
-      {"\xed\x9f\xbf", ok},      // U+D7FF, just below the surrogates
-      {"a\xff", 1},              // never in UTF-8
-      {"\xc0\xaf", 0},           // overlong '/'
-      {"\xe0\x80\xaf", 0},       // overlong, 3 bytes
-      {"\xed\xa0\x80", 0},       // U+D800, a surrogate
-      {"\xf4\x90\x80\x80", 0},   // U+110000
-      {"ab\xe2\x82", 2},         // cut short
-      {"\x80", 0},               // a continuation byte alone
+      {"", ok},
+      {"abc", ok},
+      {"\xc3\xa9", ok},
+      {"\xe2\x82\xac", ok},
+      {"\xf0\x9f\x98\x80", ok},
+      {"\xf4\x8f\xbf\xbf", ok},
+      {"\xed\x9f\xbf", ok},     // U+D7FF, just below the surrogates
+      {"a\xff", 1},             // never in UTF-8
+      {"\xc0\xaf", 0},          // overlong '/'
+      {"\xe0\x80\xaf", 0},      // overlong, 3 bytes
+      {"\xed\xa0\x80", 0},      // U+D800, a surrogate
+      {"\xf4\x90\x80\x80", 0},  // U+110000
+      {"ab\xe2\x82", 2},        // cut short
+      {"\x80", 0},              // a continuation byte alone
   };
   for (const auto& [text, at] : cases) EXPECT_EQ(first_invalid_utf8(text), at) << excerpt(text);
   EXPECT_EQ(excerpt(std::string(100, 'a'), 4), "aaaa... (100 bytes in all)");
@@ -349,8 +456,10 @@ class ScopedEnv {
     ::setenv(name, value, 1);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
  private:

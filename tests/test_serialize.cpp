@@ -1,14 +1,14 @@
 // safetensors files (nn/serialize.h): round trips, the file scripts/gen_optim_fixtures.py writes
 // byte by byte (Ember must read it and write the same bytes), every malformed file, and atomic writes.
-#include <gtest/gtest.h>
-
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "fixture_json.h"
 #include "test_util.h"
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 class Safetensors : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ember_serialize_{}_{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / fmt::format("ember_serialize_{}_{}", ::getpid(),
+                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -157,7 +157,8 @@ TEST_F(Safetensors, BadFilesGiveClearErrors) {
                      "tensor 'w': unknown dtype 'Q8'");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F16","shape":[4],"data_offsets":[0,8]})")),
                      "tensor 'w': dtype F16 is not supported by Ember");
-  EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[2]})")), "tensor 'w': the field \"data_offsets\" is missing");
+  EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[2]})")),
+                     "tensor 'w': the field \"data_offsets\" is missing");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})")),
                      "tensor 'w': shape [-2] must hold non-negative integers");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[3],"data_offsets":[0,8]})")),
@@ -170,19 +171,19 @@ TEST_F(Safetensors, BadFilesGiveClearErrors) {
                      "tensor 'w': 4 bytes before its data_offsets [4, 8] belong to no tensor");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[1],"data_offsets":[0,4]})")),
                      "4 bytes after the last tensor's data belong to no tensor");
-  EXPECT_THROWS_WITH(
-      load_bytes(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                            R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", f32x2)),
-      "tensors 'a' and 'b' overlap");
-  EXPECT_THROWS_WITH(
-      load_bytes(file_bytes(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                            R"("w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", f32x2)),
-      "the header names 'w' twice");
+  EXPECT_THROWS_WITH(load_bytes(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                                           f32x2)),
+                     "tensors 'a' and 'b' overlap");
+  EXPECT_THROWS_WITH(load_bytes(file_bytes(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                           R"("w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                                           f32x2)),
+                     "the header names 'w' twice");
   EXPECT_THROWS_WITH(load_bytes(file_bytes(R"({"__metadata__":{"k":1}})", "")),
                      "__metadata__ value of 'k' must be a string");
-  EXPECT_THROWS_WITH(load_bytes(file_bytes(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})",
-                                           std::string("\x01\x02", 2))),
-                     "tensor 'm': BOOL element 1 holds the byte 2, not 0 or 1");
+  EXPECT_THROWS_WITH(
+      load_bytes(file_bytes(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", std::string("\x01\x02", 2))),
+      "tensor 'm': BOOL element 1 holds the byte 2, not 0 or 1");
   // A correct file made the same way loads (the helpers above are not what fails).
   load_bytes(one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,8]})"));
   // Unpadded headers are valid too.
@@ -289,8 +290,9 @@ TEST_F(Safetensors, ModuleLoadErrorsNameTheTensorAndChangeNothing) {
   expect_rejected(extra, "Unexpected key(s) in state_dict: \"mlp.9.weight\".");
   NamedTensors shape = good;
   shape[2].second = zeros({4, 2});
-  expect_rejected(shape, "size mismatch for mlp.2.weight: copying a param with shape [4, 2] from checkpoint, the "
-                         "shape in current model is [2, 4]");
+  expect_rejected(shape,
+                  "size mismatch for mlp.2.weight: copying a param with shape [4, 2] from checkpoint, the "
+                  "shape in current model is [2, 4]");
   NamedTensors type = good;
   type[4].second = full({2}, 2.0, dtype(kFloat64));
   expect_rejected(type, "dtype mismatch for scale: the checkpoint holds float64, the current model float32");

@@ -68,10 +68,10 @@ TEST(AutogradTrace, ChildTinyForwardBackward) {
 TEST(AutogradTrace, ChildSmallModel) {
   if (trace::level() == 0) GTEST_SKIP() << "runs inside AutogradTrace.SmallModelSequence with EMBER_DEBUG set";
   namespace F = nn::functional;
-  Tensor x = ones({4, 3});                                 // (N, C_in)
-  Tensor w1 = ones({8, 3}, requires_grad());               // Linear(3, 8)
+  Tensor x = ones({4, 3});                    // (N, C_in)
+  Tensor w1 = ones({8, 3}, requires_grad());  // Linear(3, 8)
   Tensor b1 = ones({8}, requires_grad());
-  Tensor w2 = ones({2, 8}, requires_grad());               // Linear(8, 2)
+  Tensor w2 = ones({2, 8}, requires_grad());  // Linear(8, 2)
   Tensor b2 = ones({2}, requires_grad());
   Tensor target = zeros({4}, dtype(kInt64));
   mark_start();
@@ -203,12 +203,14 @@ TEST(AutogradTrace, SmallModelSequence) {
     got.push_back(folded);
   }
   size_t first_difference = 0;
-  while (first_difference < std::min(got.size(), expected.size()) && got[first_difference] == expected[first_difference])
+  while (first_difference < std::min(got.size(), expected.size()) &&
+         got[first_difference] == expected[first_difference])
     ++first_difference;
   std::string listing;
   for (const std::string& line : got) listing += "      \"" + line + "\",\n";
   EXPECT_EQ(got, expected) << "first difference at line " << first_difference + 1 << " of " << got.size()
-                           << "; the traced sequence:\n" << listing;
+                           << "; the traced sequence:\n"
+                           << listing;
 }
 
 TEST(AutogradTrace, LevelTwoTimesEachKernelAndSummarises) {
@@ -240,8 +242,8 @@ TEST(AutogradTrace, ProfilePrintsOnlyTheTable) {
   const std::string out = run_traced("ChildTinyForwardBackward", "profile");
   for (const std::string& line : trace_lines(out.substr(0, out.find("[ember] op summary"))))
     ADD_FAILURE() << "a per-op line in profile mode: " << line;
-  for (const char* row : {"\\[ember\\] op summary \\(EMBER_DEBUG=profile\\)", "\nmatmul +1 ",
-                          "\nbackward matmul +1 ", "\ntotal +11 +[0-9.]+ +100.0%"})
+  for (const char* row : {"\\[ember\\] op summary \\(EMBER_DEBUG=profile\\)", "\nmatmul +1 ", "\nbackward matmul +1 ",
+                          "\ntotal +11 +[0-9.]+ +100.0%"})
     EXPECT_TRUE(std::regex_search(out, std::regex(row))) << "no line matching '" << row << "' in:\n" << out;
 }
 

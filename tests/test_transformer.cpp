@@ -2,9 +2,9 @@
 // nn.TransformerEncoderLayer / nn.TransformerDecoderLayer (eval mode, dropout 0), built in
 // scripts/gen_attention_fixtures.py: parameter names and order, forward values with every mask kind,
 // all gradients, seeded construction (PyTorch's init order), the causal-mask helper, bad input.
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "fixture_json.h"
 #include "module_case.h"
@@ -29,9 +29,7 @@ nn::TransformerEncoderLayerOptions layer_options(const json& a) {
   return o;
 }
 
-Tensor optional_tensor(const json& c, const char* key) {
-  return c.contains(key) ? tensor_from_json(c[key]) : Tensor();
-}
+Tensor optional_tensor(const json& c, const char* key) { return c.contains(key) ? tensor_from_json(c[key]) : Tensor(); }
 
 void run_encoder_case(const std::string& name, bool seeded) {
   const json& c = cases().at(name);
@@ -61,9 +59,8 @@ void run_decoder_case(const std::string& name, bool seeded) {
   }
   Tensor tgt_mask = optional_tensor(c, "tgt_mask"), memory_mask = optional_tensor(c, "memory_mask");
   Tensor tgt_pad = optional_tensor(c, "tgt_key_padding_mask"), mem_pad = optional_tensor(c, "memory_key_padding_mask");
-  ember::test::check_case(*layer, c, [&](const tensor_list& in) {
-    return layer(in[0], in[1], tgt_mask, memory_mask, tgt_pad, mem_pad);
-  });
+  ember::test::check_case(
+      *layer, c, [&](const tensor_list& in) { return layer(in[0], in[1], tgt_mask, memory_mask, tgt_pad, mem_pad); });
 }
 
 class EncoderCase : public ::testing::TestWithParam<std::string> {};

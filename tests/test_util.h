@@ -2,12 +2,11 @@
 // reader for the JSON fixtures written by scripts/gen_fixtures.py (PyTorch reference values).
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 namespace ember::test {
 

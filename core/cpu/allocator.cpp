@@ -2,10 +2,10 @@
 // bytes saying where it came from, so deallocate needs no size and no lookup for small blocks.
 #include "core/cpu/allocator.h"
 
-#include <sys/sysinfo.h>
-
 #include <cstdint>
 #include <cstdlib>
+
+#include <sys/sysinfo.h>
 
 #include "core/caching_allocator.h"
 #include "core/error.h"
@@ -44,17 +44,19 @@ enum Origin : uint64_t { kFromMalloc = 0x6d616c6c6f63ull, kFromCache = 0x6361636
 void* cpu_allocate(size_t nbytes) {
   // Refused here rather than left to malloc, so the answer does not depend on the kernel's
   // overcommit policy, and a sanitizer's allocator does not abort the process on it.
-  static const size_t limit = system_memory_bytes(/*with_swap=*/true);  // read once: a system call per allocation would cost
+  static const size_t limit =
+      system_memory_bytes(/*with_swap=*/true);  // read once: a system call per allocation would cost
   if (nbytes > limit)
-    throw OutOfMemoryError(fmt::format("cpu out of memory: tried to allocate {} (requested {} bytes), more than the "
-                                       "{} of memory and swap this machine has",
-                                       format_bytes(nbytes), nbytes, format_bytes(limit)));
+    throw OutOfMemoryError(
+        fmt::format("cpu out of memory: tried to allocate {} (requested {} bytes), more than the "
+                    "{} of memory and swap this machine has",
+                    format_bytes(nbytes), nbytes, format_bytes(limit)));
   const size_t total = (nbytes + kAlignment - 1) / kAlignment * kAlignment + kAlignment;
   const bool cached = total >= kCacheFrom;
   void* base = cached ? large_blocks().allocate(total) : std::aligned_alloc(kAlignment, total);
   if (base == nullptr)
-    throw OutOfMemoryError(fmt::format("cpu out of memory: tried to allocate {} (requested {} bytes)",
-                                       format_bytes(total), nbytes));
+    throw OutOfMemoryError(
+        fmt::format("cpu out of memory: tried to allocate {} (requested {} bytes)", format_bytes(total), nbytes));
   *static_cast<uint64_t*>(base) = cached ? kFromCache : kFromMalloc;
   return static_cast<char*>(base) + kAlignment;
 }

@@ -32,11 +32,14 @@ namespace {
 
 // C (m, n; ldc) = alpha * op(A) B through small_gemm.h: op(A) = A (m, k) or, `trans_a`, A^T with A
 // stored (k, m). The float kernels are compiled per instruction set.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void small_gemm_f32(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
-                    const float* B, int64_t ldb, float* C, int64_t ldc) {
-  if (trans_a) small_gemm<float, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
-  else small_gemm<float, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+__attribute__((target_clones("avx512f", "avx2", "default"))) void small_gemm_f32(bool trans_a, int64_t m, int64_t n,
+                                                                                 int64_t k, float alpha, const float* A,
+                                                                                 int64_t lda, const float* B,
+                                                                                 int64_t ldb, float* C, int64_t ldc) {
+  if (trans_a)
+    small_gemm<float, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  else
+    small_gemm<float, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
 }
 template <typename T>
 void mm(bool trans_a, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T* C,
@@ -44,8 +47,10 @@ void mm(bool trans_a, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int6
   if constexpr (std::is_same_v<T, float>) {
     small_gemm_f32(trans_a, m, n, k, alpha, A, lda, B, ldb, C, ldc);
   } else {
-    if (trans_a) small_gemm<T, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
-    else small_gemm<T, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+    if (trans_a)
+      small_gemm<T, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+    else
+      small_gemm<T, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
   }
 }
 
@@ -119,8 +124,9 @@ inline __attribute__((always_inline)) void attention_ds_row(T* __restrict d, con
   for (int64_t j = n; j < S; ++j) d[j] = T(0);
 }
 // `written`: the keys of d that hold this row's dP (the rest may hold another head's values).
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void attention_ds_row_f32(float* d, const float* p, const float* nz, int64_t n, int64_t written, int64_t S) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void attention_ds_row_f32(float* d, const float* p,
+                                                                                       const float* nz, int64_t n,
+                                                                                       int64_t written, int64_t S) {
   // Over whole vectors where dP was written: the padded keys have p = 0 and, without dropout, a finite d.
   const int64_t m = nz ? n : std::min(padded_keys(n, S), written);
   attention_ds_row(d, p, nz, m, S);
@@ -210,8 +216,7 @@ bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, c
         for (int64_t i0 = 0; i0 < L; i0 += block) {
           const int64_t m = std::min(block, L - i0), keys = std::min(i0 + m, S);
           T* d = dp.data() + i0 * S;
-          if (keys > 0)
-            mm<T>(false, m, keys, Ev, T(1), hg.at(b, h) + i0 * hg.ld, hg.ld, vt.data(), S, d, S);
+          if (keys > 0) mm<T>(false, m, keys, Ev, T(1), hg.at(b, h) + i0 * hg.ld, hg.ld, vt.data(), S, d, S);
           for (int64_t i = i0; i < i0 + m; ++i) {
             const int64_t n = std::min(i + 1, S);
             if constexpr (std::is_same_v<T, float>)

@@ -14,7 +14,6 @@
 
 namespace ember::cpu {
 
-
 Backend& backend() {
   static CpuBackend instance;
   static const bool one_pool = (use_one_thread_pool(), true);  // see core/threads.h
@@ -109,11 +108,14 @@ void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands ki
 // flatten: the functor (GELU's derivative, say) is inlined into each clone's loop, which then
 // vectorises; left as a call, the loop stays scalar.
 template <typename F>
-__attribute__((target_clones("avx512f", "avx2", "default"), flatten))
-void unary_run_f32(float* o, const float* x, int64_t n, F f) { unary_run(o, x, n, f); }
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void unary_run_f32(float* o, const float* x,
+                                                                                         int64_t n, F f) {
+  unary_run(o, x, n, f);
+}
 template <typename R, typename F>
-__attribute__((target_clones("avx512f", "avx2", "default"), flatten))
-void binary_run_f32(R* o, const float* x, const float* y, int64_t n, Operands kind, F f) {
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void binary_run_f32(R* o, const float* x,
+                                                                                          const float* y, int64_t n,
+                                                                                          Operands kind, F f) {
   binary_run(o, x, y, n, kind, f);
 }
 #endif
@@ -171,7 +173,8 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
-  case UnaryOp::Name: return unary_loop<T>(out, in, UnaryFn<UnaryOp::Name>{});
+  case UnaryOp::Name:               \
+    return unary_loop<T>(out, in, UnaryFn<UnaryOp::Name>{});
       EMBER_UNARY_OPS(EMBER_UNARY_CASE)
 #undef EMBER_UNARY_CASE
     }
@@ -182,7 +185,8 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
   dispatch(a.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \
-  case BinaryOp::Name: return binary_loop<T, R>(out, a, b, BinaryFn<BinaryOp::Name>{});
+  case BinaryOp::Name:                         \
+    return binary_loop<T, R>(out, a, b, BinaryFn<BinaryOp::Name>{});
       EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE
     }

@@ -23,8 +23,8 @@ inline constexpr int64_t kParallelGrain = 32768;  // elements below which thread
 
 template <size_t N>
 struct StridedShape {
-  std::vector<int64_t> sizes;                      // coalesced, innermost last
-  std::array<std::vector<int64_t>, N> strides;     // bytes
+  std::vector<int64_t> sizes;                   // coalesced, innermost last
+  std::array<std::vector<int64_t>, N> strides;  // bytes
   std::array<char*, N> base;
 };
 

@@ -23,8 +23,8 @@ inline float tree_max(float* v) {
 }
 }  // namespace
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void softmax_row_f32(float* y, const float* x, int64_t C, bool log) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void softmax_row_f32(float* y, const float* x, int64_t C,
+                                                                                  bool log) {
   const int64_t whole = C / kLanes * kLanes;
   alignas(64) float lanes[kLanes];
   for (int k = 0; k < kLanes; ++k) lanes[k] = -INFINITY;

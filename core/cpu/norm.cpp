@@ -84,26 +84,32 @@ inline __attribute__((always_inline)) void ln_backward_row(T* __restrict dx, T* 
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void ln_forward_row_f32(float* y, float* mean, float* rstd, const float* x, const float* w, const float* b, int64_t D,
-                        float eps) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ln_forward_row_f32(float* y, float* mean, float* rstd,
+                                                                                     const float* x, const float* w,
+                                                                                     const float* b, int64_t D,
+                                                                                     float eps) {
   ln_forward_row(y, mean, rstd, x, w, b, D, eps);
 }
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void ln_backward_row_f32(float* dx, float* pdw, float* pdb, const float* g, const float* x, const float* w, float m,
-                         float s, int64_t D) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ln_backward_row_f32(float* dx, float* pdw, float* pdb,
+                                                                                      const float* g, const float* x,
+                                                                                      const float* w, float m, float s,
+                                                                                      int64_t D) {
   ln_backward_row(dx, pdw, pdb, g, x, w, m, s, D);
 }
 
 template <typename T>
 void forward_row(T* y, T* mean, T* rstd, const T* x, const T* w, const T* b, int64_t D, T eps) {
-  if constexpr (std::is_same_v<T, float>) ln_forward_row_f32(y, mean, rstd, x, w, b, D, eps);
-  else ln_forward_row(y, mean, rstd, x, w, b, D, eps);
+  if constexpr (std::is_same_v<T, float>)
+    ln_forward_row_f32(y, mean, rstd, x, w, b, D, eps);
+  else
+    ln_forward_row(y, mean, rstd, x, w, b, D, eps);
 }
 template <typename T>
 void backward_row(T* dx, T* pdw, T* pdb, const T* g, const T* x, const T* w, T m, T s, int64_t D) {
-  if constexpr (std::is_same_v<T, float>) ln_backward_row_f32(dx, pdw, pdb, g, x, w, m, s, D);
-  else ln_backward_row(dx, pdw, pdb, g, x, w, m, s, D);
+  if constexpr (std::is_same_v<T, float>)
+    ln_backward_row_f32(dx, pdw, pdb, g, x, w, m, s, D);
+  else
+    ln_backward_row(dx, pdw, pdb, g, x, w, m, s, D);
 }
 
 }  // namespace
@@ -147,7 +153,8 @@ bool CpuBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, c
       for (int64_t r = 0; r < N; ++r)
         backward_row<T>(dx ? dx + r * D : nullptr, pdw, pdb, g + r * D, x + r * D, w, mu[r], rs[r], D);
     }
-    for (auto [want, partial, result] : {std::tuple{want_dw, &partial_dw, &dweight}, std::tuple{want_db, &partial_db, &dbias}}) {
+    for (auto [want, partial, result] :
+         {std::tuple{want_dw, &partial_dw, &dweight}, std::tuple{want_db, &partial_db, &dbias}}) {
       if (!want) continue;
       T* o = result->template data_ptr<T>();
       for (int64_t c = 0; c < D; ++c) {

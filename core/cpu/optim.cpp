@@ -73,8 +73,12 @@ struct AdamScalars {
 
 template <typename T>
 AdamScalars<T> adam_scalars(const AdamStep& h) {
-  return {T(h.beta1), T(1 - h.beta1), T(h.beta2), T(1 - h.beta2), T(h.weight_decay), T(1 - h.lr * h.weight_decay),
-          T(-h.step_size), T(h.bias_correction2_sqrt), T(h.eps), h.amsgrad, h.maximize, h.decoupled};
+  return {T(h.beta1),        T(1 - h.beta1),
+          T(h.beta2),        T(1 - h.beta2),
+          T(h.weight_decay), T(1 - h.lr * h.weight_decay),
+          T(-h.step_size),   T(h.bias_correction2_sqrt),
+          T(h.eps),          h.amsgrad,
+          h.maximize,        h.decoupled};
 }
 
 // One pass over n elements of p, g, m (exp_avg), v (exp_avg_sq) and vmax (amsgrad only). The two
@@ -82,8 +86,8 @@ AdamScalars<T> adam_scalars(const AdamStep& h) {
 // and vectorises.
 template <bool kAmsgrad, bool kDecoupled, typename T>
 inline __attribute__((always_inline)) void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m,
-                                                    T* __restrict v, T* __restrict vmax, int64_t n,
-                                                    const AdamScalars<T> s) {
+                                                     T* __restrict v, T* __restrict vmax, int64_t n,
+                                                     const AdamScalars<T> s) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     T grad = s.maximize ? -g[i] : g[i];
@@ -109,7 +113,7 @@ inline __attribute__((always_inline)) void adam_loop(T* __restrict p, const T* _
 
 template <typename T>
 inline __attribute__((always_inline)) void adam_any(T* p, const T* g, T* m, T* v, T* vmax, int64_t n,
-                                                   const AdamScalars<T>& s) {
+                                                    const AdamScalars<T>& s) {
   if (s.amsgrad)
     s.decoupled ? adam_loop<true, true>(p, g, m, v, vmax, n, s) : adam_loop<true, false>(p, g, m, v, vmax, n, s);
   else
@@ -117,12 +121,14 @@ inline __attribute__((always_inline)) void adam_any(T* p, const T* g, T* m, T* v
 }
 
 // Compiled for CPUs with FMA instructions and for the baseline; both give the same bits.
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n, AdamScalars<float> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void adam_f32(float* p, const float* g, float* m, float* v,
+                                                                          float* vmax, int64_t n,
+                                                                          AdamScalars<float> s) {
   adam_any(p, g, m, v, vmax, n, s);
 }
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void adam_f64(double* p, const double* g, double* m, double* v, double* vmax, int64_t n, AdamScalars<double> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void adam_f64(double* p, const double* g, double* m,
+                                                                          double* v, double* vmax, int64_t n,
+                                                                          AdamScalars<double> s) {
   adam_any(p, g, m, v, vmax, n, s);
 }
 
@@ -137,7 +143,7 @@ struct SgdScalars {
 // One pass over n elements: p (updated), g (read), buf (updated, or written when first_step).
 template <typename T>
 inline __attribute__((always_inline)) void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf,
-                                                   int64_t n, const SgdScalars<T> s) {
+                                                    int64_t n, const SgdScalars<T> s) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     T d = s.maximize ? -g[i] : g[i];
@@ -152,27 +158,25 @@ inline __attribute__((always_inline)) void sgd_loop(T* __restrict p, const T* __
   }
 }
 
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void sgd_f32(float* p, const float* g, float* buf, int64_t n, SgdScalars<float> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void sgd_f32(float* p, const float* g, float* buf,
+                                                                         int64_t n, SgdScalars<float> s) {
   sgd_loop(p, g, buf, n, s);
 }
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void sgd_f64(double* p, const double* g, double* buf, int64_t n, SgdScalars<double> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void sgd_f64(double* p, const double* g, double* buf,
+                                                                         int64_t n, SgdScalars<double> s) {
   sgd_loop(p, g, buf, n, s);
 }
 
 // ---- gradient clipping ----
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-double sum_of_squares_f32(const float* x, int64_t n) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) double sum_of_squares_f32(const float* x, int64_t n) {
   double acc = 0;
 #pragma omp simd reduction(+ : acc)
   for (int64_t i = 0; i < n; ++i) acc += static_cast<double>(x[i] * x[i]);
   return acc;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void scale_f32(float* x, int64_t n, float c) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void scale_f32(float* x, int64_t n, float c) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) x[i] *= c;
 }
@@ -215,8 +219,8 @@ bool CpuBackend::sgd_update(const tensor_list& params, const tensor_list& grads,
   dispatch_floating(dtype, "sgd_update", [&]<typename T>() {
     std::vector<SgdScalars<T>> scalars;
     for (const SgdStep& h : steps)
-      scalars.push_back({T(-h.lr), T(h.momentum), T(1 - h.dampening), T(h.weight_decay), h.momentum != 0,
-                         h.nesterov, h.maximize, h.first_step});
+      scalars.push_back({T(-h.lr), T(h.momentum), T(1 - h.dampening), T(h.weight_decay), h.momentum != 0, h.nesterov,
+                         h.maximize, h.first_step});
     for_each_piece(numels(params), [&](int, size_t i, int64_t b, int64_t e) {
       T* buf = momentum_buffers[i].defined() ? momentum_buffers[i].data_ptr<T>() + b : nullptr;
       T* p = params[i].data_ptr<T>() + b;
@@ -249,9 +253,8 @@ bool CpuBackend::sum_of_squares(const Tensor& out, const tensor_list& tensors) {
 bool CpuBackend::scale_(const tensor_list& tensors, double factor) {
   if (!plain(tensors, kFloat32)) return false;
   const float c = static_cast<float>(factor);
-  for_each_piece(numels(tensors), [&](int, size_t i, int64_t b, int64_t e) {
-    scale_f32(tensors[i].data_ptr<float>() + b, e - b, c);
-  });
+  for_each_piece(numels(tensors),
+                 [&](int, size_t i, int64_t b, int64_t e) { scale_f32(tensors[i].data_ptr<float>() + b, e - b, c); });
   return true;
 }
 

@@ -48,12 +48,13 @@ struct RmspropScalars {
 
 // One pass over n elements of p, g, sq (square_avg), ga (grad_avg, centered only), buf (momentum only).
 template <typename T>
-inline __attribute__((always_inline)) void rmsprop_loop(T* __restrict p, const T* __restrict g, T* __restrict sq, T* __restrict ga, T* __restrict buf,
-                  int64_t n, const RmspropScalars<T> s) {
+inline __attribute__((always_inline)) void rmsprop_loop(T* __restrict p, const T* __restrict g, T* __restrict sq,
+                                                        T* __restrict ga, T* __restrict buf, int64_t n,
+                                                        const RmspropScalars<T> s) {
   for (int64_t i = 0; i < n; ++i) {
     T grad = s.maximize ? -g[i] : g[i];
     if (s.weight_decay != T(0)) grad = std::fma(s.weight_decay, p[i], grad);  // grad.add(param, alpha=wd)
-    const T v = std::fma(s.one_minus_alpha * grad, grad, sq[i] * s.alpha);  // square_avg.mul_(a).addcmul_(g, g, 1-a)
+    const T v = std::fma(s.one_minus_alpha * grad, grad, sq[i] * s.alpha);    // square_avg.mul_(a).addcmul_(g, g, 1-a)
     sq[i] = v;
     T avg;
     if (s.centered) {
@@ -83,11 +84,12 @@ struct AdagradScalars {
 };
 
 template <typename T>
-inline __attribute__((always_inline)) void adagrad_loop(T* __restrict p, const T* __restrict g, T* __restrict sum, int64_t n, const AdagradScalars<T> s) {
+inline __attribute__((always_inline)) void adagrad_loop(T* __restrict p, const T* __restrict g, T* __restrict sum,
+                                                        int64_t n, const AdagradScalars<T> s) {
   for (int64_t i = 0; i < n; ++i) {
     T grad = s.maximize ? -g[i] : g[i];
     if (s.weight_decay != T(0)) grad = std::fma(s.weight_decay, p[i], grad);  // grad.add(param, alpha=wd)
-    const T total = std::fma(grad, grad, sum[i]);  // state_sum.addcmul_(grad, grad, value=1)
+    const T total = std::fma(grad, grad, sum[i]);                             // state_sum.addcmul_(grad, grad, value=1)
     sum[i] = total;
     const T std = std::sqrt(total) + s.eps;
     p[i] = p[i] + (s.neg_clr * grad) / std;  // param.addcdiv_(grad, std, value=-clr)
@@ -95,20 +97,22 @@ inline __attribute__((always_inline)) void adagrad_loop(T* __restrict p, const T
 }
 
 // Compiled for CPUs with FMA instructions and for the baseline; both give the same bits.
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void rmsprop_f32(float* p, const float* g, float* sq, float* ga, float* buf, int64_t n, RmspropScalars<float> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void rmsprop_f32(float* p, const float* g, float* sq,
+                                                                             float* ga, float* buf, int64_t n,
+                                                                             RmspropScalars<float> s) {
   rmsprop_loop(p, g, sq, ga, buf, n, s);
 }
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void rmsprop_f64(double* p, const double* g, double* sq, double* ga, double* buf, int64_t n, RmspropScalars<double> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void rmsprop_f64(double* p, const double* g, double* sq,
+                                                                             double* ga, double* buf, int64_t n,
+                                                                             RmspropScalars<double> s) {
   rmsprop_loop(p, g, sq, ga, buf, n, s);
 }
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void adagrad_f32(float* p, const float* g, float* sum, int64_t n, AdagradScalars<float> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void adagrad_f32(float* p, const float* g, float* sum,
+                                                                             int64_t n, AdagradScalars<float> s) {
   adagrad_loop(p, g, sum, n, s);
 }
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void adagrad_f64(double* p, const double* g, double* sum, int64_t n, AdagradScalars<double> s) {
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void adagrad_f64(double* p, const double* g, double* sum,
+                                                                             int64_t n, AdagradScalars<double> s) {
   adagrad_loop(p, g, sum, n, s);
 }
 
@@ -130,7 +134,7 @@ bool CpuBackend::rmsprop_update(const tensor_list& params, const tensor_list& gr
   dispatch_floating(dtype, "rmsprop_update", [&]<typename T>() {
     for (size_t i = 0; i < params.size(); ++i) {
       const RmspropStep& h = steps[i];
-      const RmspropScalars<T> s{T(-h.lr), T(h.alpha),         T(1 - h.alpha),  T(h.eps), T(h.weight_decay),
+      const RmspropScalars<T> s{T(-h.lr),      T(h.alpha), T(1 - h.alpha), T(h.eps),  T(h.weight_decay),
                                 T(h.momentum), h.centered, h.momentum > 0, h.maximize};
       parallel_range(params[i].numel(), [&](int64_t b, int64_t e) {
         T* p = params[i].data_ptr<T>() + b;

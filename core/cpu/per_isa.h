@@ -26,18 +26,27 @@ inline Isa cpu_isa() {
 }
 
 template <typename Body>
-__attribute__((target("avx512f"))) void run_avx512(const Body& body) { body(); }
+__attribute__((target("avx512f"))) void run_avx512(const Body& body) {
+  body();
+}
 template <typename Body>
-__attribute__((target("avx2"))) void run_avx2(const Body& body) { body(); }
+__attribute__((target("avx2"))) void run_avx2(const Body& body) {
+  body();
+}
 template <typename Body>
-void run_baseline(const Body& body) { body(); }
+void run_baseline(const Body& body) {
+  body();
+}
 
 template <typename Body>
 void per_isa(const Body& body) {
   switch (cpu_isa()) {
-    case Isa::kAvx512: return run_avx512(body);
-    case Isa::kAvx2: return run_avx2(body);
-    case Isa::kBaseline: break;
+    case Isa::kAvx512:
+      return run_avx512(body);
+    case Isa::kAvx2:
+      return run_avx2(body);
+    case Isa::kBaseline:
+      break;
   }
   run_baseline(body);
 }

@@ -18,32 +18,42 @@ namespace {
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
 
-template <typename T> struct SumR {
+template <typename T>
+struct SumR {
   using A = acc_t<T>;
   static A init() { return A(0); }
   static A fold(A acc, T x) { return acc + x; }
 };
-template <typename T> struct ProdR {
+template <typename T>
+struct ProdR {
   using A = acc_t<T>;
   static A init() { return A(1); }
   static A fold(A acc, T x) {
-    if constexpr (std::is_same_v<A, bool>) return acc && x;
-    else return acc * x;
+    if constexpr (std::is_same_v<A, bool>)
+      return acc && x;
+    else
+      return acc * x;
   }
 };
-template <typename T> struct MaxR {
+template <typename T>
+struct MaxR {
   using A = T;
   static A init() {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
+    if constexpr (std::is_floating_point_v<T>)
+      return -std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::lowest();
   }
   static A fold(A acc, T x) { return detail::max_(acc, x); }
 };
-template <typename T> struct MinR {
+template <typename T>
+struct MinR {
   using A = T;
   static A init() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      return std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::max();
   }
   static A fold(A acc, T x) { return detail::min_(acc, x); }
 };
@@ -65,8 +75,10 @@ inline __attribute__((always_inline)) void sum_rows_into(T* __restrict acc, cons
     for (int64_t c = 0; c < cols; ++c) acc[c] += xr[c];
   }
 }
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void sum_rows_into_f32(float* acc, const float* x, int64_t rows, int64_t cols) { sum_rows_into(acc, x, rows, cols); }
+__attribute__((target_clones("avx512f", "avx2", "default"))) void sum_rows_into_f32(float* acc, const float* x,
+                                                                                    int64_t rows, int64_t cols) {
+  sum_rows_into(acc, x, rows, cols);
+}
 
 // Folds `in` (type T) into `out` (type O, keepdim shape) with reducer R.
 template <typename T, typename O, typename R>
@@ -100,9 +112,12 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
     }
     A acc = R::init();
     for (A p : partial) {
-      if constexpr (std::is_same_v<R, SumR<T>>) acc += p;
-      else if constexpr (std::is_same_v<R, ProdR<T>>) acc = R::fold(acc, p);
-      else acc = R::fold(acc, p);
+      if constexpr (std::is_same_v<R, SumR<T>>)
+        acc += p;
+      else if constexpr (std::is_same_v<R, ProdR<T>>)
+        acc = R::fold(acc, p);
+      else
+        acc = R::fold(acc, p);
     }
     o[0] = static_cast<O>(acc);
     return;
@@ -128,8 +143,10 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
         const int64_t chunk = (rows + nt - 1) / nt, b = std::min(rows, id * chunk), e = std::min(rows, b + chunk);
         T* acc = partial.row(static_cast<int>(id));
         if (b < e) {
-          if constexpr (std::is_same_v<T, float>) sum_rows_into_f32(acc, x + b * cols, e - b, cols);
-          else sum_rows_into(acc, x + b * cols, e - b, cols);
+          if constexpr (std::is_same_v<T, float>)
+            sum_rows_into_f32(acc, x + b * cols, e - b, cols);
+          else
+            sum_rows_into(acc, x + b * cols, e - b, cols);
         }
 #pragma omp barrier
 #pragma omp for schedule(static)
@@ -195,11 +212,16 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArr
   }
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
-      case ReduceOp::Sum: return reduce_loop<T, T, SumR<T>>(out, in, dims);
-      case ReduceOp::Prod: return reduce_loop<T, T, ProdR<T>>(out, in, dims);
-      case ReduceOp::Max: return reduce_loop<T, T, MaxR<T>>(out, in, dims);
-      case ReduceOp::Min: return reduce_loop<T, T, MinR<T>>(out, in, dims);
-      default: return;
+      case ReduceOp::Sum:
+        return reduce_loop<T, T, SumR<T>>(out, in, dims);
+      case ReduceOp::Prod:
+        return reduce_loop<T, T, ProdR<T>>(out, in, dims);
+      case ReduceOp::Max:
+        return reduce_loop<T, T, MaxR<T>>(out, in, dims);
+      case ReduceOp::Min:
+        return reduce_loop<T, T, MinR<T>>(out, in, dims);
+      default:
+        return;
     }
   });
 }

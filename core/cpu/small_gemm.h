@@ -57,21 +57,32 @@ inline __attribute__((always_inline)) void gemm_edge(int64_t i0, int64_t i1, int
 }
 
 template <typename T, bool kTransA>
-inline __attribute__((always_inline)) void small_gemm(int64_t m, int64_t n, int64_t k, T alpha, const T* A,
-                                                      int64_t lda, const T* B, int64_t ldb, T* C, int64_t ldc) {
+inline __attribute__((always_inline)) void small_gemm(int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda,
+                                                      const T* B, int64_t ldb, T* C, int64_t ldc) {
   constexpr int kCols = 64 / sizeof(T);  // one 512-bit vector, two 256-bit, four 128-bit
-  constexpr int kRows = 6;  // 6 vectors of sums: AVX-512 keeps them in 6 of 32 registers, AVX2 in 12 of 16
+  constexpr int kRows = 6;               // 6 vectors of sums: AVX-512 keeps them in 6 of 32 registers, AVX2 in 12 of 16
   static_assert(kRows == 6, "the switch below covers 1 to 5 leftover rows");
   const int64_t mt = m / kRows * kRows, nt = n / kCols * kCols;
   for (int64_t j = 0; j < nt; j += kCols) {
     for (int64_t i = 0; i < mt; i += kRows) gemm_tile<T, kTransA, kRows>(i, j, k, alpha, A, lda, B, ldb, C, ldc);
     switch (m - mt) {  // the last rows: a shorter tile
-      case 1: gemm_tile<T, kTransA, 1>(mt, j, k, alpha, A, lda, B, ldb, C, ldc); break;
-      case 2: gemm_tile<T, kTransA, 2>(mt, j, k, alpha, A, lda, B, ldb, C, ldc); break;
-      case 3: gemm_tile<T, kTransA, 3>(mt, j, k, alpha, A, lda, B, ldb, C, ldc); break;
-      case 4: gemm_tile<T, kTransA, 4>(mt, j, k, alpha, A, lda, B, ldb, C, ldc); break;
-      case 5: gemm_tile<T, kTransA, 5>(mt, j, k, alpha, A, lda, B, ldb, C, ldc); break;
-      default: break;
+      case 1:
+        gemm_tile<T, kTransA, 1>(mt, j, k, alpha, A, lda, B, ldb, C, ldc);
+        break;
+      case 2:
+        gemm_tile<T, kTransA, 2>(mt, j, k, alpha, A, lda, B, ldb, C, ldc);
+        break;
+      case 3:
+        gemm_tile<T, kTransA, 3>(mt, j, k, alpha, A, lda, B, ldb, C, ldc);
+        break;
+      case 4:
+        gemm_tile<T, kTransA, 4>(mt, j, k, alpha, A, lda, B, ldb, C, ldc);
+        break;
+      case 5:
+        gemm_tile<T, kTransA, 5>(mt, j, k, alpha, A, lda, B, ldb, C, ldc);
+        break;
+      default:
+        break;
     }
   }
   if (nt < n) gemm_edge<T, kTransA>(0, m, nt, n, k, alpha, A, lda, B, ldb, C, ldc);  // the last columns

@@ -13,10 +13,10 @@
 namespace ember::cpu {
 
 inline constexpr float kLog2e = 1.44269504088896341f;
-inline constexpr float kLn2Hi = 0.693145751953125f;       // ln 2 split in two for an exact n*ln2
+inline constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 split in two for an exact n*ln2
 inline constexpr float kLn2Lo = 1.428606765330187045e-6f;
-inline constexpr float kRoundMagic = 12582912.0f;          // 1.5 * 2^23: adding it rounds to an integer
-inline constexpr float kExpMin = -87.33654f;               // below this exp underflows float
+inline constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+inline constexpr float kExpMin = -87.33654f;       // below this exp underflows float
 inline constexpr float kExpMax = 88.72283f;
 
 inline float exp_vec(float x) {

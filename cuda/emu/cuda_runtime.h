@@ -151,7 +151,7 @@ struct KernelCall {
   cudaStream_t stream;
   const PointerArg* pointers;  // every pointer-typed kernel argument, checked before anything runs
   int n_pointers;
-  const StructArg* structs;    // every struct argument that can hold a pointer (functors, OffsetCalc)
+  const StructArg* structs;  // every struct argument that can hold a pointer (functors, OffsetCalc)
   int n_structs;
 };
 void launch(const KernelCall& call);
@@ -179,12 +179,21 @@ class Launch {
     StructArg structs[sizeof...(P) + 1];
     int n = 0, n_structs = 0;
     collect(ctx.params, pointers, n, structs, n_structs, std::index_sequence_for<P...>{});
-    const KernelCall call{name_, reinterpret_cast<const void*>(kernel_),
+    const KernelCall call{name_,
+                          reinterpret_cast<const void*>(kernel_),
                           [](const void* c) {
                             const Context* x = static_cast<const Context*>(c);
                             std::apply(x->kernel, x->params);
                           },
-                          &ctx, grid_, block_, shmem_, stream_, pointers, n, structs, n_structs};
+                          &ctx,
+                          grid_,
+                          block_,
+                          shmem_,
+                          stream_,
+                          pointers,
+                          n,
+                          structs,
+                          n_structs};
     launch(call);
   }
 

@@ -27,7 +27,7 @@ inline constexpr unsigned kMaxBlockDim[3] = {1024, 1024, 64};
 inline constexpr unsigned kMaxGridX = 2147483647u, kMaxGridYZ = 65535;
 inline constexpr size_t kSharedDefault = 48 * 1024;  // dynamic shared memory per block, without opting in
 inline constexpr size_t kSharedOptin = 227 * 1024;   // with cudaFuncAttributeMaxDynamicSharedMemorySize
-inline constexpr unsigned char kPoisonByte = 0xFF;  // fresh and freed device memory: NaN as float and double
+inline constexpr unsigned char kPoisonByte = 0xFF;   // fresh and freed device memory: NaN as float and double
 
 // ---- errors (runtime.cpp) ----
 // A non-sticky error: the call returns it, and cudaGetLastError returns it once.
@@ -62,7 +62,7 @@ extern thread_local const char* t_running_kernel;
 // ---- small helpers ----
 std::string hex(const void* p);
 size_t env_size(const char* name, size_t fallback);
-void poison(void* p, size_t n);    // ASan: p[0, n) must not be touched
+void poison(void* p, size_t n);  // ASan: p[0, n) must not be touched
 void unpoison(void* p, size_t n);
 
 }  // namespace ember::cuda::emu

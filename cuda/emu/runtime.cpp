@@ -13,7 +13,6 @@
 // sticky and surface at the next synchronizing call. Not here: kernel launches (scheduler.cpp).
 #include <execinfo.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +23,8 @@
 #include <mutex>
 #include <set>
 #include <string>
+
+#include <sys/mman.h>
 
 #include "cuda/emu/emu.h"
 #include "cuda/emu/internal.h"
@@ -42,10 +43,10 @@ constexpr size_t kPage = 4096;
 // ---- errors ----
 struct Errors {
   std::mutex mutex;
-  cudaError_t last = cudaSuccess;     // returned and cleared by cudaGetLastError
-  cudaError_t sticky = cudaSuccess;   // a kernel failed: every call from the next sync on returns it
+  cudaError_t last = cudaSuccess;    // returned and cleared by cudaGetLastError
+  cudaError_t sticky = cudaSuccess;  // a kernel failed: every call from the next sync on returns it
   bool sticky_reported = false;
-  std::string detail;                // what the emulator saw when it raised detail_error
+  std::string detail;  // what the emulator saw when it raised detail_error
   cudaError_t detail_error = cudaSuccess;
 };
 Errors& errors() {
@@ -447,7 +448,8 @@ cudaError_t copy(const char* op, void* dst, const void* src, size_t nbytes, cuda
       if (bad.empty() && is_device_pointer(src)) bad = check_side(op, "source", src, nbytes, true);
       break;
     default:
-      return fail(cudaErrorInvalidMemcpyDirection, std::string(op) + ": unknown cudaMemcpyKind " + std::to_string(kind));
+      return fail(cudaErrorInvalidMemcpyDirection,
+                  std::string(op) + ": unknown cudaMemcpyKind " + std::to_string(kind));
   }
   if (!bad.empty()) return fail(cudaErrorInvalidValue, bad);
   DeviceAccess access;
@@ -558,19 +560,45 @@ const char* cudaGetErrorName(cudaError_t err) {
 const char* cudaGetErrorString(cudaError_t err) {
   const char* text = "unknown error";
   switch (err) {
-    case cudaSuccess: text = "no error"; break;
-    case cudaErrorInvalidValue: text = "invalid argument"; break;
-    case cudaErrorMemoryAllocation: text = "out of memory"; break;
-    case cudaErrorInitializationError: text = "initialization error"; break;
-    case cudaErrorInvalidConfiguration: text = "invalid configuration argument"; break;
-    case cudaErrorInvalidDevicePointer: text = "invalid device pointer"; break;
-    case cudaErrorInvalidMemcpyDirection: text = "invalid copy direction for memcpy"; break;
-    case cudaErrorNoDevice: text = "no CUDA-capable device is detected"; break;
-    case cudaErrorInvalidDevice: text = "invalid device ordinal"; break;
-    case cudaErrorNoKernelImageForDevice: text = "no kernel image is available for execution on the device"; break;
-    case cudaErrorInvalidResourceHandle: text = "invalid resource handle"; break;
-    case cudaErrorIllegalAddress: text = "an illegal memory access was encountered"; break;
-    case cudaErrorLaunchFailure: text = "unspecified launch failure"; break;
+    case cudaSuccess:
+      text = "no error";
+      break;
+    case cudaErrorInvalidValue:
+      text = "invalid argument";
+      break;
+    case cudaErrorMemoryAllocation:
+      text = "out of memory";
+      break;
+    case cudaErrorInitializationError:
+      text = "initialization error";
+      break;
+    case cudaErrorInvalidConfiguration:
+      text = "invalid configuration argument";
+      break;
+    case cudaErrorInvalidDevicePointer:
+      text = "invalid device pointer";
+      break;
+    case cudaErrorInvalidMemcpyDirection:
+      text = "invalid copy direction for memcpy";
+      break;
+    case cudaErrorNoDevice:
+      text = "no CUDA-capable device is detected";
+      break;
+    case cudaErrorInvalidDevice:
+      text = "invalid device ordinal";
+      break;
+    case cudaErrorNoKernelImageForDevice:
+      text = "no kernel image is available for execution on the device";
+      break;
+    case cudaErrorInvalidResourceHandle:
+      text = "invalid resource handle";
+      break;
+    case cudaErrorIllegalAddress:
+      text = "an illegal memory access was encountered";
+      break;
+    case cudaErrorLaunchFailure:
+      text = "unspecified launch failure";
+      break;
   }
   thread_local std::string message;
   std::string detail;

@@ -10,8 +10,6 @@
 // and the allocations they point into are opened for the kernel (the rest stay PROT_NONE).
 // Not emulated: concurrency between blocks, warps and warp-synchronous code, the memory model,
 // device math and its rounding, timing. Device memory, copies and errors: runtime.cpp.
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -23,6 +21,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "cuda/emu/emu.h"
 #include "cuda/emu/internal.h"
@@ -55,9 +55,9 @@ struct Settings {
   bool always_fibers = env_size("EMBER_EMU_FIBERS", 0) != 0;
   std::mt19937_64 rng{env_size("EMBER_EMU_SEED", 1)};
   std::mutex mutex;
-  std::set<const void*> uses_barrier;            // kernels seen at a __syncthreads
-  std::set<const void*> no_barrier;              // kernels whose first block reached none
-  std::map<const void*, size_t> shared_optin;    // cudaFuncSetAttribute's dynamic shared memory
+  std::set<const void*> uses_barrier;          // kernels seen at a __syncthreads
+  std::set<const void*> no_barrier;            // kernels whose first block reached none
+  std::map<const void*, size_t> shared_optin;  // cudaFuncSetAttribute's dynamic shared memory
 };
 Settings& settings() {
   static Settings s;
@@ -235,8 +235,8 @@ ThreadCoords coords_of(const KernelCall& call, unsigned block, unsigned thread) 
   c.grid_dim = call.grid;
   c.block_dim = call.block;
   c.block_idx = dim3(block % call.grid.x, block / call.grid.x % call.grid.y, block / (call.grid.x * call.grid.y));
-  c.thread_idx = dim3(thread % call.block.x, thread / call.block.x % call.block.y,
-                      thread / (call.block.x * call.block.y));
+  c.thread_idx =
+      dim3(thread % call.block.x, thread / call.block.x % call.block.y, thread / (call.block.x * call.block.y));
   return c;
 }
 
@@ -275,8 +275,9 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
       if (f.state != Fiber::AtBarrier) continue;
       ++waiting;
       if (!first) first = &f;
-      const bool same_site = f.barrier_line == first->barrier_line &&
-                             (f.barrier_file == first->barrier_file || !std::strcmp(f.barrier_file, first->barrier_file));
+      const bool same_site =
+          f.barrier_line == first->barrier_line &&
+          (f.barrier_file == first->barrier_file || !std::strcmp(f.barrier_file, first->barrier_file));
       if (!same_site) {
         error = kernel + ": threads of block " + std::to_string(block) + " wait at different __syncthreads() (" +
                 where(*first) + " and " + where(f) + ")";
@@ -285,9 +286,9 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
     }
     if (!error.empty() || waiting == 0) break;
     if (done > 0) {
-      error = kernel + ": __syncthreads() at " + where(*first) + " reached by " + std::to_string(waiting) +
-              " of the " + std::to_string(nthreads) + " threads of block " + std::to_string(block) + "; " +
-              std::to_string(done) + " exited without reaching it (a barrier in divergent code)";
+      error = kernel + ": __syncthreads() at " + where(*first) + " reached by " + std::to_string(waiting) + " of the " +
+              std::to_string(nthreads) + " threads of block " + std::to_string(block) + "; " + std::to_string(done) +
+              " exited without reaching it (a barrier in divergent code)";
       break;
     }
   }
@@ -322,8 +323,8 @@ std::string dims(dim3 d) {
 std::string check_config(const KernelCall& call, cudaError_t& err) {
   err = cudaErrorInvalidConfiguration;
   const dim3 b = call.block, g = call.grid;
-  const std::string what = "kernel '" + std::string(call.name) + "' launched with grid " + dims(g) + " and block " +
-                           dims(b) + ": ";
+  const std::string what =
+      "kernel '" + std::string(call.name) + "' launched with grid " + dims(g) + " and block " + dims(b) + ": ";
   if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) return what + "a dimension is 0";
   if (uint64_t(b.x) * b.y * b.z > kMaxThreadsPerBlock)
     return what + "more than " + std::to_string(kMaxThreadsPerBlock) + " threads per block";
@@ -379,7 +380,7 @@ std::string check_arguments(const KernelCall& call, DeviceAccess& access) {
       uintptr_t v;
       std::memcpy(&v, static_cast<const unsigned char*>(s.bytes) + at, sizeof v);
       const void* p = reinterpret_cast<const void*>(v);
-      std::string why = is_device_pointer(p)   ? check_device_range(p, 1)
+      std::string why = is_device_pointer(p) ? check_device_range(p, 1)
                         : is_host_address(v) ? "is a host pointer, not device memory"
                                              : "";
       if (!why.empty())
@@ -493,10 +494,12 @@ void launch(const KernelCall& call) {
 #ifndef EMBER_EMU_ASAN
     if (error.empty()) {
       const unsigned char* band = t_shared.data() + call.shmem;
-      const size_t bad = size_t(std::find_if(band, band + guard, [](unsigned char c) { return c != kPoisonByte; }) - band);
+      const size_t bad =
+          size_t(std::find_if(band, band + guard, [](unsigned char c) { return c != kPoisonByte; }) - band);
       if (bad < guard)
-        error = "kernel '" + std::string(call.name) + "' wrote shared memory at byte " + std::to_string(call.shmem + bad) +
-                ", past the " + std::to_string(call.shmem) + " bytes of dynamic shared memory it was launched with";
+        error = "kernel '" + std::string(call.name) + "' wrote shared memory at byte " +
+                std::to_string(call.shmem + bad) + ", past the " + std::to_string(call.shmem) +
+                " bytes of dynamic shared memory it was launched with";
     }
 #endif
     if (!error.empty()) {

@@ -48,12 +48,12 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vo
   metadata["format"] = kFormat;
   metadata["config"] = to_json(cfg).dump();
   metadata["vocab"] = u32_to_utf8(vocab.chars());
-  metadata["train_state"] = nlohmann::json{{"iter", st.iter},
-                                           {"evaluated", st.evaluated},
-                                           {"best_val", st.best_val},
-                                           {"last_train", st.last_train},
-                                           {"last_val", st.last_val}}
-                                .dump();
+  metadata["train_state"] = nlohmann::json{
+      {"iter", st.iter},
+      {"evaluated", st.evaluated},
+      {"best_val", st.best_val},
+      {"last_train", st.last_train},
+      {"last_val", st.last_val}}.dump();
   ember::save_safetensors(path, tensors, metadata);  // atomic: temporary file, fsync, rename
 }
 
@@ -87,7 +87,8 @@ void load_checkpoint(const std::string& path, ember::nn::GPT& model, ember::opti
   auto targets = model_tensors(model);
   for (const auto& [name, t] : targets) {
     const ember::Tensor* src = find_tensor(f, "model." + name);
-    EMBER_CHECK(src != nullptr, "checkpoint {}: no tensor for model parameter '{}' (another model config?)", path, name);
+    EMBER_CHECK(src != nullptr, "checkpoint {}: no tensor for model parameter '{}' (another model config?)", path,
+                name);
     EMBER_CHECK(src->sizes() == t.sizes() && src->scalar_type() == t.scalar_type(),
                 "checkpoint {}: '{}' is {} {} in the file but {} {} in the model (another model config?)", path, name,
                 ember::dtype_name(src->scalar_type()), src->sizes(), ember::dtype_name(t.scalar_type()), t.sizes());

@@ -16,8 +16,8 @@
 namespace charlm {
 
 struct TrainState {
-  int64_t iter = 0;          // the next iteration to run
-  bool evaluated = false;    // whether the eval of `iter` already ran (its RNG draws are in `rng`)
+  int64_t iter = 0;        // the next iteration to run
+  bool evaluated = false;  // whether the eval of `iter` already ran (its RNG draws are in `rng`)
   double best_val = 1e30;
   double last_train = 0, last_val = 0;
 };
@@ -33,6 +33,7 @@ struct Loaded {
 // Reads config, vocabulary and state only (to build the model before loading weights).
 Loaded read_checkpoint_header(const std::string& path);
 // Loads weights (and, when `opt` is given, optimizer and RNG state) into objects built from the header.
-void load_checkpoint(const std::string& path, ember::nn::GPT& model, ember::optim::Optimizer* opt, ember::Generator* gen);
+void load_checkpoint(const std::string& path, ember::nn::GPT& model, ember::optim::Optimizer* opt,
+                     ember::Generator* gen);
 
 }  // namespace charlm

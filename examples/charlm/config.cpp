@@ -126,8 +126,8 @@ void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, co
               "(n_layer {}, n_head {}, n_embd {}, vocabulary {}), and this machine has {} of memory. Use a smaller "
               "--n_layer, --n_embd, --batch_size or --block_size",
               what, human_bytes(e.state_bytes), training ? ", gradients and AdamW state" : "",
-              human_bytes(e.activation_bytes), training ? c.batch_size : 1, c.block_size, c.n_layer, c.n_head,
-              c.n_embd, vocab_size, human_bytes(have));
+              human_bytes(e.activation_bytes), training ? c.batch_size : 1, c.block_size, c.n_layer, c.n_head, c.n_embd,
+              vocab_size, human_bytes(have));
 }
 
 const std::vector<Setting>& settings() {

@@ -2,7 +2,6 @@
 #include "data.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+
+#include <sys/stat.h>
 
 #include "nn/json_guard.h"
 
@@ -64,8 +65,8 @@ std::u32string read_text(const std::string& path) {
   // Stat before opening: a FIFO would block the open, /dev/zero would never end.
   struct stat st {};
   EMBER_CHECK(::stat(path.c_str(), &st) == 0,
-              "data: cannot open '{}' ({}). Pass --data PATH to a UTF-8 text file, e.g. data/tinyshakespeare.txt",
-              path, std::strerror(errno));
+              "data: cannot open '{}' ({}). Pass --data PATH to a UTF-8 text file, e.g. data/tinyshakespeare.txt", path,
+              std::strerror(errno));
   EMBER_CHECK(!S_ISDIR(st.st_mode), "data: '{}' is a directory; --data takes a UTF-8 text file", path);
   EMBER_CHECK(S_ISREG(st.st_mode),
               "data: '{}' is not a regular file (a FIFO, device or socket); --data takes a UTF-8 text file", path);
@@ -106,9 +107,10 @@ std::string default_data_path() {
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   const std::filesystem::path installed = exe.parent_path().parent_path() / "share" / "ember" / "tinyshakespeare.txt";
   if (!ec && std::filesystem::exists(installed)) return installed.string();
-  EMBER_FAIL("data: no --data given, and neither {} (under the current directory) nor {} exists; pass --data PATH to a "
-             "UTF-8 text file",
-             here, ec ? std::string("<prefix>/share/ember/tinyshakespeare.txt") : installed.string());
+  EMBER_FAIL(
+      "data: no --data given, and neither {} (under the current directory) nor {} exists; pass --data PATH to a "
+      "UTF-8 text file",
+      here, ec ? std::string("<prefix>/share/ember/tinyshakespeare.txt") : installed.string());
 }
 
 Vocab::Vocab(const std::u32string& text) {
@@ -120,8 +122,10 @@ Vocab Vocab::from_chars(std::u32string chars) {
   EMBER_CHECK(!chars.empty(), "vocabulary: it is empty; a character model needs at least one character");
   // Sorted and distinct, as Vocab(text) makes it: a repeated character would have two ids.
   for (size_t i = 1; i < chars.size(); ++i)
-    EMBER_CHECK(chars[i - 1] < chars[i], "vocabulary: characters must be sorted and distinct, but U+{:04X} at {} follows "
-                "U+{:04X}", static_cast<uint32_t>(chars[i]), i, static_cast<uint32_t>(chars[i - 1]));
+    EMBER_CHECK(chars[i - 1] < chars[i],
+                "vocabulary: characters must be sorted and distinct, but U+{:04X} at {} follows "
+                "U+{:04X}",
+                static_cast<uint32_t>(chars[i]), i, static_cast<uint32_t>(chars[i - 1]));
   Vocab v;
   v.chars_ = std::move(chars);
   char32_t top = 0;
@@ -160,8 +164,8 @@ Dataset make_dataset(const std::u32string& text, const Vocab& vocab, int64_t blo
   Dataset d{all.slice(0, 0, n_train), all.slice(0, n_train, n)};
   EMBER_CHECK(d.val.numel() > block_size && d.train.numel() > block_size,
               "data: the text has {} characters, so its 90/10 split gives {} train and {} val characters; each part "
-              "needs more than block_size ({}) + 1. Use a longer text or a smaller --block_size", n, d.train.numel(),
-              d.val.numel(), block_size);
+              "needs more than block_size ({}) + 1. Use a longer text or a smaller --block_size",
+              n, d.train.numel(), d.val.numel(), block_size);
   return d;
 }
 

@@ -84,8 +84,9 @@ int main(int argc, char** argv) {
   std::string sample_dir = "out-charlm";
   int64_t top_k = 200;
   CLI::App* sample = app.add_subcommand("sample", "generate text from a trained checkpoint");
-  sample->add_option("--out_dir", sample_dir,
-                     "the training run's directory (uses best.safetensors, else ckpt.safetensors)")
+  sample
+      ->add_option("--out_dir", sample_dir,
+                   "the training run's directory (uses best.safetensors, else ckpt.safetensors)")
       ->capture_default_str();
   sample->add_option("--checkpoint", sample_args.checkpoint, "a checkpoint file (overrides --out_dir)");
   sample->add_option("--prompt", sample_args.prompt, "text to start from (default: a newline)");
@@ -93,8 +94,9 @@ int main(int argc, char** argv) {
   sample->add_option("--temperature", sample_args.temperature, "softmax temperature (> 0)")->capture_default_str();
   sample->add_option("--top_k", top_k, "sample among the k likeliest characters (0: all)")->capture_default_str();
   sample->add_option("--seed", sample_args.seed, "random seed")->capture_default_str();
-  sample->add_option("--use_cache", sample_args.use_cache,
-                     "keep keys and values between characters (false: recompute the whole context each time)")
+  sample
+      ->add_option("--use_cache", sample_args.use_cache,
+                   "keep keys and values between characters (false: recompute the whole context each time)")
       ->capture_default_str();
 
   std::string plot_dir;

@@ -9,8 +9,12 @@
 namespace charlm {
 
 Progress::Progress(int64_t max_iters, int64_t tokens_per_step, bool interactive, int64_t log_every)
-    : max_iters_(max_iters), tokens_per_step_(tokens_per_step), log_every_(std::max<int64_t>(log_every, 1)),
-      interactive_(interactive), start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : max_iters_(max_iters),
+      tokens_per_step_(tokens_per_step),
+      log_every_(std::max<int64_t>(log_every, 1)),
+      interactive_(interactive),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
 std::string Progress::eta(double seconds) const {
   const int64_t s = static_cast<int64_t>(seconds + 0.5);
@@ -35,8 +39,9 @@ void Progress::step(int64_t it, double loss, double lr) {
     const int filled = static_cast<int>(kWidth * std::min(done, max_iters_) / std::max<int64_t>(max_iters_, 1));
     std::string bar(filled, '=');
     if (filled < kWidth) bar += '>' + std::string(kWidth - filled - 1, ' ');
-    std::fprintf(stdout, "\r\033[Kstep %lld/%lld [%s] loss %.4f lr %.2e %.1fk tok/s ETA %s", static_cast<long long>(done),
-                 static_cast<long long>(max_iters_), bar.c_str(), loss, lr, tok_s / 1000, eta(remaining).c_str());
+    std::fprintf(stdout, "\r\033[Kstep %lld/%lld [%s] loss %.4f lr %.2e %.1fk tok/s ETA %s",
+                 static_cast<long long>(done), static_cast<long long>(max_iters_), bar.c_str(), loss, lr, tok_s / 1000,
+                 eta(remaining).c_str());
     std::fflush(stdout);
     bar_drawn_ = true;
   } else if (done % log_every_ == 0 || done == max_iters_) {

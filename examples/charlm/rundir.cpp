@@ -2,7 +2,6 @@
 #include "rundir.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include <string>
 
 #include <ember/ember.h>
+#include <sys/file.h>
 
 namespace charlm {
 
@@ -30,9 +30,10 @@ RunDirLock::RunDirLock(const fs::path& dir) {
     ::close(fd_);
     fd_ = -1;
     EMBER_CHECK(err == EWOULDBLOCK, "train: cannot lock {}: {}", path.string(), std::strerror(err));
-    EMBER_FAIL("train: another ember-charlm (pid {}) is training in {}; wait for it to finish or pick another "
-               "--out_dir",
-               n > 0 ? std::string(pid, std::strcspn(pid, "\n")) : std::string("unknown"), dir.string());
+    EMBER_FAIL(
+        "train: another ember-charlm (pid {}) is training in {}; wait for it to finish or pick another "
+        "--out_dir",
+        n > 0 ? std::string(pid, std::strcspn(pid, "\n")) : std::string("unknown"), dir.string());
   }
   // The holder's pid, for the message above; the lock itself is the flock, released when we exit.
   // Writing it is best effort: a full disk must not stop a run that holds the lock.

@@ -16,7 +16,6 @@
 #include "trainer.h"
 
 #include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -32,6 +31,7 @@
 #include <ember/ember.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/wait.h>
 
 #include "checkpoint.h"
 #include "data.h"
@@ -77,7 +77,8 @@ class StopSignals {
   }
 
  private:
-  struct sigaction previous_int_ {}, previous_term_ {};
+  struct sigaction previous_int_ {
+  }, previous_term_{};
 };
 
 // Peak resident memory of this process so far, in MiB (VmHWM in /proc/self/status).
@@ -201,8 +202,10 @@ TrainResult train(const TrainArgs& args) {
   const fs::path out_dir = args.out_dir;
   const fs::path ckpt_path = out_dir / "ckpt.safetensors", best_path = out_dir / "best.safetensors";
   const fs::path log_path = out_dir / "log.csv";
-  EMBER_CHECK(!(args.resume && args.overwrite), "train: --resume continues the run in {} and --overwrite deletes it; "
-              "give one of them", out_dir.string());
+  EMBER_CHECK(!(args.resume && args.overwrite),
+              "train: --resume continues the run in {} and --overwrite deletes it; "
+              "give one of them",
+              out_dir.string());
   const std::string data_path = args.data_path.empty() ? default_data_path() : args.data_path;
   // From here a Ctrl-C or SIGTERM stops at the next step (before the first one: without saving).
   StopSignals signals;

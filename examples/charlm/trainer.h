@@ -10,7 +10,7 @@
 namespace charlm {
 
 struct TrainArgs {
-  Config cfg;                 // without --resume: the whole config
+  Config cfg;                  // without --resume: the whole config
   SettingOverrides continued;  // with --resume: the changes to the checkpoint's config (resumable ones),
                                // saved in the next checkpoint
   std::string data_path;

@@ -5,14 +5,15 @@
 // else (another exception, a crash, a sanitizer report, a hang) is a finding.
 #pragma once
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+
+#include <sys/mman.h>
 
 namespace ember::fuzz {
 

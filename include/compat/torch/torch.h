@@ -55,11 +55,11 @@ using ember::one_hot;
 #define TORCH_MODULE_IMPL(Name, ImplType) EMBER_MODULE_IMPL(Name, ImplType)
 #define TORCH_ARG(T, name) EMBER_ARG(T, name)
 // Throws torch::Error (ember::Error) with the parts streamed together, as libtorch's does.
-#define TORCH_CHECK(cond, ...)                                                                     \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
+#define TORCH_CHECK(cond, ...)                                                                               \
+  do {                                                                                                       \
+    if (!(cond)) {                                                                                           \
       ::ember::detail::throw_error(::torch::compat_detail::check_message(#cond __VA_OPT__(, ) __VA_ARGS__)); \
-    }                                                                                              \
+    }                                                                                                        \
   } while (0)
 
 // libtorch's error type is c10::Error; Ember throws ember::Error (a std::runtime_error).
@@ -100,8 +100,10 @@ std::string check_message(const char* condition, const Parts&... parts) {
 
 // Module holders (nn::Linear) and shared pointers to modules.
 template <typename V>
-concept ModuleHolderType = requires { typename V::ContainedType; } &&
-                           std::is_base_of_v<ember::nn::Module, typename V::ContainedType>;
+concept ModuleHolderType = requires {
+  typename V::ContainedType;
+}
+&&std::is_base_of_v<ember::nn::Module, typename V::ContainedType>;
 
 // libtorch prints tensors in its C++ format, not PyTorch's Python one: select it before main, in
 // every program that includes this header (Ember's own printing stays Python's elsewhere).
@@ -211,21 +213,23 @@ void load(Value& value, std::istream& stream) {
 // ---- what Ember does not support: using it stops the build with a message naming it ----
 // A dtype Ember lacks. The conversion (to TensorOptions, as torch::ones({2}, torch::kHalf) or
 // x.to(torch::kHalf) need) is what fails, so merely including this header costs nothing.
-#define EMBER_TORCH_UNSUPPORTED_DTYPE(name)                                                              \
-  template <typename = void>                                                                             \
-  struct name##_is_not_supported {                                                                       \
-    operator TensorOptions() const {                                                                     \
-      static_assert(compat_detail::always_false<name##_is_not_supported>,                                \
-                    "torch::" #name ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
-      std::terminate();                                                                                  \
-    }                                                                                                    \
-    /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */             \
-    operator ScalarType() const {                                                                        \
-      static_assert(compat_detail::always_false<name##_is_not_supported>,                                \
-                    "torch::" #name ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
-      std::terminate();                                                                                  \
-    }                                                                                                    \
-  };                                                                                                     \
+#define EMBER_TORCH_UNSUPPORTED_DTYPE(name)                                                                \
+  template <typename = void>                                                                               \
+  struct name##_is_not_supported {                                                                         \
+    operator TensorOptions() const {                                                                       \
+      static_assert(compat_detail::always_false<name##_is_not_supported>,                                  \
+                    "torch::" #name                                                                        \
+                    ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
+      std::terminate();                                                                                    \
+    }                                                                                                      \
+    /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */               \
+    operator ScalarType() const {                                                                          \
+      static_assert(compat_detail::always_false<name##_is_not_supported>,                                  \
+                    "torch::" #name                                                                        \
+                    ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
+      std::terminate();                                                                                    \
+    }                                                                                                      \
+  };                                                                                                       \
   inline constexpr name##_is_not_supported<> name {}
 
 EMBER_TORCH_UNSUPPORTED_DTYPE(kHalf);
@@ -255,8 +259,9 @@ void load(Args&&...) {
 namespace data {
 template <typename... Args>
 void make_data_loader(Args&&...) {
-  static_assert(compat_detail::always_false<Args...>,
-                "torch::data::make_data_loader: Ember has no data-loading API; batch tensors with index_select or slice");
+  static_assert(
+      compat_detail::always_false<Args...>,
+      "torch::data::make_data_loader: Ember has no data-loading API; batch tensors with index_select or slice");
 }
 }  // namespace data
 
@@ -273,9 +278,11 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, co
 }
 inline Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                                                const Tensor& pos_weight = {}, Reduction reduction = kMean) {
-  return nn::functional::binary_cross_entropy_with_logits(
-      input, target,
-      nn::functional::BinaryCrossEntropyWithLogitsFuncOptions().weight(weight).pos_weight(pos_weight).reduction(reduction));
+  return nn::functional::binary_cross_entropy_with_logits(input, target,
+                                                          nn::functional::BinaryCrossEntropyWithLogitsFuncOptions()
+                                                              .weight(weight)
+                                                              .pos_weight(pos_weight)
+                                                              .reduction(reduction));
 }
 inline Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = kMean, bool log_target = false) {
   return nn::functional::kl_div(input, target, nn::functional::KLDivFuncOptions(reduction).log_target(log_target));
@@ -283,8 +290,8 @@ inline Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduct
 inline Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, double delta = 1.0) {
   return nn::functional::huber_loss(input, target, nn::functional::HuberLossFuncOptions(reduction).delta(delta));
 }
-inline Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
-                                  double margin = 0.0, Reduction reduction = kMean) {
+inline Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                                  Reduction reduction = kMean) {
   return nn::functional::margin_ranking_loss(
       input1, input2, target, nn::functional::MarginRankingLossFuncOptions().margin(margin).reduction(reduction));
 }
@@ -341,12 +348,12 @@ inline Tensor mish(const Tensor& input) { return nn::functional::mish(input); }
 // Warnings: c10::Warning, c10::WarningHandler and the guard are Ember's (core/error.h); a handler
 // may override libtorch 2.x's process(const c10::Warning&) or 1.x's process(loc, msg, verbatim).
 namespace c10 {
-using std::nullopt;
-using std::optional;
 using ember::ArrayRef;
 using ember::IntArrayRef;
 using ember::Scalar;
 using ember::ScalarType;
+using std::nullopt;
+using std::optional;
 using SourceLocation = ember::SourceLocation;
 using Warning = ember::Warning;
 using WarningHandler = ember::WarningHandler;
@@ -371,29 +378,29 @@ std::string concat(const Parts&... parts) {
 }  // namespace torch::compat_detail
 
 // TORCH_WARN("x is ", x): the parts streamed together, to the current warning handler.
-#define TORCH_WARN(...)                                                                                     \
+#define TORCH_WARN(...)                                                                                        \
   ::ember::warn(::ember::Warning(::ember::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, \
                                  ::torch::compat_detail::concat(__VA_ARGS__), false))
 // Once per call site, unless warnAlways is set (as libtorch).
-#define TORCH_WARN_ONCE(...)                                                    \
-  if (::ember::get_warn_always()) {                                             \
-    TORCH_WARN(__VA_ARGS__);                                                    \
-  } else {                                                                      \
-    [[maybe_unused]] static const bool ember_torch_warned_once_ = [&] {         \
-      TORCH_WARN(__VA_ARGS__);                                                  \
-      return true;                                                              \
-    }();                                                                        \
+#define TORCH_WARN_ONCE(...)                                            \
+  if (::ember::get_warn_always()) {                                     \
+    TORCH_WARN(__VA_ARGS__);                                            \
+  } else {                                                              \
+    [[maybe_unused]] static const bool ember_torch_warned_once_ = [&] { \
+      TORCH_WARN(__VA_ARGS__);                                          \
+      return true;                                                      \
+    }();                                                                \
   }
 // libtorch's message: `cond INTERNAL ASSERT FAILED at "file":line, please report a bug to PyTorch. ` + parts.
 #define EMBER_TORCH_STRINGIZE_(x) #x
 #define EMBER_TORCH_STRINGIZE(x) EMBER_TORCH_STRINGIZE_(x)
-#define TORCH_INTERNAL_ASSERT(cond, ...)                                                                   \
-  do {                                                                                                     \
-    if (!(cond)) {                                                                                         \
-      ::ember::detail::throw_error(::torch::compat_detail::concat(                                         \
-          #cond " INTERNAL ASSERT FAILED at " EMBER_TORCH_STRINGIZE(__FILE__) ":" EMBER_TORCH_STRINGIZE(    \
-              __LINE__) ", please report a bug to PyTorch. " __VA_OPT__(, ) __VA_ARGS__));                  \
-    }                                                                                                      \
+#define TORCH_INTERNAL_ASSERT(cond, ...)                                                                 \
+  do {                                                                                                   \
+    if (!(cond)) {                                                                                       \
+      ::ember::detail::throw_error(::torch::compat_detail::concat(                                       \
+          #cond " INTERNAL ASSERT FAILED at " EMBER_TORCH_STRINGIZE(__FILE__) ":" EMBER_TORCH_STRINGIZE( \
+              __LINE__) ", please report a bug to PyTorch. " __VA_OPT__(, ) __VA_ARGS__));               \
+    }                                                                                                    \
   } while (0)
 
 // The default dtype: libtorch passes a caffe2::TypeMeta; Ember's TypeMeta converts to and from its
@@ -403,19 +410,25 @@ namespace caffe2 {
 class TypeMeta {
  public:
   TypeMeta() = default;
-  TypeMeta(ember::ScalarType type) : type_(type) {}  // NOLINT: implicit
+  TypeMeta(ember::ScalarType type) : type_(type) {}     // NOLINT: implicit
   operator ember::ScalarType() const { return type_; }  // NOLINT
   template <typename T>
-  static TypeMeta Make() { return TypeMeta(ember::dtype_of<T>::value); }
+  static TypeMeta Make() {
+    return TypeMeta(ember::dtype_of<T>::value);
+  }
   ember::ScalarType toScalarType() const { return type_; }
   size_t itemsize() const { return ember::element_size(type_); }
   // libtorch's names: "float", "double", "long int", "bool".
   std::string_view name() const {
     switch (type_) {
-      case ember::kFloat32: return "float";
-      case ember::kFloat64: return "double";
-      case ember::kInt64: return "long int";
-      case ember::kBool: return "bool";
+      case ember::kFloat32:
+        return "float";
+      case ember::kFloat64:
+        return "double";
+      case ember::kInt64:
+        return "long int";
+      case ember::kBool:
+        return "bool";
     }
     return "?";
   }

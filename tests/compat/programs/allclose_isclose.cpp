@@ -1,9 +1,9 @@
 // torch::allclose / Tensor::allclose / torch::isclose with rtol, atol and equal_nan; torch::equal.
-#include <torch/torch.h>
-
 #include <cmath>
 #include <iostream>
 #include <limits>
+
+#include <torch/torch.h>
 
 int main() {
   std::cout << std::boolalpha;

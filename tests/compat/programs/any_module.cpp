@@ -1,8 +1,8 @@
 // torch::nn::AnyModule: type erasure over any module with a forward, user modules with several
 // arguments included; forward returning AnyValue or the type asked for, ptr, get<T>, clone.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct AddImpl : torch::nn::Module {
   torch::Tensor forward(torch::Tensor a, torch::Tensor b) { return a + b; }
@@ -33,7 +33,7 @@ int main() {
     add.forward(x);
   } catch (const c10::Error& e) {
     std::cout << "arguments: "
-              << (std::string(e.what()).find("Add" ) != std::string::npos &&
+              << (std::string(e.what()).find("Add") != std::string::npos &&
                   std::string(e.what()).find("2 argument(s), but received 1") != std::string::npos)
               << std::endl;
   }

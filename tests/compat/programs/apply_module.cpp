@@ -1,15 +1,15 @@
 // Module::apply in its overloads (module, name and module, const, shared_ptr), used the way
 // libtorch programs use it: re-initialising every Linear, counting modules, listing names.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include <torch/torch.h>
+
 struct NetImpl : torch::nn::Module {
   NetImpl() {
-    body = register_module("body", torch::nn::Sequential(torch::nn::Linear(2, 3), torch::nn::ReLU(),
-                                                          torch::nn::Linear(3, 3)));
+    body = register_module("body",
+                           torch::nn::Sequential(torch::nn::Linear(2, 3), torch::nn::ReLU(), torch::nn::Linear(3, 3)));
     head = register_module("head", torch::nn::Linear(3, 1));
   }
   torch::Tensor forward(torch::Tensor x) { return head(body->forward(x)); }

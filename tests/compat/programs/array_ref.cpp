@@ -1,8 +1,8 @@
 // at::IntArrayRef, at::ArrayRef<T> and at::TensorList where libtorch functions take them.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <vector>
+
+#include <torch/torch.h>
 
 int64_t product(at::IntArrayRef sizes) {
   int64_t n = 1;

@@ -1,9 +1,9 @@
 // Scaled dot-product attention written out: causal masks with triu + masked_fill, a key padding
 // mask, softmax, dropout off in eval, and gradients through all of it.
-#include <torch/torch.h>
-
 #include <cmath>
 #include <iostream>
+
+#include <torch/torch.h>
 
 torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                         const torch::Tensor& mask) {
@@ -28,8 +28,8 @@ int main() {
   torch::Tensor padding = torch::zeros({B, 1, 1, T}, torch::kBool);
   padding.select(0, 1).select(-1, T - 1).fill_(true);
   torch::Tensor both = causal.logical_or(padding);
-  torch::Tensor weights = torch::softmax(
-      (q.matmul(k.transpose(-2, -1)) / std::sqrt(3.0)).masked_fill(both, -INFINITY), -1);
+  torch::Tensor weights =
+      torch::softmax((q.matmul(k.transpose(-2, -1)) / std::sqrt(3.0)).masked_fill(both, -INFINITY), -1);
   std::cout << weights[1][0] << std::endl;
 
   torch::Tensor y = attention(q, k, v, both);

@@ -1,8 +1,8 @@
 // Autograd basics, as libtorch's autograd tutorial: gradients of a small graph, vector-Jacobian
 // products, requires_grad_, detach and NoGradGuard.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor x = torch::ones({2, 2}, torch::requires_grad());

@@ -1,8 +1,8 @@
 // libtorch's autograd checks: backward's `inputs` (empty, non-leaf, not requiring grad) and grad's allow_unused.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <string>
+
+#include <torch/torch.h>
 
 std::string first_line(const char* what) {
   std::string s(what);

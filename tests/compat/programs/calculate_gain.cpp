@@ -1,9 +1,9 @@
 // torch::nn::init::calculate_gain with every nonlinearity tag, and the initialisers that take
 // nonlinearity and fan-mode tags.
-#include <torch/torch.h>
-
 #include <iomanip>
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   std::cout << std::setprecision(10);

@@ -1,8 +1,8 @@
 // nn::Cloneable<T>: clone() deep-copies parameters, buffers and submodules; the copy trains
 // independently of the original.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct NetImpl : torch::nn::Cloneable<NetImpl> {
   explicit NetImpl(int64_t hidden = 4) : hidden(hidden) { reset(); }
@@ -25,8 +25,8 @@ int main() {
   net->named_buffers()["seen"].fill_(5);
   auto copy = std::dynamic_pointer_cast<NetImpl>(net->clone());
   std::cout << (copy != nullptr) << " " << copy->hidden << std::endl;
-  std::cout << torch::equal(copy->fc1->weight, net->fc1->weight) << " "
-            << copy->fc1->weight.is_same(net->fc1->weight) << std::endl;
+  std::cout << torch::equal(copy->fc1->weight, net->fc1->weight) << " " << copy->fc1->weight.is_same(net->fc1->weight)
+            << std::endl;
   std::cout << (copy->fc1->weight.data_ptr<float>() != net->fc1->weight.data_ptr<float>()) << std::endl;
   // The clone's members point at the clone's registered submodules.
   std::cout << (copy->fc1.ptr().get() == copy->named_children()["fc1"].get()) << std::endl;

@@ -1,8 +1,8 @@
 // Custom autograd functions, as in libtorch's documentation: a linear function with saved tensors
 // and a multiply-by-constant with a saved non-tensor value.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;

@@ -1,7 +1,7 @@
 // A custom autograd function that works in place: ctx->mark_dirty, and libtorch's checks around it.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;

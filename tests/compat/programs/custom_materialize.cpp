@@ -1,8 +1,8 @@
 // Custom functions: mark_non_differentiable, set_materialize_grads and torch::autograd::UndefinedGrad.
+#include <iostream>
+
 #include <torch/csrc/autograd/functions/basic_ops.h>
 #include <torch/torch.h>
-
-#include <iostream>
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;

@@ -1,10 +1,13 @@
 // torch::set_default_dtype / get_default_dtype: what factories and promotion produce.
-#include <torch/torch.h>
-
 #include <iostream>
 
+#include <torch/torch.h>
+
 void show(const char* what, const torch::Tensor& t) {
-  std::cout << what << ": " << (t.dtype() == torch::kDouble ? "double" : t.dtype() == torch::kFloat ? "float" : "other")
+  std::cout << what << ": "
+            << (t.dtype() == torch::kDouble  ? "double"
+                : t.dtype() == torch::kFloat ? "float"
+                                             : "other")
             << '\n';
 }
 

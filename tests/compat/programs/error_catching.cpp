@@ -1,8 +1,8 @@
 // c10::Error and torch::Error: what a libtorch program catches, from TORCH_CHECK and from the library.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <string>
+
+#include <torch/torch.h>
 
 std::string first_line(const char* what) {
   std::string s(what);

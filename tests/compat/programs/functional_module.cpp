@@ -1,8 +1,8 @@
 // torch::nn::Functional: a free function, a function with bound arguments and a lambda as modules,
 // alone and inside a Sequential.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 torch::Tensor square_plus_one(torch::Tensor x) { return x * x + 1; }
 torch::Tensor shift(torch::Tensor x, double by) { return x + by; }

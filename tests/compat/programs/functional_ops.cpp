@@ -1,8 +1,8 @@
 // torch::nn::functional and the activation modules: linear, gelu (exact and tanh), relu, softmax and
 // log_softmax, layer_norm, embedding, one_hot, dropout in eval, with gradients.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 namespace F = torch::nn::functional;
 

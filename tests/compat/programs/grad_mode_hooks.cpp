@@ -1,8 +1,8 @@
 // Grad mode and graph inspection: NoGradGuard, AutoGradMode, detach, retain_grad, hooks that
 // rewrite gradients, grad_fn and backward with retain_graph.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor x = torch::tensor({1.0, 2.0, 3.0}, torch::requires_grad());

@@ -1,8 +1,8 @@
 // Higher-order gradients with torch::autograd::grad: second derivatives, a Hessian-vector product
 // and a gradient penalty that is itself differentiated.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor x = torch::tensor({0.5, -1.25, 2.0}, torch::requires_grad());

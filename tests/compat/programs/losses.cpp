@@ -1,8 +1,8 @@
 // Losses and their gradients: MSE, L1, smooth L1 (with beta), cross entropy (class indices, label
 // smoothing, ignore_index, reductions), NLL on log_softmax, as modules and as functions.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 namespace F = torch::nn::functional;
 

@@ -1,9 +1,9 @@
 // A two-layer MLP trained with Adam on a synthetic 3-class problem: nn::Sequential, ReLU,
 // cross_entropy, argmax accuracy, eval mode.
-#include <torch/torch.h>
-
 #include <iomanip>
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::manual_seed(0);

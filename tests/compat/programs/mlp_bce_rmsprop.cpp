@@ -1,9 +1,9 @@
 // A binary classifier trained with BCEWithLogitsLoss (pos_weight) and RMSprop, then the same MLP with
 // Adagrad; the newer activations in the model, and a tour of the newer losses and activations.
-#include <torch/torch.h>
-
 #include <iomanip>
 #include <iostream>
+
+#include <torch/torch.h>
 
 namespace F = torch::nn::functional;
 
@@ -68,7 +68,8 @@ int main() {
                          F::KLDivFuncOptions().reduction(torch::kBatchMean))
             << std::endl;
   std::cout << F::huber_loss(a, b, F::HuberLossFuncOptions().delta(0.5)) << std::endl;
-  std::cout << F::margin_ranking_loss(a.select(1, 0), b.select(1, 0), sign, F::MarginRankingLossFuncOptions().margin(0.1))
+  std::cout << F::margin_ranking_loss(a.select(1, 0), b.select(1, 0), sign,
+                                      F::MarginRankingLossFuncOptions().margin(0.1))
             << std::endl;
   std::cout << F::hinge_embedding_loss(a.select(1, 1), sign) << std::endl;
   std::cout << F::cosine_embedding_loss(a, b, sign, F::CosineEmbeddingLossFuncOptions().margin(0.2)) << std::endl;

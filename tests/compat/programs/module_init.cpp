@@ -1,8 +1,8 @@
 // What seeded module construction draws: Linear, Embedding, LayerNorm, a ModuleList, nn::init,
 // train/eval, buffers, to(kDouble) and parameters of nested modules.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct TwoLayerImpl : torch::nn::Module {
   TwoLayerImpl() {

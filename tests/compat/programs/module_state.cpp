@@ -1,9 +1,9 @@
 // Module::as<T>(), name() with namespaces, unregister_module, register_* errors, zero_grad with
 // an explicit set_to_none (libtorch 1.13 and 2.x differ only in the default), train/eval.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <string>
+
+#include <torch/torch.h>
 
 namespace test {
 struct MyModule : torch::nn::Module {
@@ -27,7 +27,8 @@ int main() {
   std::cout << module->name() << std::endl;
   std::cout << Plain()->name() << std::endl;
   torch::nn::Module& base = *module;
-  std::cout << (base.as<test::MyModule>() == module.get()) << " " << (base.as<torch::nn::Linear>() == nullptr) << std::endl;
+  std::cout << (base.as<test::MyModule>() == module.get()) << " " << (base.as<torch::nn::Linear>() == nullptr)
+            << std::endl;
   std::cout << (module->fc->as<torch::nn::LinearImpl>() != nullptr) << " "
             << (module->fc->as<torch::nn::Linear>() != nullptr) << std::endl;
 
@@ -37,20 +38,21 @@ int main() {
   try {
     module->unregister_module("extra");
   } catch (const c10::Error& e) {
-    std::cout << "unregister: " << (std::string(e.what()).find("No Module with name `extra` is registered") != std::string::npos)
+    std::cout << "unregister: "
+              << (std::string(e.what()).find("No Module with name `extra` is registered") != std::string::npos)
               << std::endl;
   }
   try {
     module->register_parameter("w", torch::zeros({1}));
   } catch (const c10::Error& e) {
-    std::cout << "duplicate parameter: " << (std::string(e.what()).find("Parameter 'w' already defined") != std::string::npos)
-              << std::endl;
+    std::cout << "duplicate parameter: "
+              << (std::string(e.what()).find("Parameter 'w' already defined") != std::string::npos) << std::endl;
   }
   try {
     module->register_module("fc", torch::nn::Linear(1, 1));
   } catch (const c10::Error& e) {
-    std::cout << "duplicate module: " << (std::string(e.what()).find("Submodule 'fc' already defined") != std::string::npos)
-              << std::endl;
+    std::cout << "duplicate module: "
+              << (std::string(e.what()).find("Submodule 'fc' already defined") != std::string::npos) << std::endl;
   }
 
   torch::Tensor loss = module->forward(torch::ones({3, 2})).sum();

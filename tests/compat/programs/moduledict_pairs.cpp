@@ -1,12 +1,12 @@
 // ModuleDict built from {name, module} pairs and from an OrderedDict, with user modules; keys,
 // values, contains, [] and typed access, update, iteration and printing.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <torch/torch.h>
 
 struct HeadImpl : torch::nn::Module {
   explicit HeadImpl(int64_t classes) { proj = register_module("proj", torch::nn::Linear(4, classes)); }

@@ -1,8 +1,8 @@
 // ModuleList of user modules: push_back, extend, iteration, index access, typed access, forward
 // through a loop, parameters and printing.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct LayerImpl : torch::nn::Module {
   LayerImpl(int64_t in, int64_t out) {

@@ -1,7 +1,7 @@
 // named_modules() and named_children() on a nested model, as libtorch's OrderedDict.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 namespace test {
 struct EncoderImpl : torch::nn::Module {
@@ -19,8 +19,8 @@ TORCH_MODULE(Encoder);
 struct ModelImpl : torch::nn::Module {
   ModelImpl() {
     encoder = register_module("encoder", Encoder());
-    head = register_module("head", torch::nn::Sequential(torch::nn::Linear(4, 8), torch::nn::ReLU(),
-                                                          torch::nn::Linear(8, 2)));
+    head = register_module("head",
+                           torch::nn::Sequential(torch::nn::Linear(4, 8), torch::nn::ReLU(), torch::nn::Linear(8, 2)));
   }
   Encoder encoder{nullptr};
   torch::nn::Sequential head{nullptr};

@@ -1,8 +1,8 @@
 // named_parameters() and named_buffers() as libtorch's OrderedDict: items with key()/value() and
 // ->, keys(), values(), contains(), size(), [] by key and by index, find, iteration.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct BlockImpl : torch::nn::Module {
   BlockImpl() {

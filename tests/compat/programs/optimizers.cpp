@@ -1,9 +1,9 @@
 // The optimizers' updates on the Rosenbrock function: SGD (plain, momentum with dampening,
 // Nesterov, weight decay), Adam (with and without amsgrad and weight decay) and AdamW, parameter
 // groups with their own options, and changing the learning rate between steps.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 torch::Tensor rosenbrock(const torch::Tensor& p) {
   torch::Tensor x = p[0], y = p[1];

@@ -1,9 +1,9 @@
 // torch::OrderedDict itself: insertion order, insert/update, lookups, errors on duplicate and
 // missing keys, copy semantics.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <string>
+
+#include <torch/torch.h>
 
 int main() {
   torch::OrderedDict<std::string, int> dict;

@@ -1,9 +1,9 @@
 // Polynomial regression with SGD, after PyTorch's examples/regression: fit a random cubic
 // y = w . (x, x^2, x^3) + b with a Linear layer and the smooth L1 loss.
-#include <torch/torch.h>
-
 #include <iomanip>
 #include <iostream>
+
+#include <torch/torch.h>
 
 constexpr int64_t kDegree = 3;
 

@@ -1,9 +1,9 @@
 // torch::pow in its three forms and the p-norms over dims, with their gradients.
-#include <torch/torch.h>
-
 #include <cmath>
 #include <iostream>
 #include <limits>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor x = torch::tensor({{1.0, -2.0, 3.0}, {-0.5, 0.0, 4.0}}, torch::requires_grad());

@@ -1,12 +1,12 @@
 // Printing modules as libtorch does: built-in modules with their options, nested containers
 // indented, user modules by their (namespaced) type name, through operator<< and c10::str.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <torch/torch.h>
 
 namespace test {
 struct MyModule : torch::nn::Module {
@@ -22,7 +22,7 @@ struct BlockImpl : torch::nn::Module {
   BlockImpl() {
     attn = register_module("attn", std::make_shared<test::MyModule>());
     mlp = register_module("mlp", torch::nn::Sequential(torch::nn::Linear(4, 16), torch::nn::GELU(),
-                                                        torch::nn::Linear(16, 4), torch::nn::Dropout(0.1)));
+                                                       torch::nn::Linear(16, 4), torch::nn::Dropout(0.1)));
     norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({4})));
   }
   std::shared_ptr<test::MyModule> attn;

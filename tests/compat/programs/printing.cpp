@@ -1,22 +1,22 @@
 // libtorch's C++ print format in all its modes: integers, fixed with 4 decimals, a common scale
 // factor, scientific, "Columns a to b" blocks of wide matrices, 3-d and 4-d tensors, bool, int64,
 // float64, 0-dim, empty and non-finite values.
-#include <torch/torch.h>
-
 #include <cmath>
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   const double nan = NAN, inf = INFINITY;
   std::cout << torch::tensor({1.0, 2.0, 3.0}) << std::endl;
   std::cout << torch::tensor({0.5, -0.25}) << std::endl;
   std::cout << torch::tensor({123.456, -7.5}) << std::endl;
-  std::cout << torch::tensor({123456.5, 7.25}) << std::endl;   // 10^5 * scale
-  std::cout << torch::tensor({0.001, 0.0025}) << std::endl;    // 0.001 * scale
-  std::cout << torch::tensor({1e-7, 1.0, 1e3}) << std::endl;   // scientific
+  std::cout << torch::tensor({123456.5, 7.25}) << std::endl;  // 10^5 * scale
+  std::cout << torch::tensor({0.001, 0.0025}) << std::endl;   // 0.001 * scale
+  std::cout << torch::tensor({1e-7, 1.0, 1e3}) << std::endl;  // scientific
   std::cout << torch::tensor({1e-120, 1.0}, torch::kDouble) << std::endl;
-  std::cout << torch::tensor({-5.0, 0.5}) << std::endl;        // the signed comparison of libtorch
-  std::cout << torch::tensor({3e10, 1.0}) << std::endl;        // large integers
+  std::cout << torch::tensor({-5.0, 0.5}) << std::endl;  // the signed comparison of libtorch
+  std::cout << torch::tensor({3e10, 1.0}) << std::endl;  // large integers
   std::cout << torch::tensor({nan, 1.5, inf, -inf}) << std::endl;
   std::cout << torch::tensor({nan, inf}) << std::endl;
   std::cout << torch::tensor(2.5) << std::endl << torch::tensor(7, torch::kLong) << std::endl;

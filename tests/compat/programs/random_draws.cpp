@@ -1,8 +1,8 @@
 // Seeded random numbers: the same seed gives libtorch's numbers for every distribution and layout
 // (randn's batched path for 16 or more elements, its scalar path below), and generator state.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::manual_seed(2024);

@@ -1,7 +1,7 @@
 // Reductions and elementwise ops as torch:: functions: torch::sum(t, dim), torch::max(t, dim), torch::erf.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::manual_seed(3);

@@ -1,7 +1,7 @@
 // % and torch::remainder take the divisor's sign (Python's %); torch::fmod the dividend's.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor a = torch::tensor({-7.5, -3.0, -1.0, 0.0, 1.0, 5.5, 7.0});

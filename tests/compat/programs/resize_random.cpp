@@ -1,7 +1,7 @@
 // resize_, random_(from, to) / random_(to), data(), set_data, tensor_data, variable_data, make_variable.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::manual_seed(7);

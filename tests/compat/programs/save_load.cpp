@@ -1,8 +1,8 @@
 // torch::save / torch::load of tensors, tensor lists, modules and optimizers: a model trained for a
 // few steps is saved, reloaded into a fresh model, and both continue identically.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc1(3, 5), fc2(5, 2) {

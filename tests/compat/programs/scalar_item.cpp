@@ -1,7 +1,7 @@
 // item() without a type returns a c10::Scalar: converting it and printing it.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor f = torch::tensor({2.5f});

@@ -1,8 +1,8 @@
 // Sequential holding user modules beside built-in ones: constructors, push_back, named entries,
 // forward, ptr<T>() / at<T>() / [] access, size, iteration and printing.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct ScaleImpl : torch::nn::Module {
   explicit ScaleImpl(double factor) : factor(factor) {}

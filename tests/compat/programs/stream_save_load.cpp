@@ -1,10 +1,10 @@
 // torch::save / torch::load through std::ostream / std::istream (a std::stringstream) as well as
 // files: a tensor, a vector of tensors and a module, then training continues from the copy.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <sstream>
 #include <vector>
+
+#include <torch/torch.h>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() {

@@ -1,7 +1,7 @@
 // Tensor creation, views, broadcasting arithmetic, reductions, indexing and comparisons.
-#include <torch/torch.h>
-
 #include <iostream>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor a = torch::arange(12, torch::kFloat).reshape({3, 4});
@@ -22,7 +22,9 @@ int main() {
   torch::Tensor row = torch::tensor({0.5, 1.5, -1.0, 2.0});
   std::cout << col + row << std::endl << a * row - col / 2 << std::endl;
   std::cout << (a.pow(2) + 1).sqrt().log() << std::endl << a.exp().slice(1, 0, 2) << std::endl;
-  std::cout << torch::sigmoid(row) << std::endl << torch::tanh(row) << std::endl << row.abs().clamp(0.75, 1.75) << std::endl;
+  std::cout << torch::sigmoid(row) << std::endl
+            << torch::tanh(row) << std::endl
+            << row.abs().clamp(0.75, 1.75) << std::endl;
 
   std::cout << a.sum() << std::endl << a.sum(0) << std::endl << a.mean({1}, true) << std::endl;
   std::cout << a.var() << std::endl << a.std({1}, true) << std::endl << a.logsumexp({1}) << std::endl;
@@ -35,7 +37,8 @@ int main() {
   std::cout << torch::where(mask, a, torch::zeros_like(a)) << std::endl;
   std::cout << torch::cat({a, a * 2}, 0).sizes() << " " << torch::stack({row, row}, 1).sizes() << std::endl;
   torch::Tensor index = torch::tensor({2, 0}, torch::kLong);
-  std::cout << a.index_select(0, index) << std::endl << a.gather(1, torch::tensor({{0}, {3}, {1}}, torch::kLong)) << std::endl;
+  std::cout << a.index_select(0, index) << std::endl
+            << a.gather(1, torch::tensor({{0}, {3}, {1}}, torch::kLong)) << std::endl;
 
   torch::Tensor m = torch::tensor({{1.0, 2.0}, {3.0, 4.0}});
   std::cout << m.matmul(m) << std::endl << torch::mm(m, m.t()) << std::endl;

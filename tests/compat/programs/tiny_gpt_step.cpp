@@ -1,10 +1,10 @@
 // A tiny GPT (token + position embeddings, one pre-norm transformer block with causal multi-head
 // self-attention and a GELU MLP, a tied language-model head) and three AdamW training steps.
-#include <torch/torch.h>
-
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+
+#include <torch/torch.h>
 
 struct BlockImpl : torch::nn::Module {
   BlockImpl(int64_t n_embd, int64_t n_head, int64_t block_size)
@@ -48,7 +48,9 @@ TORCH_MODULE(Block);
 
 struct TinyGPTImpl : torch::nn::Module {
   TinyGPTImpl(int64_t vocab, int64_t n_embd, int64_t n_head, int64_t block_size)
-      : wte(vocab, n_embd), wpe(block_size, n_embd), block(n_embd, n_head, block_size),
+      : wte(vocab, n_embd),
+        wpe(block_size, n_embd),
+        block(n_embd, n_head, block_size),
         ln_f(torch::nn::LayerNormOptions({n_embd})) {
     register_module("wte", wte);
     register_module("wpe", wpe);

@@ -1,8 +1,8 @@
 // Tensor hooks that return void (they only look) beside hooks that return a new gradient.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <vector>
+
+#include <torch/torch.h>
 
 int main() {
   torch::Tensor x = torch::tensor({1.0, -2.0, 3.0}, torch::requires_grad());

@@ -1,9 +1,9 @@
 // TORCH_WARN / TORCH_WARN_ONCE captured by a warning handler, as tests of libtorch code do.
-#include <torch/torch.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <torch/torch.h>
 
 struct CaptureWarnings : public c10::WarningHandler {
   std::vector<std::string> messages;

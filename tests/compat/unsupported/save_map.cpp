@@ -1,8 +1,8 @@
 // torch::save of a value Ember cannot save stops the build with a message naming what it can save.
 // expect: torch::save: Ember saves a Tensor
-#include <torch/torch.h>
-
 #include <map>
+
+#include <torch/torch.h>
 
 int main() {
   std::map<std::string, double> values{{"lr", 0.1}};
