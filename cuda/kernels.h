@@ -104,4 +104,18 @@ void dispatch_type(ScalarType type, F&& f) {
   }
 }
 
+// The same for the kernels that exist for floating types only (the caller checked the dtype);
+// `name` is the op an unexpected dtype names.
+template <typename F>
+void dispatch_floating_type(const char* name, ScalarType type, F&& f) {
+  switch (type) {
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
+    default:
+      unsupported(name, "dtype", static_cast<int>(type));
+  }
+}
+
 }  // namespace ember::cuda

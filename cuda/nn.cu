@@ -64,23 +64,10 @@ __global__ void __launch_bounds__(kBlockSize)
   }
 }
 
-// Softmax exists for floating types only; the caller checked.
-template <typename F>
-void dispatch_floating_type(ScalarType type, F&& f) {
-  switch (type) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    default:
-      unsupported("dispatch_floating_type", "dtype", static_cast<int>(type));
-  }
-}
-
 }  // namespace
 
 void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log) {
-  dispatch_floating_type(type, [&]<typename T>() {
+  dispatch_floating_type("softmax", type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
     EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_kernel<T>)
@@ -91,7 +78,7 @@ void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols,
 
 void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* din, const void* dout,
                              const void* out, bool log) {
-  dispatch_floating_type(type, [&]<typename T>() {
+  dispatch_floating_type("softmax", type, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
     EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_backward_kernel<T>)

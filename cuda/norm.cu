@@ -125,18 +125,6 @@ __global__ void __launch_bounds__(kBlockSize) sum_bands_kernel(T* out, const T* 
   }
 }
 
-template <typename F>
-void dispatch_floating_type(ScalarType type, F&& f) {
-  switch (type) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    default:
-      unsupported("layer_norm", "dtype", static_cast<int>(type));
-  }
-}
-
 }  // namespace
 
 int64_t layer_norm_param_bands(int64_t N) {
@@ -148,7 +136,7 @@ int64_t layer_norm_param_bands(int64_t N) {
 
 void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* out, void* mean, void* rstd,
                        const void* in, const void* weight, const void* bias, double eps) {
-  dispatch_floating_type(type, [&]<typename T>() {
+  dispatch_floating_type("layer_norm", type, [&]<typename T>() {
     if (N == 0 || D == 0) return;
     const int block = block_for_row(D);
     EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<T>)
@@ -161,7 +149,7 @@ void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, vo
 void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* din, void* dweight,
                                 void* dbias, void* partial, const void* dout, const void* in, const void* mean,
                                 const void* rstd, const void* weight) {
-  dispatch_floating_type(type, [&]<typename T>() {
+  dispatch_floating_type("layer_norm", type, [&]<typename T>() {
     if (N == 0 || D == 0) return;
     const T* g = static_cast<const T*>(dout);
     const T* x = static_cast<const T*>(in);

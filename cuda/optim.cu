@@ -176,18 +176,6 @@ __global__ void __launch_bounds__(kBlockSize)
   out[i] = acc;
 }
 
-template <typename F>
-void dispatch_floating_type(const char* name, ScalarType type, F&& f) {
-  switch (type) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    default:
-      unsupported(name, "dtype", static_cast<int>(type));
-  }
-}
-
 }  // namespace
 
 void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
