@@ -73,8 +73,11 @@ const std::map<std::string, Case>& cases() {
     t["dropout2d_3d"] = [](const Inputs& in) { return F::dropout2d(in.at("x"), F::Dropout2dFuncOptions().p(0.5)); };
 
     // ---- losses ----
-    for (auto [suffix, red] :
+    // (Clang 14 cannot capture a structured binding, so the reduction is copied out of the pair.)
+    for (const auto& entry :
          std::vector<std::pair<std::string, Reduction>>{{"mean", kMean}, {"sum", kSum}, {"none", kNone}}) {
+      const std::string& suffix = entry.first;
+      const Reduction red = entry.second;
       t["bce_" + suffix] = [red](const Inputs& in) {
         return F::binary_cross_entropy(in.at("x"), in.at("t"), F::BinaryCrossEntropyFuncOptions().reduction(red));
       };
@@ -375,8 +378,9 @@ TEST(NnMoreModules, SequentialStacksMatchPyTorch) {
                      nn::Hardtanh(nn::HardtanhOptions().min_val(-0.7).max_val(0.6)), nn::Linear(6, 4),
                      nn::CELU(nn::CELUOptions().alpha(2.0)), nn::Tanh(), nn::Linear(4, 3), nn::LogSigmoid(),
                      nn::Threshold(-0.9, 0.3), nn::SiLU(), nn::Softsign(), nn::Sigmoid(), nn::LogSoftmax(1)));
-  for (auto& [name, m] : stacks) {
+  for (auto& [name, stack] : stacks) {
     SCOPED_TRACE(name);
+    nn::Sequential& m = stack;  // a plain reference: Clang 14 cannot capture a structured binding
     const nlohmann::json& c = module_fixture().at(name);
     ember::test::expect_parameter_names(*m, c);
     ember::test::load_case_parameters(*m, c);
