@@ -16,8 +16,12 @@ int main() {
   torch::Tensor x = torch::randn({2, 3});
   std::cout << relu(x) << std::endl << square(x) << std::endl << lambda(x) << std::endl << shifted(x) << std::endl;
 
-  torch::nn::Sequential seq(torch::nn::Linear(3, 3), torch::nn::Functional(torch::tanh),
-                            torch::nn::Functional([](torch::Tensor t) { return t * 2; }), torch::nn::Linear(3, 1));
+  // Built one statement at a time: the order of a call's arguments is unspecified (GCC builds the
+  // last first, Clang the first), and each Linear draws its initial weights from the generator.
+  torch::nn::Linear out(3, 1);
+  torch::nn::Linear in(3, 3);
+  torch::nn::Sequential seq(in, torch::nn::Functional(torch::tanh),
+                            torch::nn::Functional([](torch::Tensor t) { return t * 2; }), out);
   std::cout << seq->forward(x) << std::endl;
   std::cout << seq->size() << " " << seq->parameters().size() << std::endl;
   std::cout << seq << std::endl;

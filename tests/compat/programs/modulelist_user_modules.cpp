@@ -17,7 +17,11 @@ TORCH_MODULE(Layer);
 
 int main() {
   torch::manual_seed(5);
-  torch::nn::ModuleList layers(Layer(3, 4), Layer(4, 4));
+  // Built one statement at a time: the order of a call's arguments is unspecified (GCC builds the
+  // last first, Clang the first), and each Linear draws its initial weights from the generator.
+  Layer second(4, 4);
+  Layer first(3, 4);
+  torch::nn::ModuleList layers(first, second);
   layers->push_back(Layer(4, 2));
   torch::nn::ModuleList extra;
   std::cout << extra->is_empty() << std::endl;

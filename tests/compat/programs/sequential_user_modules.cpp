@@ -20,7 +20,11 @@ TORCH_MODULE(Residual);
 
 int main() {
   torch::manual_seed(3);
-  torch::nn::Sequential seq(torch::nn::Linear(3, 4), Scale(0.5), Residual(4), torch::nn::GELU());
+  // Built one statement at a time: the order of a call's arguments is unspecified (GCC builds the
+  // last first, Clang the first), and each Linear draws its initial weights from the generator.
+  Residual residual(4);
+  torch::nn::Linear first(3, 4);
+  torch::nn::Sequential seq(first, Scale(0.5), residual, torch::nn::GELU());
   seq->push_back(torch::nn::Linear(4, 2));
   seq->push_back("out_scale", Scale(2.0));
   std::cout << seq->size() << " " << seq->is_empty() << std::endl;
