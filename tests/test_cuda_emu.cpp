@@ -266,6 +266,9 @@ TEST_F(CudaEmulator, CublasGemmIsColumnMajorAndChecksItsArguments) {
 }
 
 TEST_F(CudaEmulator, AHostPointerInsideAFunctorIsReported) {
+#ifndef EMBER_EMU_HAS_CLEAR_PADDING
+  GTEST_SKIP() << "this compiler has no __builtin_clear_padding: struct arguments are not checked";
+#endif
   std::vector<float> host(64, -1.0f);
   EMBER_LAUNCH(1, 64, 0, nullptr, apply_to_each<WriteOne>)(64, WriteOne{host.data()});
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
@@ -277,6 +280,9 @@ TEST_F(CudaEmulator, AHostPointerInsideAFunctorIsReported) {
 }
 
 TEST_F(CudaEmulator, AFreedPointerInsideAFunctorIsReported) {
+#ifndef EMBER_EMU_HAS_CLEAR_PADDING
+  GTEST_SKIP() << "this compiler has no __builtin_clear_padding: struct arguments are not checked";
+#endif
   void* p = nullptr;
   ASSERT_EQ(cudaMalloc(&p, 256), cudaSuccess);
   ASSERT_EQ(cudaFree(p), cudaSuccess);

@@ -57,7 +57,8 @@ cublasStatus_t gemm_strided_batched(const char* name, cublasHandle_t h, cublasOp
   ember::cuda::emu::DeviceAccess access;  // the gemm "kernel" runs: its matrices are readable
   for (const void* p : {static_cast<const void*>(A), static_cast<const void*>(B), static_cast<const void*>(C)})
     access.open(p);
-  const bool tf32 = std::is_same_v<T, float> && h->math == CUBLAS_TF32_TENSOR_OP_MATH;
+  // h->math first: `false && ...` would make tf32 a constant for double, and Clang warn of its capture.
+  const bool tf32 = h->math == CUBLAS_TF32_TENSOR_OP_MATH && std::is_same_v<T, float>;
   auto load = [tf32](T x) { return tf32 ? T(round_to_tf32(float(x))) : x; };
   for (int b = 0; b < batch; ++b) {
     const T* a = A + b * sa;

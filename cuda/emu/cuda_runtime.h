@@ -139,6 +139,7 @@ struct StructArg {
   int index;          // position in the kernel's parameter list
   const void* bytes;  // the argument as the kernel receives it: its pointer-sized words are checked
   size_t size;
+  bool padding_cleared;  // false: a word may be stale padding, so it only opens the allocation it points to
 };
 
 struct KernelCall {
@@ -205,13 +206,17 @@ class Launch {
         [&] {
           using T = std::tuple_element_t<I, Params>;
           if constexpr (std::is_pointer_v<T>) out[n++] = PointerArg{static_cast<int>(I), std::get<I>(params)};
-#ifdef EMBER_EMU_HAS_CLEAR_PADDING
-          // Padding is zeroed, so that only the struct's fields are read as possible pointers.
           if constexpr (std::is_class_v<T> && alignof(T) >= alignof(void*)) {
+#ifdef EMBER_EMU_HAS_CLEAR_PADDING
+            // Padding is zeroed, so that only the struct's fields are read as possible pointers.
             __builtin_clear_padding(&std::get<I>(params));
-            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T)};
-          }
+            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T), true};
+#else
+            // Without the builtin (Clang before 16) padding may hold any stale word: the struct's words
+            // still open the allocations they point into, so its pointers work, but nothing is reported.
+            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T), false};
 #endif
+          }
         }(),
         ...);
   }

@@ -380,6 +380,10 @@ std::string check_arguments(const KernelCall& call, DeviceAccess& access) {
       uintptr_t v;
       std::memcpy(&v, static_cast<const unsigned char*>(s.bytes) + at, sizeof v);
       const void* p = reinterpret_cast<const void*>(v);
+      if (!s.padding_cleared) {
+        if (is_device_pointer(p) && check_device_range(p, 1).empty()) access.open(p);
+        continue;
+      }
       std::string why = is_device_pointer(p) ? check_device_range(p, 1)
                         : is_host_address(v) ? "is a host pointer, not device memory"
                                              : "";
