@@ -7,6 +7,7 @@
 //   ember-run --nproc_per_node 2 ember-charlm train --data input.txt
 //   ember-run --nnodes 2 --node_rank 0 --master_addr 10.0.0.1 --master_port 29500 --nproc_per_node 4 prog
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,10 +44,14 @@ int main(int argc, char** argv) {
   app.add_option("--master_addr,--master-addr", master_addr, "address of node 0 (where rank 0's store listens)");
   app.add_option("--master_port,--master-port", master_port, "port of rank 0's store")->check(CLI::Range(1, 65535));
   app.add_option("--grace", grace_s, "seconds between SIGTERM and SIGKILL when stopping the ranks");
-  app.add_option("command", command, "PROGRAM ARGS...")->required();
-  app.prefix_command();  // everything from PROGRAM on belongs to it
+  app.prefix_command();  // everything from PROGRAM on belongs to it, in order
+  app.footer("PROGRAM ARGS...: the program every rank runs, with its arguments");
   CLI11_PARSE(app, argc, argv);
-  for (const auto& extra : app.remaining()) command.push_back(extra);
+  command = app.remaining();
+  if (command.empty()) {
+    std::fprintf(stderr, "ember-run: no PROGRAM given (ember-run [options] PROGRAM ARGS...)\n");
+    return 2;
+  }
   if (node_rank >= nnodes) {
     std::fprintf(stderr, "ember-run: --node_rank %d must be less than --nnodes %d\n", node_rank, nnodes);
     return 2;
@@ -68,6 +73,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (pid == 0) {
+      // A process group of its own, so a terminal's Ctrl-C reaches the ranks once (forwarded by
+      // ember-run) rather than twice; and SIGTERM if ember-run itself dies.
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
       setenv("MASTER_ADDR", master_addr.c_str(), 1);
@@ -101,10 +110,11 @@ int main(int argc, char** argv) {
       pending_signal = 0;
       std::fprintf(stderr, "ember-run: got %s, forwarding it to %d rank(s)\n", strsignal(sig), running);
       signal_all(sig);
+      // The ranks decide how to stop (ember-charlm saves a checkpoint first); a second signal is
+      // forwarded too, and programs that follow Ember's convention quit at once on it.
       if (!stopping) {
         stopping = true;
         result = 128 + sig;
-        stop_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_s * 3000));
       }
     }
     int status = 0;
