@@ -90,6 +90,10 @@ class ProcessGroup {
 std::shared_ptr<ProcessGroup> make_gloo_process_group(std::shared_ptr<Store> store, int rank, int world_size,
                                                       std::chrono::milliseconds timeout = kDefaultTimeout);
 
+// The MPI backend on MPI_COMM_WORLD (c10d's ProcessGroupMPI; run under mpirun). Throws in a build
+// without MPI.
+std::shared_ptr<ProcessGroup> make_mpi_process_group();
+
 struct InitOptions {
   std::string init_method;  // "file:///path", "tcp://host:port", or empty: "env://"
   int rank = -1;            // -1: from RANK

@@ -294,10 +294,19 @@ std::shared_ptr<Store> make_tcp_store(const std::string& host, int port, bool is
 }
 
 
+#ifndef EMBER_WITH_MPI
+std::shared_ptr<ProcessGroup> make_mpi_process_group() {
+  EMBER_FAIL("createProcessGroupMPI: this Ember was built without MPI (apt-get install libopenmpi-dev and rebuild)");
+}
+#endif
+
 void init_process_group(const std::string& backend, const InitOptions& options) {
   EMBER_CHECK(!default_group, "init_process_group: trying to initialize the default process group twice");
-  EMBER_CHECK(backend == "gloo", "init_process_group: unknown or unbuilt backend '{}' (this build has: gloo)",
-              backend);
+  if (backend == "mpi") {
+    default_group = make_mpi_process_group();
+    return;
+  }
+  EMBER_CHECK(backend == "gloo", "init_process_group: unknown backend '{}' (gloo or mpi)", backend);
   const int rank = options.rank >= 0 ? options.rank : env_int("RANK", 0, true);
   const int world = options.world_size >= 0 ? options.world_size : env_int("WORLD_SIZE", 1, true);
   std::shared_ptr<Store> store;

@@ -151,4 +151,33 @@ TEST(Distributed, LauncherStopsTheOthersWhenARankFails) {
   EXPECT_LT(took, 30.0) << "rank 0 sleeps 60 s: ember-run must have stopped it";
 }
 
+#ifdef EMBER_CHARLM
+// ember-charlm train under ember-run: rank 0 writes the run; a one-process --resume of a
+// two-process checkpoint is refused with the reason.
+TEST(Distributed, CharlmTrainsUnderTheLauncherAndChecksTheWorldSizeOnResume) {
+  const std::string dir = ::testing::TempDir() + "charlm_dist_" + std::to_string(next_port());
+  const std::string common = std::string(" train --data ") + EMBER_SOURCE_DIR "/data/tinyshakespeare.txt --out_dir " +
+                             dir + " --eval_interval 5 --eval_iters 2";
+  auto [code, output] = run_launcher("--nproc_per_node 2 --master_port " + std::to_string(next_port()) + " " +
+                                     EMBER_CHARLM + common + " --preset tiny --max_iters 10 --gradient_accumulation_steps 2");
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("gradient_accumulation_steps 2"), std::string::npos) << output;
+  // One progress report per step: rank 0 alone prints.
+  size_t summaries = 0;
+  for (size_t at = output.find("summary:"); at != std::string::npos; at = output.find("summary:", at + 1)) ++summaries;
+  EXPECT_EQ(summaries, 1u) << output;
+  EXPECT_TRUE(std::ifstream(dir + "/ckpt.safetensors").good());
+
+  const std::string cmd = "timeout 60 " EMBER_CHARLM + common + " --resume --max_iters 12 2>&1";
+  std::string resumed;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) resumed.append(buf, n);
+    EXPECT_NE(pclose(p), 0);
+  }
+  EXPECT_NE(resumed.find("was trained by 2 process(es) and this run has 1"), std::string::npos) << resumed;
+  std::system(("rm -rf " + dir).c_str());
+}
+#endif
+
 }  // namespace
