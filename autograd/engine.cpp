@@ -108,6 +108,7 @@ tensor_list AccumulateGrad::apply(tensor_list&& grads) {
   } else {
     m.grad.add_(g);
   }
+  for (const auto& hook : m.post_accumulate_grad_hooks) hook(variable_);
   return {};
 }
 
@@ -295,7 +296,28 @@ void check_anomaly(const Node& node, const tensor_list& grads_in, const tensor_l
   }
 }
 
+void execute_nodes(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots);
+
+// One list of queue_callback()s per backward pass running on this thread (a hook may start a nested one).
+thread_local std::vector<std::vector<std::function<void()>>> final_callbacks;
+
+// Runs the graph, then the callbacks queued while it ran, in the order they were queued.
 void execute(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots) {
+  final_callbacks.emplace_back();
+  try {
+    execute_nodes(task, roots);
+    for (size_t i = 0; i < final_callbacks.back().size(); ++i) {
+      auto callback = std::move(final_callbacks.back()[i]);  // may queue more
+      callback();
+    }
+  } catch (...) {
+    final_callbacks.pop_back();
+    throw;
+  }
+  final_callbacks.pop_back();
+}
+
+void execute_nodes(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& roots) {
   // Count, for every reachable node, the edges that lead into it.
   std::vector<Node*> stack;
   std::unordered_set<Node*> seen;
@@ -417,6 +439,19 @@ std::vector<std::pair<Edge, Tensor>> make_roots(const tensor_list& tensors, cons
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(!final_callbacks.empty(), "queue_callback: can only be called while a backward pass is running");
+  final_callbacks.back().push_back(std::move(callback));
+}
+
+void register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook) {
+  EMBER_CHECK(leaf.defined() && leaf.requires_grad() && leaf.is_leaf(),
+              "register_post_accumulate_grad_hook: only a leaf tensor that requires grad has an accumulated "
+              "gradient (got {})",
+              !leaf.defined() ? "an undefined tensor" : leaf.requires_grad() ? "a non-leaf tensor" : "a tensor that does not require grad");
+  ensure_meta(leaf).post_accumulate_grad_hooks.push_back(std::move(hook));
+}
 
 void backward(const tensor_list& tensors, const tensor_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const tensor_list& inputs) {

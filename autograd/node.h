@@ -101,6 +101,8 @@ struct AutogradMeta {
   bool retains_grad = false;
   std::string name;
   std::vector<std::pair<unsigned, TensorHook>> leaf_hooks;  // hooks of a leaf, run by AccumulateGrad
+  // Called with the leaf after AccumulateGrad has added into its .grad() (DDP's gradient buckets).
+  std::vector<std::function<void(const Tensor&)>> post_accumulate_grad_hooks;
   Tensor view_base;                                         // for a view: the (non-view) tensor whose storage it shows
 };
 
@@ -153,6 +155,14 @@ void check_inplace(const Tensor& self, const char* op);
 // the gradients that flowed in, and the gradients it produced. Empty function = none.
 using NodeHook = std::function<void(const Node&, const tensor_list& grads_in, const tensor_list& grads_out)>;
 void set_node_hook(NodeHook hook);
+
+// PyTorch's Tensor.register_post_accumulate_grad_hook: `hook(leaf)` runs in backward each time
+// AccumulateGrad has added a gradient into leaf.grad(). For leaves that require grad only.
+void register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook);
+// PyTorch's Variable._execution_engine.queue_callback: `callback` runs once when the current
+// backward pass has finished running every node (before backward() returns). Only valid during
+// backward (from a hook); a backward that throws drops its queued callbacks.
+void queue_callback(std::function<void()> callback);
 
 // Reduces a gradient of a broadcast result back to `sizes` (sums broadcast dims).
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);

@@ -53,7 +53,8 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vo
       {"evaluated", st.evaluated},
       {"best_val", st.best_val},
       {"last_train", st.last_train},
-      {"last_val", st.last_val}}.dump();
+      {"last_val", st.last_val},
+      {"world_size", st.world_size}}.dump();
   ember::save_safetensors(path, tensors, metadata);  // atomic: temporary file, fsync, rename
 }
 
@@ -70,6 +71,7 @@ Loaded read_checkpoint_header(const std::string& path) {
     out.state.best_val = s.at("best_val");
     out.state.last_train = s.at("last_train");
     out.state.last_val = s.at("last_val");
+    out.state.world_size = s.value("world_size", int64_t{1});  // older checkpoints: one process
   } catch (const nlohmann::json::exception& e) {
     EMBER_FAIL("checkpoint {}: corrupt metadata ({})", path, e.what());
   }

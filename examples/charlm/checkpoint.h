@@ -20,6 +20,7 @@ struct TrainState {
   bool evaluated = false;  // whether the eval of `iter` already ran (its RNG draws are in `rng`)
   double best_val = 1e30;
   double last_train = 0, last_val = 0;
+  int64_t world_size = 1;  // processes that trained it (ember-run); --resume needs as many
 };
 
 void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vocab, const TrainState& st,

@@ -81,6 +81,8 @@ void validate(const Config& c) {
   EMBER_CHECK(c.n_layer > 0 && c.n_head > 0 && c.n_embd > 0 && c.block_size > 0 && c.batch_size > 0,
               "config: n_layer, n_head, n_embd, block_size and batch_size must be positive (got {}, {}, {}, {}, {})",
               c.n_layer, c.n_head, c.n_embd, c.block_size, c.batch_size);
+  EMBER_CHECK(c.gradient_accumulation_steps > 0, "config: gradient_accumulation_steps must be positive, got {}",
+              c.gradient_accumulation_steps);
   EMBER_CHECK(c.n_embd % c.n_head == 0, "config: n_embd ({}) must be divisible by n_head ({})", c.n_embd, c.n_head);
   EMBER_CHECK(c.dropout >= 0 && c.dropout < 1, "config: dropout must be in [0, 1), got {}", c.dropout);
   EMBER_CHECK(c.learning_rate > 0 && c.min_lr >= 0, "config: learning_rate must be positive and min_lr non-negative");
@@ -141,6 +143,8 @@ const std::vector<Setting>& settings() {
       {"bias", &Config::bias, "biases in the Linear layers and LayerNorms (true or false)"},
       // data and optimisation
       {"batch_size", &Config::batch_size, "sequences per step"},
+      {"gradient_accumulation_steps", &Config::gradient_accumulation_steps,
+       "micro-batches of batch_size whose gradients add up to one step (per rank under ember-run)"},
       {"learning_rate", &Config::learning_rate, "peak learning rate"},
       {"min_lr", &Config::min_lr, "final learning rate of the cosine decay"},
       {"weight_decay", &Config::weight_decay, "AdamW weight decay (matrices only)"},

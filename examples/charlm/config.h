@@ -22,6 +22,7 @@ struct Config {
   bool bias = true;
   // data and optimisation
   int64_t batch_size = 12;
+  int64_t gradient_accumulation_steps = 1;  // micro-batches of batch_size per step (per rank)
   double learning_rate = 1e-3, min_lr = 1e-4, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.99, grad_clip = 1.0;
   int64_t warmup_iters = 100, lr_decay_iters = 2000, max_iters = 2000;
   int64_t eval_interval = 250, eval_iters = 200;

@@ -13,6 +13,12 @@
 // (the cosine schedule depends on lr_decay_iters, not max_iters). Step 0 (the untrained model) is
 // logged but never saved; out_dir is locked for the run; SIGINT and SIGTERM save and stop, a second
 // one quits at once.
+//
+// Under ember-run (WORLD_SIZE > 1) each rank is a DistributedDataParallel replica: rank 0's initial
+// weights everywhere, batches drawn from a generator seeded per rank, gradients averaged during
+// backward, eval losses averaged over the ranks, the stop signal agreed on at each step; only rank
+// 0 locks out_dir, logs, prints and writes checkpoints (with the world size, which --resume checks).
+// gradient_accumulation_steps micro-batches run per step, all but the last under no_sync().
 #include "trainer.h"
 
 #include <spawn.h>
@@ -32,6 +38,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sys/wait.h>
+
+#ifdef EMBER_WITH_DISTRIBUTED
+#include "distributed/ddp.h"
+#include "distributed/process_group.h"
+#endif
 
 #include "checkpoint.h"
 #include "data.h"
@@ -128,6 +139,53 @@ struct Losses {
   double train = 0, val = 0;
 };
 
+// This process's place in an ember-run / torchrun job (world 1 without one).
+struct World {
+  int rank = 0, size = 1;
+  bool main() const { return rank == 0; }
+#ifdef EMBER_WITH_DISTRIBUTED
+  std::shared_ptr<ember::distributed::ProcessGroup> pg;
+  std::unique_ptr<ember::nn::parallel::DistributedDataParallel> ddp;
+#endif
+  // The mean over ranks of `values` (float64).
+  void average(std::vector<double>& values) const {
+#ifdef EMBER_WITH_DISTRIBUTED
+    if (size == 1) return;
+    Tensor t = ember::from_vector(values, {static_cast<int64_t>(values.size())});
+    pg->all_reduce(t, ember::distributed::ReduceOp::AVG);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = t[static_cast<int64_t>(i)].item<double>();
+#endif
+  }
+  // The largest of every rank's `value` (the stop signal: any rank's Ctrl-C stops all).
+  int max(int value) const {
+#ifdef EMBER_WITH_DISTRIBUTED
+    if (size == 1) return value;
+    Tensor t = ember::full({1}, static_cast<double>(value), ember::TensorOptions().dtype(ember::kInt64));
+    pg->all_reduce(t, ember::distributed::ReduceOp::MAX);
+    return static_cast<int>(t.item<int64_t>());
+#else
+    return value;
+#endif
+  }
+};
+
+World join_world() {
+  World w;
+  const char* size = std::getenv("WORLD_SIZE");
+  if (!size || std::atoi(size) <= 1) return w;
+#ifdef EMBER_WITH_DISTRIBUTED
+  if (!ember::distributed::is_initialized()) ember::distributed::init_process_group("gloo");
+  w.pg = ember::distributed::default_process_group();
+  w.rank = w.pg->rank();
+  w.size = w.pg->size();
+  return w;
+#else
+  EMBER_FAIL("train: WORLD_SIZE={} but this ember-charlm was built without ember::distributed (install "
+             "libgloo-dev and rebuild)",
+             size);
+#endif
+}
+
 // Mean loss over eval_iters random batches of each split (drawn from `gen`), in eval mode and
 // without a graph.
 Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c, ember::Device dev,
@@ -209,6 +267,7 @@ TrainResult train(const TrainArgs& args) {
   const std::string data_path = args.data_path.empty() ? default_data_path() : args.data_path;
   // From here a Ctrl-C or SIGTERM stops at the next step (before the first one: without saving).
   StopSignals signals;
+  World world = join_world();
   Config cfg = args.cfg;
   TrainState st;
   Vocab vocab;
@@ -218,12 +277,16 @@ TrainResult train(const TrainArgs& args) {
   if (args.resume) {
     EMBER_CHECK(fs::exists(ckpt_path), "train --resume: no checkpoint at {} (train without --resume first)",
                 ckpt_path.string());
-    lock.emplace(out_dir);  // before reading: a run still writing here would change the file under us
+    if (world.main()) lock.emplace(out_dir);  // before reading: a run still writing here would change it under us
     Loaded header = read_checkpoint_header(ckpt_path.string());
     cfg = header.cfg;
     args.continued.resumable().apply(cfg);
     vocab = header.vocab;
     st = header.state;
+    EMBER_CHECK(st.world_size == world.size,
+                "train --resume: the checkpoint {} was trained by {} process(es) and this run has {}; resume it with "
+                "ember-run --nproc_per_node {} (the batches per step, and so the run, depend on the world size)",
+                ckpt_path.string(), st.world_size, world.size, st.world_size);
     text = read_text(data_path);
     // The text must use the checkpoint's vocabulary, or the ids would mean other characters.
     EMBER_CHECK(Vocab(text).chars() == vocab.chars(),
@@ -236,7 +299,7 @@ TrainResult train(const TrainArgs& args) {
   validate(cfg);
   check_fits_in_memory(cfg, vocab.size(), /*training=*/true, args.resume ? "train --resume" : "train");
   Dataset data = make_dataset(text, vocab, cfg.block_size);
-  if (!lock) {
+  if (!lock && world.main()) {
     lock.emplace(out_dir);
     std::vector<std::string> held;
     for (const fs::path& p : {ckpt_path, best_path, log_path})
@@ -247,11 +310,11 @@ TrainResult train(const TrainArgs& args) {
                 out_dir.string(), fmt::join(held, ", "));
     for (const fs::path& p : {ckpt_path, best_path, log_path, out_dir / "loss.png"}) fs::remove(p);
   }
-  if (int n = remove_stale_temporaries(out_dir); n > 0)
+  if (int n = world.main() ? remove_stale_temporaries(out_dir) : 0; n > 0)
     std::printf("ember-charlm: removed %d temporary file(s) left in %s by an interrupted save\n", n,
                 out_dir.string().c_str());
   // The log's rows after the checkpoint belong to steps that will run again.
-  if (args.resume) trim_log(log_path, st.evaluated ? st.iter : st.iter - 1);
+  if (args.resume && world.main()) trim_log(log_path, st.evaluated ? st.iter : st.iter - 1);
   if (cfg.threads > 0) ember::set_num_threads(cfg.threads);
   ember::warn_cpu_environment();
   const ember::Device dev = device_of(cfg);
@@ -261,6 +324,16 @@ TrainResult train(const TrainArgs& args) {
   model->to(dev);
   ember::optim::AdamW opt = make_optimizer(model, cfg);
   if (args.resume) load_checkpoint(ckpt_path.string(), model, &opt, &ember::default_generator());
+  st.world_size = world.size;
+#ifdef EMBER_WITH_DISTRIBUTED
+  if (world.size > 1) {
+    world.ddp = std::make_unique<ember::nn::parallel::DistributedDataParallel>(model.ptr(), world.pg);
+    // Rank 0 keeps the default generator (saved in checkpoints); the others draw their own batches.
+    if (!world.main()) ember::manual_seed(cfg.seed + 7919 * static_cast<uint64_t>(world.rank) + st.iter);
+  }
+#endif
+  // Silence the other ranks' printing: rank 0 speaks for the run.
+  if (!world.main()) EMBER_CHECK(std::freopen("/dev/null", "w", stdout), "train: cannot silence rank {}", world.rank);
 
   const bool interactive = isatty(STDOUT_FILENO);
   std::printf("ember-charlm: %s characters (vocabulary %lld), %lld train / %lld val; model %.2fM parameters; %s%s\n",
@@ -269,7 +342,8 @@ TrainResult train(const TrainArgs& args) {
               static_cast<double>(model->num_parameters()) / 1e6, args.resume ? "resuming at step " : "from scratch",
               args.resume ? std::to_string(st.iter).c_str() : "");
   std::printf("settings: %s\n", describe(cfg).c_str());
-  Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size, interactive, cfg.log_interval);
+  Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size * cfg.gradient_accumulation_steps * world.size,
+                    interactive, cfg.log_interval);
 
   TrainResult result;
   const int64_t first_iter = st.iter;
@@ -278,6 +352,7 @@ TrainResult train(const TrainArgs& args) {
     lr = ember::optim::nanogpt_lr(it, cfg.learning_rate, cfg.min_lr, cfg.warmup_iters, cfg.lr_decay_iters);
     for (auto& group : opt.param_groups()) group.options().set_lr(lr);
 
+    if (world.size > 1) g_signal = world.max(g_signal.load());
     if (g_signal != 0 || it == args.stop_at) {  // it == stop_at: a scripted Ctrl-C, for the resume test
       result.interrupted = true;
       result.signal = g_signal;
@@ -290,7 +365,7 @@ TrainResult train(const TrainArgs& args) {
       }
       st.iter = it;
       st.evaluated = false;
-      save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (world.main()) save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
       progress.message(fmt::format("{}: saved {} (continue with --resume)", why, ckpt_path.string()));
       break;
     }
@@ -301,6 +376,11 @@ TrainResult train(const TrainArgs& args) {
       // run with --resume --max_iters repeats the straight run's batches exactly.
       ember::Generator end_of_run(cfg.seed + static_cast<uint64_t>(it));
       Losses l = estimate_loss(model, data, cfg, dev, scheduled ? ember::default_generator() : end_of_run);
+      if (world.size > 1) {
+        std::vector<double> both{l.train, l.val};
+        world.average(both);
+        l = {both[0], both[1]};
+      }
       st.last_train = l.train;
       st.last_val = l.val;
       st.iter = it;
@@ -309,22 +389,37 @@ TrainResult train(const TrainArgs& args) {
       // nor be the best one.
       const bool save = it > 0, best = save && l.val < st.best_val;
       if (best) st.best_val = l.val;
-      append_csv(log_path, it, l, lr, progress.median_tokens_per_s(), progress.elapsed_s());
-      if (save) save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (world.main()) append_csv(log_path, it, l, lr, progress.median_tokens_per_s(), progress.elapsed_s());
+      if (save && world.main()) save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
       // The same state again, written atomically as well (never a truncated best.safetensors).
-      if (best) save_checkpoint(best_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (best && world.main()) save_checkpoint(best_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
       progress.message(fmt::format("step {}: train loss {:.4f}, val loss {:.4f}{} (peak RSS {:.0f} MiB)", it, l.train,
                                    l.val, best ? ", best so far" : "", peak_rss_mib()));
     }
     if (it >= cfg.max_iters) break;
 
-    auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
-    Tensor loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
     opt.zero_grad(true);
-    loss.backward();
+    Tensor loss;
+    const int64_t micro_steps = cfg.gradient_accumulation_steps;
+    double step_loss = 0;
+    for (int64_t micro = 0; micro < micro_steps; ++micro) {
+      auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
+      loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
+      if (micro_steps > 1) loss = loss / static_cast<double>(micro_steps);
+#ifdef EMBER_WITH_DISTRIBUTED
+      if (world.ddp && micro + 1 < micro_steps) {
+        auto no_sync = world.ddp->no_sync();  // accumulate locally; the last micro-batch averages
+        loss.backward();
+        step_loss += loss.item<double>();
+        continue;
+      }
+#endif
+      loss.backward();
+      step_loss += loss.item<double>();
+    }
     if (cfg.grad_clip > 0) ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
     opt.step();
-    progress.step(it, loss.item<double>(), lr);
+    progress.step(it, step_loss, lr);
   }
   progress.finish();
 
@@ -339,7 +434,7 @@ TrainResult train(const TrainArgs& args) {
   std::printf("summary: steps %lld, train loss %.4f, val loss %.4f (best %s), median %.0f tokens/s, wall %.1f s\n",
               static_cast<long long>(cfg.max_iters), result.train_loss, result.val_loss, best.c_str(),
               result.median_tokens_per_s, result.wall_s);
-  if (args.plot && !result.interrupted) plot(args.out_dir);
+  if (args.plot && !result.interrupted && world.main()) plot(args.out_dir);
   return result;
 }
 
