@@ -48,9 +48,8 @@ IdxFile read_idx(const std::filesystem::path& path, uint32_t magic, size_t heade
 
 void check_length(const IdxFile& f, size_t header_ints, uint64_t payload) {
   const uint64_t expected = 4 * header_ints + payload;
-  EMBER_CHECK(f.bytes.size() == expected, "MNIST: {} is {}: {} bytes, expected {} for the sizes in its header",
-              f.path, f.bytes.size() < expected ? "truncated" : "longer than its header says", f.bytes.size(),
-              expected);
+  EMBER_CHECK(f.bytes.size() == expected, "MNIST: {} is {}: {} bytes, expected {} for the sizes in its header", f.path,
+              f.bytes.size() < expected ? "truncated" : "longer than its header says", f.bytes.size(), expected);
 }
 
 Tensor read_images(const std::filesystem::path& path) {

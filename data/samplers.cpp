@@ -21,8 +21,7 @@ std::optional<std::vector<size_t>> SequentialSampler::next(size_t batch_size) {
   return indices;
 }
 
-RandomSampler::RandomSampler(int64_t size, ScalarType index_dtype)
-    : indices_(randperm(size, dtype(index_dtype))) {}
+RandomSampler::RandomSampler(int64_t size, ScalarType index_dtype) : indices_(randperm(size, dtype(index_dtype))) {}
 
 void RandomSampler::reset(std::optional<size_t> new_size) {
   const int64_t size = new_size ? static_cast<int64_t>(*new_size) : indices_.numel();

@@ -155,7 +155,8 @@ LineSearchResult strong_wolfe(ObjFunc obj_func, double t, const Tensor& d, doubl
 void check_options(const LBFGSOptions& o) {
   EMBER_CHECK(o.lr() >= 0, "LBFGS: invalid learning rate {}", o.lr());
   EMBER_CHECK(o.max_iter() >= 1, "LBFGS: max_iter must be at least 1, got {}", o.max_iter());
-  EMBER_CHECK(!o.max_eval() || *o.max_eval() >= 1, "LBFGS: max_eval must be at least 1, got {}", o.max_eval().value_or(0));
+  EMBER_CHECK(!o.max_eval() || *o.max_eval() >= 1, "LBFGS: max_eval must be at least 1, got {}",
+              o.max_eval().value_or(0));
   EMBER_CHECK(o.history_size() >= 1, "LBFGS: history_size must be at least 1, got {}", o.history_size());
   EMBER_CHECK(!o.line_search_fn() || *o.line_search_fn() == "strong_wolfe",
               "LBFGS: only 'strong_wolfe' is supported as line_search_fn, got '{}'", o.line_search_fn().value_or(""));
@@ -193,8 +194,10 @@ void LBFGSOptions::from_json(const std::string& text) {
 }
 
 std::vector<std::pair<std::string, Tensor*>> LBFGSParamState::tensors() {
-  std::vector<std::pair<std::string, Tensor*>> out = {{"d", &d_}, {"H_diag", &H_diag_}, {"prev_flat_grad", &prev_flat_grad_}};
-  for (auto [name, list] : {std::pair{"old_dirs", &old_dirs_}, std::pair{"old_stps", &old_stps_}, std::pair{"ro", &ro_}})
+  std::vector<std::pair<std::string, Tensor*>> out = {
+      {"d", &d_}, {"H_diag", &H_diag_}, {"prev_flat_grad", &prev_flat_grad_}};
+  for (auto [name, list] :
+       {std::pair{"old_dirs", &old_dirs_}, std::pair{"old_stps", &old_stps_}, std::pair{"ro", &ro_}})
     for (size_t k = 0; k < list->size(); ++k) out.emplace_back(fmt::format("{}.{}", name, k), &(*list)[k]);
   if (al_)
     for (size_t k = 0; k < al_->size(); ++k) out.emplace_back(fmt::format("al.{}", k), &(*al_)[k]);
@@ -214,7 +217,10 @@ Tensor* LBFGSParamState::tensor_slot(const std::string& name) {
     if (al_->size() <= k) al_->resize(k + 1);
     return &(*al_)[k];
   }
-  std::deque<Tensor>* deque = list == "old_dirs" ? &old_dirs_ : list == "old_stps" ? &old_stps_ : list == "ro" ? &ro_ : nullptr;
+  std::deque<Tensor>* deque = list == "old_dirs"   ? &old_dirs_
+                              : list == "old_stps" ? &old_stps_
+                              : list == "ro"       ? &ro_
+                                                   : nullptr;
   if (deque == nullptr) return nullptr;
   if (deque->size() <= k) deque->resize(k + 1);
   return &(*deque)[k];
@@ -224,8 +230,8 @@ Tensor* LBFGSParamState::tensor_slot(const std::string& name) {
 
 LBFGS::LBFGS(std::vector<OptimizerParamGroup> param_groups, LBFGSOptions defaults)
     : Optimizer(std::move(param_groups), std::make_unique<LBFGSOptions>(defaults)) {
-  EMBER_CHECK(param_groups_.size() == 1, "LBFGS doesn't support per-parameter options (parameter groups): got {} groups",
-              param_groups_.size());
+  EMBER_CHECK(param_groups_.size() == 1,
+              "LBFGS doesn't support per-parameter options (parameter groups): got {} groups", param_groups_.size());
   check_options(detail::options_as<LBFGSOptions>(param_groups_[0].options(), "LBFGS"));
   auto& options = static_cast<LBFGSOptions&>(param_groups_[0].options());
   if (!options.max_eval()) {  // as PyTorch: max_iter * 5 / 4, in integers
@@ -244,7 +250,8 @@ void LBFGS::check_param_state(const OptimizerOptions& options, OptimizerParamSta
   EMBER_CHECK(s.old_dirs().size() == s.old_stps().size() && s.old_dirs().size() == s.ro().size(),
               "{}: the history lists differ in length (old_dirs {}, old_stps {}, ro {})", where, s.old_dirs().size(),
               s.old_stps().size(), s.ro().size());
-  for (auto [name, list] : {std::pair{"old_dirs", &s.old_dirs()}, std::pair{"old_stps", &s.old_stps()}, std::pair{"ro", &s.ro()}})
+  for (auto [name, list] :
+       {std::pair{"old_dirs", &s.old_dirs()}, std::pair{"old_stps", &s.old_stps()}, std::pair{"ro", &s.ro()}})
     for (size_t k = 0; k < list->size(); ++k)
       EMBER_CHECK((*list)[k].defined(), "{}: the checkpoint lacks {}.{}", where, name, k);
   EMBER_CHECK(s.n_iter() == 0 || (s.d().defined() && s.H_diag().defined() && s.prev_flat_grad().defined()),
@@ -254,7 +261,8 @@ void LBFGS::check_param_state(const OptimizerOptions& options, OptimizerParamSta
 Tensor LBFGS::gather_flat_grad() const {
   tensor_list views;
   for (const Tensor& p : params())
-    views.push_back(p.grad().defined() ? p.grad().reshape({-1}) : zeros({p.numel()}, dtype(p.dtype()).device(p.device())));
+    views.push_back(p.grad().defined() ? p.grad().reshape({-1})
+                                       : zeros({p.numel()}, dtype(p.dtype()).device(p.device())));
   return cat(views, 0);
 }
 

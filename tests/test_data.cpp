@@ -30,7 +30,8 @@ struct MnistDir : test::MnistDir {
         path, n, [offset](int64_t i, int64_t r, int64_t c) { return (i + r + c + offset) % 256; }, magic, rows);
   }
   static void write_labels(const fs::path& path, int64_t n, int offset, uint32_t magic = 2049) {
-    test::write_idx_labels(path, n, [offset](int64_t i) { return (i + offset) % 10; }, magic);
+    test::write_idx_labels(
+        path, n, [offset](int64_t i) { return (i + offset) % 10; }, magic);
   }
 };
 
@@ -141,15 +142,15 @@ std::vector<std::vector<int64_t>> pass(Loader& loader) {
 using Batches = std::vector<std::vector<int64_t>>;
 
 TEST(DataLoader, SequentialBatchesWithAndWithoutDropLast) {
-  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(
-      Counting(10).map(data::transforms::Stack<>()), data::DataLoaderOptions().batch_size(4));
+  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(Counting(10).map(data::transforms::Stack<>()),
+                                                                          data::DataLoaderOptions().batch_size(4));
   EXPECT_EQ(pass(*loader), (Batches{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
   EXPECT_EQ(pass(*loader), (Batches{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));  // a second epoch
   auto dropping = data::make_data_loader<data::samplers::SequentialSampler>(
       Counting(10).map(data::transforms::Stack<>()), data::DataLoaderOptions(4).drop_last(true));
   EXPECT_EQ(pass(*dropping), (Batches{{0, 1, 2, 3}, {4, 5, 6, 7}}));
   auto exact = data::make_data_loader<data::samplers::SequentialSampler>(Counting(8).map(data::transforms::Stack<>()),
-                                                                        data::DataLoaderOptions(4).drop_last(true));
+                                                                         data::DataLoaderOptions(4).drop_last(true));
   EXPECT_EQ(pass(*exact).size(), 2u);
   // Without Stack a batch is the vector of examples.
   auto unstacked = data::make_data_loader<data::samplers::SequentialSampler>(Counting(5), 2);
@@ -185,7 +186,7 @@ TEST(DataLoader, RandomSamplerShufflesEachEpochAsRandpermDoes) {
 
 TEST(DataLoader, WorkersKeepTheSamplersOrder) {
   auto serial = data::make_data_loader<data::samplers::SequentialSampler>(Counting(23).map(data::transforms::Stack<>()),
-                                                                         data::DataLoaderOptions(4));
+                                                                          data::DataLoaderOptions(4));
   const Batches expected = pass(*serial);
   for (size_t workers : {1, 3}) {
     SCOPED_TRACE(workers);

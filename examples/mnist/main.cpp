@@ -49,8 +49,9 @@ struct NetImpl : ember::nn::Module {
 
   // x: (N, 1, 28, 28) -> log-probabilities (N, 10)
   ember::Tensor forward(ember::Tensor x) {
-    x = ember::relu(F::max_pool2d(conv1->forward(x), F::MaxPool2dFuncOptions(2)));              // (N, 10, 12, 12)
-    x = ember::relu(F::max_pool2d(conv2_drop->forward(conv2->forward(x)), F::MaxPool2dFuncOptions(2)));  // (N, 20, 4, 4)
+    x = ember::relu(F::max_pool2d(conv1->forward(x), F::MaxPool2dFuncOptions(2)));  // (N, 10, 12, 12)
+    x = ember::relu(
+        F::max_pool2d(conv2_drop->forward(conv2->forward(x)), F::MaxPool2dFuncOptions(2)));  // (N, 20, 4, 4)
     x = x.view({-1, 320});
     x = ember::relu(fc1->forward(x));
     x = F::dropout(x, /*p=*/0.5, /*training=*/is_training());

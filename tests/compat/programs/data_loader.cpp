@@ -25,7 +25,8 @@ void print_targets(const char* title, Loader& loader) {
   std::cout << title << ":";
   for (auto& batch : loader) {
     std::cout << " [";
-    for (int64_t i = 0; i < batch.target.size(0); ++i) std::cout << (i ? " " : "") << batch.target[i].template item<int64_t>();
+    for (int64_t i = 0; i < batch.target.size(0); ++i)
+      std::cout << (i ? " " : "") << batch.target[i].template item<int64_t>();
     std::cout << "]";
   }
   std::cout << std::endl;
