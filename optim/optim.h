@@ -12,6 +12,7 @@
 #include "optim/adagrad.h"
 #include "optim/adam.h"
 #include "optim/clip_grad.h"
+#include "optim/lbfgs.h"
 #include "optim/lr_scheduler.h"
 #include "optim/optimizer.h"
 #include "optim/rmsprop.h"

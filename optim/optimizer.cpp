@@ -45,6 +45,14 @@ const OptimizerOptions& OptimizerParamGroup::options() const {
   return *options_;
 }
 
+// ---- OptimizerParamState ----
+
+Tensor* OptimizerParamState::tensor_slot(const std::string& name) {
+  for (auto& [n, slot] : tensors())
+    if (n == name) return slot;
+  return nullptr;
+}
+
 // ---- Optimizer ----
 
 Optimizer::Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_ptr<OptimizerOptions> defaults)
@@ -146,6 +154,7 @@ void Optimizer::save_state(std::vector<std::pair<std::string, Tensor>>& tensors,
         for (auto& [name, t] : it->second->tensors())
           if (t->defined()) tensors.emplace_back(key + name, *t);
         for (auto& [name, value] : it->second->counters()) metadata[key + name] = std::to_string(*value);
+        for (auto& [name, value] : it->second->reals()) metadata[key + name] = fmt::format("{}", *value);
       }
       ++index;
     }
@@ -161,6 +170,14 @@ namespace {
 // "12" -> 12; anything else (sign, spaces, trailing text, overflow) is rejected.
 std::optional<int64_t> parse_int(std::string_view s) {
   int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// "0.25", "-1e-07", "inf" -> the double; anything else (spaces, trailing text) is rejected.
+std::optional<double> parse_double(std::string_view s) {
+  double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
@@ -243,12 +260,10 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
                 state_prefix);
     auto [i, name] = *parsed;
     OptimizerParamState& s = state_for(i, key);
-    Tensor* slot = nullptr;
-    for (auto& [n, ptr] : s.tensors())
-      if (n == name) slot = ptr;
+    Tensor* slot = s.tensor_slot(name);
     EMBER_CHECK(slot != nullptr, "{}: unexpected state tensor '{}' ({} keeps no '{}')", op, key, type_name(), name);
     const Tensor& p = params[i];
-    EMBER_CHECK(t.sizes() == p.sizes() && t.dtype() == p.dtype(),
+    EMBER_CHECK((!s.shaped_like_parameter() || t.sizes() == p.sizes()) && t.dtype() == p.dtype(),
                 "{}: state tensor '{}' is {} {} but parameter {} is {} {}", op, key, dtype_name(t.dtype()), t.sizes(),
                 i, dtype_name(p.dtype()), p.sizes());
     *slot = t.to(p.device(), /*copy=*/true);
@@ -260,6 +275,15 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
                 state_prefix);
     auto [i, name] = *parsed;
     OptimizerParamState& s = state_for(i, key);
+    double* real = nullptr;
+    for (auto& [n, ptr] : s.reals())
+      if (n == name) real = ptr;
+    if (real != nullptr) {
+      std::optional<double> v = parse_double(value);
+      EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be a number, got '{}'", op, excerpt(key), excerpt(value));
+      *real = *v;
+      continue;
+    }
     int64_t* slot = nullptr;
     for (auto& [n, ptr] : s.counters())
       if (n == name) slot = ptr;

@@ -65,6 +65,14 @@ class OptimizerParamState {
   // its integer counters ("step"). Undefined tensors are not saved.
   virtual std::vector<std::pair<std::string, Tensor*>> tensors() = 0;
   virtual std::vector<std::pair<std::string, int64_t*>> counters() { return {}; }
+  // Real-valued scalars (LBFGS's step length "t" and "prev_loss"), saved exactly.
+  virtual std::vector<std::pair<std::string, double*>> reals() { return {}; }
+  // Where load_state puts a saved tensor called `name`, or nullptr when the state keeps none by
+  // that name: by default one of tensors(); a state holding lists (LBFGS's "old_dirs.3") makes room.
+  virtual Tensor* tensor_slot(const std::string& name);
+  // Whether every saved tensor has its parameter's shape (LBFGS's flat vectors and scalars do not;
+  // their dtype is still checked).
+  virtual bool shaped_like_parameter() const { return true; }
 };
 
 // A list of parameters and, optionally, options of their own (else the optimizer's defaults).

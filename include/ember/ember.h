@@ -23,6 +23,7 @@
 #include "core/tensor.h"
 #include "core/threads.h"
 #include "cuda/cuda.h"
+#include "data/data.h"
 #include "nn/attention.h"
 #include "nn/gpt.h"
 #include "nn/init.h"

@@ -247,7 +247,7 @@ EMBER_TORCH_UNSUPPORTED_DTYPE(kShort);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kChar);
 #undef EMBER_TORCH_UNSUPPORTED_DTYPE
 
-// TorchScript and the data-loading API: whole subsystems Ember does not have.
+// TorchScript: a whole subsystem Ember does not have. (torch::data is ember::data, data/data.h.)
 namespace jit {
 template <typename... Args>
 void load(Args&&...) {
@@ -255,15 +255,6 @@ void load(Args&&...) {
                 "torch::jit::load: Ember has no TorchScript; save weights with torch::save and build the model in C++");
 }
 }  // namespace jit
-
-namespace data {
-template <typename... Args>
-void make_data_loader(Args&&...) {
-  static_assert(
-      compat_detail::always_false<Args...>,
-      "torch::data::make_data_loader: Ember has no data-loading API; batch tensors with index_select or slice");
-}
-}  // namespace data
 
 }  // namespace torch
 
@@ -446,3 +437,10 @@ inline ScalarType get_default_dtype_as_scalartype() { return get_default_dtype()
 // libtorch's at::TensorList: torch::cat(list) takes it through the conversion to tensor_list.
 using TensorList = ArrayRef<Tensor>;
 }  // namespace ember
+
+// ==== data (issue 23): torch::data is ember::data (data/data.h) ====
+// libtorch's datasets return torch::optional<size_t> from size() (c10::optional); Ember's, std::optional.
+namespace torch {
+using std::nullopt;
+using std::optional;
+}  // namespace torch
