@@ -46,6 +46,7 @@ const std::vector<AttentionShape> kShapes = {
     {1, 1, 5, 19, 4, 6},     // more keys than queries, E != Ev
     {1, 2, 20, 7, 5, 5},     // more queries than keys
     {1, 1, 9, 9, 128, 128},  // the largest head dim: rows as long as the block
+    {1, 1, 40, 40, 4, 4},    // three float tiles: the running max moves, the sum is rescaled
 };
 
 // (B, H, R, C) stored as (B, R, H, C), as a projection's heads lie: strided, unit-stride rows.
