@@ -3,8 +3,10 @@
 // The output is allocated as (B, L, H, Ev) and returned as its (B, H, L, Ev) transpose, so the
 // usual `y.transpose(1, 2).contiguous()` that puts heads side by side copies nothing. The
 // gradients of q, k, v are laid out the same way. Saved for backward: q, k, v, the softmax
-// weights and the dropout noise. Under create_graph, or on a backend without the fused backward,
-// the backward recomputes the weights and applies the same formula with differentiable ops.
+// weights and the dropout noise; or, where the backend has flash_attention (CUDA) and there is no
+// dropout, q, k, v and one logsumexp per query row, from which its backward recomputes the weights. Under create_graph,
+// or on a backend without the fused backward, the backward recomputes the weights and applies the same formula with
+// differentiable ops.
 #include "autograd/attention.h"
 
 #include <limits>
@@ -71,6 +73,10 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
                      const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
                      Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
                      Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
+                     if (!nz.defined()) {  // a GPU keeps a logsumexp per row instead of the weights
+                       Tensor lse = raw_empty({B, H, L}, q.dtype(), q.device());
+                       if (backend_for(q).flash_attention(out, lse, q, k, v, scale)) return tensor_list{out, lse};
+                     }
                      Tensor probs = raw_empty({B, H, L, S}, q.dtype(), q.device());
                      if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
                      return tensor_list{out, probs};
@@ -96,13 +102,17 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
            },
            .fused = [nz, scale](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
              Tensor q = rows_in_place(saved[0]), k = rows_in_place(saved[1]), v = rows_in_place(saved[2]);
-             const Tensor& probs = saved[3];
+             const Tensor& probs_or_lse = saved[3];  // (B, H, L, S) weights, or (B, H, L) from flash_attention
              Tensor go = rows_in_place(g);
              Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
              Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
              Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
-             if (!backend_for(go).causal_attention_backward(dq, dk, dv, go, q, k, v, probs, nz, scale))
-               return std::nullopt;
+             Backend& backend = backend_for(go);
+             const bool done =
+                 probs_or_lse.dim() == 3
+                     ? backend.flash_attention_backward(dq, dk, dv, go, q, k, v, probs_or_lse, scale)
+                     : backend.causal_attention_backward(dq, dk, dv, go, q, k, v, probs_or_lse, nz, scale);
+             if (!done) return std::nullopt;
              return tensor_list{dq, dk, dv};
            }}});
 }

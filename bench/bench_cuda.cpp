@@ -1,6 +1,6 @@
 // CUDA benchmarks: the GPT training step at the `baby` and `video` presets, each fused kernel of
-// the step (LayerNorm, GELU, the AdamW update, a long sum), and matmul, softmax, broadcast add and
-// a copy (the memory-bandwidth ceiling), each printed beside the H100's limits.
+// the step (LayerNorm, GELU, causal attention, the AdamW update, a long sum), and matmul, softmax,
+// broadcast add and a copy (the memory-bandwidth ceiling), each printed beside the H100's limits.
 //
 //   cmake -B build-gpu -DEMBER_CUDA=ON -DEMBER_BUILD_BENCH=ON && cmake --build build-gpu --target bench_cuda
 //   build-gpu/bench/bench_cuda                    # scripts/gpu_check.sh runs it
@@ -126,6 +126,7 @@ class CountingBackend final : public Backend {
   EMBER_BACKEND_KERNELS(EMBER_COUNTED_KERNEL)
   EMBER_FUSED_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
   EMBER_OPTIMIZER_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
+  EMBER_FLASH_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
 #undef EMBER_COUNTED_OPTIONAL_KERNEL
 #undef EMBER_COUNTED_KERNEL
 
@@ -231,6 +232,40 @@ void BM_cuda_adamw_update(benchmark::State& state) {
   set_flops(state, 14.0 * n);
 }
 
+// Causal attention of the `video` GPT's heads: (B, H, T, hs) = (64, 6, 256, 64), no dropout, the
+// heads of one qkv projection (strided, as the model makes them). Forward reads q, k, v and writes
+// out and one logsumexp a row; the bytes count each tensor once (the kernel's floor), the FLOPs the
+// two products over the lower triangle.
+constexpr int64_t kHeads = 6, kHeadDim = kC / kHeads;
+Tensor video_qkv() { return gpu_randn({kB, kT, 3, kHeads, kHeadDim}); }
+Tensor head(const Tensor& qkv, int64_t which) { return qkv.select(2, which).transpose(1, 2); }
+void BM_cuda_attention(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor qkv = video_qkv();
+  for (auto _ : state) {
+    Tensor y = nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, 0.0, true);
+    cuda::synchronize();
+  }
+  const double head_bytes = 4.0 * kB * kHeads * kT * kHeadDim;
+  set_bytes(state, 4 * head_bytes + 4.0 * kB * kHeads * kT);
+  set_flops(state, 2.0 * kB * kHeads * kT * kT * kHeadDim);  // 2 products x 2 flops x half the (T, T) matrix
+}
+// Backward: reads q, k, v, dout and the logsumexp, writes dq, dk, dv; the scores and dp are
+// recomputed three times (dq's two passes, dk/dv's one): 9 half-triangle products in all.
+void BM_cuda_attention_backward(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor qkv = video_qkv().requires_grad_();
+  Tensor y = nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, 0.0, true);
+  Tensor dy = randn(y.sizes()).to(kCUDA);
+  for (auto _ : state) {
+    autograd::grad({y}, {qkv}, {dy}, /*retain_graph=*/true);
+    cuda::synchronize();
+  }
+  const double head_bytes = 4.0 * kB * kHeads * kT * kHeadDim;
+  set_bytes(state, 7 * head_bytes + 4.0 * kB * kHeads * kT);
+  set_flops(state, 9.0 * kB * kHeads * kT * kT * kHeadDim);
+}
+
 // x.sum() over a (B, T, C) activation: one pass of reads, split across many blocks.
 void BM_cuda_sum_all(benchmark::State& state) {
   if (!have_gpu(state)) return;
@@ -321,6 +356,8 @@ BENCHMARK(BM_cuda_layer_norm_backward)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_gelu)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_gelu_backward)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_adamw_update)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_attention)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_attention_backward)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_all)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_rows)->Unit(benchmark::kMillisecond);
 

@@ -119,6 +119,23 @@ class Generator;
      const Tensor& v, const Tensor& probs, const Tensor& noise, double scale),                                       \
     (dq, dk, dv, dout, q, k, v, probs, noise, scale), "causal_attention_backward", dq, (&dout, &q, &k, &v))
 
+// Memory-efficient fused kernels: optional, like the list above, for backends whose saved state
+// differs from the CPU's (the CPU keeps attention's weights, which its backward reads; a GPU keeps
+// only one logsumexp per row and recomputes the weights tile by tile, as FlashAttention-2
+// does). An op tries these first, then the list above, then composes.
+#define EMBER_FLASH_KERNELS(X)                                                                                       \
+  /* Causal attention without dropout (query i sees keys j <= i), q (B, H, L, E), k (B, H, S, E), */                 \
+  /* v (B, H, S, Ev), out (B, H, L, Ev) strided views whose last dim has stride 1; lse (B, H, L) contiguous */       \
+  /* receives each row's logsumexp of its scores scale * q k^T over the keys it sees. */                             \
+  X(flash_attention, (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,       \
+                      double scale),                                                                                 \
+    (out, lse, q, k, v, scale), "flash_attention", out, (&q, &k, &v))                                                \
+  /* Its backward given dout (strided like out) and the forward's lse: dq, dk, dv strided like q, k, v. */          \
+  X(flash_attention_backward,                                                                                        \
+    (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k,     \
+     const Tensor& v, const Tensor& lse, double scale),                                                              \
+    (dq, dk, dv, dout, q, k, v, lse, scale), "flash_attention_backward", dq, (&dout, &q, &k, &v))
+
 // The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them
 // (Python's arithmetic); a kernel rounds them to the parameter's dtype, as PyTorch's kernels do.
 struct AdamStep {
@@ -204,6 +221,7 @@ class Backend {
   virtual bool name params { return false; }
   EMBER_FUSED_KERNELS(EMBER_OPTIONAL_KERNEL)
   EMBER_OPTIMIZER_KERNELS(EMBER_OPTIONAL_KERNEL)
+  EMBER_FLASH_KERNELS(EMBER_OPTIONAL_KERNEL)
 #undef EMBER_OPTIONAL_KERNEL
 };
 

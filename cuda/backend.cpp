@@ -52,6 +52,18 @@ void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int6
                                 void* dbias, void* partial, const void* dout, const void* in, const void* mean,
                                 const void* rstd, const void* weight);
 
+// ---- attention.cu ----
+// out, lse (B * H * L) and the heads as core/backend.h's flash_attention says; flash_attention_fits() holds.
+void launch_flash_attention(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S, int64_t E,
+                            int64_t Ev, const AttentionHeads& out, void* lse, const AttentionHeads& q,
+                            const AttentionHeads& k, const AttentionHeads& v, double scale);
+// delta: scratch of B * H * L values of the dtype.
+void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S,
+                                     int64_t E, int64_t Ev, const AttentionHeads& dq, const AttentionHeads& dk,
+                                     const AttentionHeads& dv, void* delta, const AttentionHeads& dout,
+                                     const AttentionHeads& q, const AttentionHeads& k, const AttentionHeads& v,
+                                     const void* lse, double scale);
+
 // ---- optim.cu ----
 void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
                         const std::vector<AdamHyper>& hyper);
@@ -244,6 +256,41 @@ bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, 
   launch_layer_norm_backward(s, in.dtype(), N, D, mutable_ptr_or_null(din), mutable_ptr_or_null(dweight),
                              mutable_ptr_or_null(dbias), mutable_ptr_or_null(partial), dout.raw_data_ptr(),
                              in.raw_data_ptr(), mean.raw_data_ptr(), rstd.raw_data_ptr(), ptr_or_null(weight));
+  return true;
+}
+
+// ---- attention (attention.cu) ----
+
+namespace {
+AttentionHeads heads_of(const Tensor& t) {
+  return {t.raw_data_ptr(), t.strides()[0], t.strides()[1], t.strides()[2]};
+}
+}  // namespace
+
+bool CudaBackend::flash_attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
+                                  const Tensor& v, double scale) {
+  const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], S = k.sizes()[2];
+  const int64_t E = q.sizes()[3], Ev = v.sizes()[3];
+  if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;  // the op composes instead
+  cudaStream_t s = prepare(out.device());
+  dispatch_floating(q.dtype(), "flash_attention", []<typename T>() {});
+  launch_flash_attention(s, q.dtype(), B, H, L, S, E, Ev, heads_of(out), lse.raw_data_ptr(), heads_of(q), heads_of(k),
+                         heads_of(v), scale);
+  return true;
+}
+
+bool CudaBackend::flash_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                                           const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& lse,
+                                           double scale) {
+  const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], S = k.sizes()[2];
+  const int64_t E = q.sizes()[3], Ev = v.sizes()[3];
+  if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
+  cudaStream_t s = prepare(q.device());
+  dispatch_floating(q.dtype(), "flash_attention_backward", []<typename T>() {});
+  Tensor delta = empty({B, H, L}, q.options());  // rowsum(dP * P), written by the dq pass
+  launch_flash_attention_backward(s, q.dtype(), B, H, L, S, E, Ev, heads_of(dq), heads_of(dk), heads_of(dv),
+                                  delta.raw_data_ptr(), heads_of(dout), heads_of(q), heads_of(k), heads_of(v),
+                                  lse.raw_data_ptr(), scale);
   return true;
 }
 

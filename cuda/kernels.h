@@ -85,6 +85,17 @@ struct SgdHyper {
   bool nesterov, maximize, first_step;
 };
 
+// ---- attention.cu: causal attention, FlashAttention-2 style ----
+inline constexpr int64_t kMaxHeadDim = 128;  // the largest head dim (of q and k, and of v) the kernels take
+// A (B, H, rows, cols) strided view with unit-stride rows: the matrix of (b, h) starts at
+// data + b * batch_stride + h * head_stride, its rows row_stride apart (in elements).
+struct AttentionHeads {
+  void* data;
+  int64_t batch_stride, head_stride, row_stride;
+};
+// Whether the launches take these sizes (head dims within kMaxHeadDim, grids within CUDA's limits).
+bool flash_attention_fits(int64_t BH, int64_t L, int64_t S, int64_t E, int64_t Ev);
+
 // ---- index.cu; indices are in range (the op checked) ----
 
 // Calls f.template operator()<T>() with T the C++ type of `type` (fmt-free twin of backend.h's dispatch).

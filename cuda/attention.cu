@@ -1,0 +1,359 @@
+// CUDA causal attention in the FlashAttention-2 style (Backend::flash_attention), the twin of
+// core/cpu/attention.cpp, which keeps the (L, S) weights instead.
+//
+//   forward, per tile of kTile queries:  for each tile of kTile keys j0 <= the tile's last query:
+//     s = scale q k^T (masked j > i),  m' = max(m, rowmax s),  p = exp(s - m'),
+//     l = l e^(m - m') + rowsum p,  acc = acc e^(m - m') + p v        (online softmax)
+//   out = acc / l,  lse = m + log l: all that backward keeps besides q, k and v.
+//   backward, with p = exp(s - lse) recomputed and dp_ij = dout_i . v_j:
+//     D_i = sum_j p_ij dp_ij,  ds_ij = p_ij (dp_ij - D_i),  dq_i = scale sum_j ds_ij k_j
+//         (one block per query tile, two passes over the key tiles it sees; it writes D)
+//     dv_j = sum_i p_ij dout_i,  dk_j = scale sum_i ds_ij q_i
+//         (then one block per key tile, over the query tiles that see it)
+//   D is computed from the weights, as the CPU does, so out need not be kept.
+// Tiles of q, k, v and dout sit in shared memory, with the (kTile, kTile) scores of the current pair
+// of tiles; the running max and sum of a row live in the registers of the thread that owns the row,
+// the output and gradient accumulators in registers spread over the block. No (L, S) matrix reaches
+// global memory, tiles above the diagonal are never visited, and there are no atomics: dq and
+// dk/dv come from separate passes, so every run gives the same bits. Not here: dropout (the op
+// uses core/backend.h's causal_attention or composes then) and head dims over kMaxHeadDim.
+#include <cmath>
+
+#include "cuda/block_reduce.cuh"  // shared_scratch
+#include "cuda/kernels.h"
+
+// Loops over a thread's accumulators are unrolled, so acc[a] has constant indices and lives in
+// registers rather than local memory (nvcc's pragma; the emulator's compiler needs no hint).
+#ifdef __CUDACC__
+#define EMBER_UNROLL _Pragma("unroll")
+#else
+#define EMBER_UNROLL
+#endif
+
+namespace ember::cuda {
+
+namespace {
+
+constexpr int kFlashThreads = 128;  // threads per block of every kernel here
+// Queries and keys per tile: 16 floats or 8 doubles, so that four (kTile, kMaxHeadDim) tiles fit
+// the 48 KiB of shared memory a launch gets without opting in.
+template <typename T>
+constexpr int kTile = sizeof(T) == 4 ? 16 : 8;
+// Accumulator values each thread holds: a (kTile, kMaxHeadDim) tile over the block.
+template <typename T>
+constexpr int kAccPerThread = (kTile<T> * kMaxHeadDim) / kFlashThreads;
+
+template <typename T>
+__device__ T* row_of(const AttentionHeads& t, int64_t b, int64_t h, int64_t r) {
+  return static_cast<T*>(t.data) + b * t.batch_stride + h * t.head_stride + r * t.row_stride;
+}
+
+// dst (kTile, cols) = rows [r0, r0 + kTile) of head (b, h) of `src`, zero past `rows`.
+template <typename T>
+__device__ void load_tile(T* dst, const AttentionHeads& src, int64_t b, int64_t h, int64_t r0, int64_t rows, int cols) {
+  for (int idx = threadIdx.x; idx < kTile<T> * cols; idx += kFlashThreads) {
+    const int r = idx / cols, c = idx % cols;
+    dst[idx] = r0 + r < rows ? row_of<T>(src, b, h, r0 + r)[c] : T(0);
+  }
+}
+
+// a (n) . b (n), both in shared memory.
+template <typename T>
+__device__ T dot(const T* a, const T* b, int n) {
+  T acc = 0;
+  for (int e = 0; e < n; ++e) acc += a[e] * b[e];
+  return acc;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kFlashThreads)
+    flash_attention_forward_kernel(AttentionHeads out, T* lse, AttentionHeads q, AttentionHeads k, AttentionHeads v,
+                                   int64_t H, int64_t L, int64_t S, int E, int Ev, T scale) {
+  constexpr int kT = kTile<T>;
+  const int64_t bh = blockIdx.x, b = bh / H, h = bh % H;
+  const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kT;
+  const int tid = threadIdx.x;
+  T* qs = shared_scratch<T>();  // (kT, E)
+  T* ks = qs + kT * E;          // (kT, E)
+  T* vs = ks + kT * E;          // (kT, Ev)
+  T* ps = vs + kT * Ev;         // (kT, kT): scores, then weights
+  T* rescale = ps + kT * kT;    // (kT): e^(m - m') of each row, then its final sum l
+  load_tile<T>(qs, q, b, h, i0, L, E);
+  T acc[kAccPerThread<T>];
+  EMBER_UNROLL
+  for (int a = 0; a < kAccPerThread<T>; ++a) acc[a] = 0;
+  T m = -INFINITY, l = 0;  // row tid's running max and sum (threads tid < kT)
+  const int64_t i_last = (i0 + kT < L ? i0 + kT : L) - 1;
+  for (int64_t j0 = 0; j0 <= i_last && j0 < S; j0 += kT) {
+    __syncthreads();  // the previous tile's reads of ks, vs, ps are done
+    load_tile<T>(ks, k, b, h, j0, S, E);
+    load_tile<T>(vs, v, b, h, j0, S, Ev);
+    __syncthreads();
+    for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
+      const int r = idx / kT, c = idx % kT;
+      const int64_t i = i0 + r, j = j0 + c;
+      ps[idx] = i < L && j < S && j <= i ? scale * dot(qs + r * E, ks + c * E, E) : T(-INFINITY);
+    }
+    __syncthreads();
+    if (tid < kT) {
+      T* p = ps + tid * kT;
+      T m_new = m;
+      for (int c = 0; c < kT; ++c) m_new = p[c] > m_new ? p[c] : m_new;
+      T alpha = 1, sum = 0;
+      if (m_new != -INFINITY) {  // a row with no visible key so far keeps m = -inf, l = 0
+        alpha = exp(m - m_new);
+        for (int c = 0; c < kT; ++c) {
+          p[c] = exp(p[c] - m_new);
+          sum += p[c];
+        }
+      } else {
+        for (int c = 0; c < kT; ++c) p[c] = 0;
+      }
+      l = l * alpha + sum;
+      m = m_new;
+      rescale[tid] = alpha;
+    }
+    __syncthreads();
+    EMBER_UNROLL
+    for (int a = 0; a < kAccPerThread<T>; ++a) {
+      const int idx = tid + a * kFlashThreads;
+      if (idx < kT * Ev) {
+        const int r = idx / Ev, c = idx % Ev;
+        T x = acc[a] * rescale[r];
+        for (int j = 0; j < kT; ++j) x += ps[r * kT + j] * vs[j * Ev + c];
+        acc[a] = x;
+      }
+    }
+  }
+  __syncthreads();
+  if (tid < kT) {
+    rescale[tid] = l;
+    if (i0 + tid < L) lse[bh * L + i0 + tid] = m + log(l);
+  }
+  __syncthreads();
+  EMBER_UNROLL
+  for (int a = 0; a < kAccPerThread<T>; ++a) {
+    const int idx = tid + a * kFlashThreads;
+    if (idx < kT * Ev) {
+      const int r = idx / Ev, c = idx % Ev;
+      if (i0 + r < L) row_of<T>(out, b, h, i0 + r)[c] = acc[a] / rescale[r];
+    }
+  }
+}
+
+// The weight p and score gradient ds of query row r (of qs, dos) and key c (of ks, vs) in tile (i0, j0).
+template <typename T>
+struct WeightAndGrad {
+  T p, ds;
+};
+template <typename T>
+__device__ WeightAndGrad<T> weight_and_grad(const T* qs, const T* dos, const T* ks, const T* vs, const T* lse_s,
+                                            const T* delta_s, int r, int c, int64_t i, int64_t j, int64_t L, int64_t S,
+                                            int E, int Ev, T scale) {
+  if (i >= L || j >= S || j > i) return {T(0), T(0)};
+  const T p = exp(scale * dot(qs + r * E, ks + c * E, E) - lse_s[r]);
+  const T dp = dot(dos + r * Ev, vs + c * Ev, Ev);
+  return {p, p * (dp - delta_s[r])};
+}
+
+// delta (B * H * L) and dq for one tile of kTile queries, over the key tiles it sees.
+template <typename T>
+__global__ void __launch_bounds__(kFlashThreads)
+    flash_attention_dq_kernel(AttentionHeads dq, T* delta, AttentionHeads dout, AttentionHeads q, AttentionHeads k,
+                              AttentionHeads v, const T* lse, int64_t H, int64_t L, int64_t S, int E, int Ev, T scale) {
+  constexpr int kT = kTile<T>;
+  const int64_t bh = blockIdx.x, b = bh / H, h = bh % H;
+  const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kT;
+  const int tid = threadIdx.x;
+  T* qs = shared_scratch<T>();  // (kT, E)
+  T* dos = qs + kT * E;         // (kT, Ev)
+  T* ks = dos + kT * Ev;        // (kT, E)
+  T* vs = ks + kT * E;          // (kT, Ev)
+  T* dss = vs + kT * Ev;        // (kT, kT)
+  T* lse_s = dss + kT * kT;     // (kT)
+  T* delta_s = lse_s + kT;      // (kT)
+  load_tile<T>(qs, q, b, h, i0, L, E);
+  load_tile<T>(dos, dout, b, h, i0, L, Ev);
+  if (tid < kT) {
+    lse_s[tid] = i0 + tid < L ? lse[bh * L + i0 + tid] : T(0);
+    delta_s[tid] = 0;
+  }
+  const int64_t i_last = (i0 + kT < L ? i0 + kT : L) - 1;
+  // First pass: D_i = sum_j p_ij dp_ij (weight_and_grad's ds while delta_s is still zero), summed
+  // in the registers of row tid's thread.
+  T row_delta = 0;
+  for (int64_t j0 = 0; j0 <= i_last && j0 < S; j0 += kT) {
+    __syncthreads();
+    load_tile<T>(ks, k, b, h, j0, S, E);
+    load_tile<T>(vs, v, b, h, j0, S, Ev);
+    __syncthreads();
+    for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
+      const int r = idx / kT, c = idx % kT;
+      dss[idx] = weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, i0 + r, j0 + c, L, S, E, Ev, scale).ds;
+    }
+    __syncthreads();
+    if (tid < kT)
+      for (int c = 0; c < kT; ++c) row_delta += dss[tid * kT + c];
+  }
+  if (tid < kT) {
+    delta_s[tid] = row_delta;  // read after the second pass's first __syncthreads
+    if (i0 + tid < L) delta[bh * L + i0 + tid] = row_delta;
+  }
+  // Second pass: dq.
+  T acc[kAccPerThread<T>];
+  EMBER_UNROLL
+  for (int a = 0; a < kAccPerThread<T>; ++a) acc[a] = 0;
+  for (int64_t j0 = 0; j0 <= i_last && j0 < S; j0 += kT) {
+    __syncthreads();
+    load_tile<T>(ks, k, b, h, j0, S, E);
+    load_tile<T>(vs, v, b, h, j0, S, Ev);
+    __syncthreads();
+    for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
+      const int r = idx / kT, c = idx % kT;
+      dss[idx] = weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, i0 + r, j0 + c, L, S, E, Ev, scale).ds;
+    }
+    __syncthreads();
+    EMBER_UNROLL
+    for (int a = 0; a < kAccPerThread<T>; ++a) {
+      const int idx = tid + a * kFlashThreads;
+      if (idx < kT * E) {
+        const int r = idx / E, e = idx % E;
+        T x = acc[a];
+        for (int c = 0; c < kT; ++c) x += dss[r * kT + c] * ks[c * E + e];
+        acc[a] = x;
+      }
+    }
+  }
+  EMBER_UNROLL
+  for (int a = 0; a < kAccPerThread<T>; ++a) {
+    const int idx = tid + a * kFlashThreads;
+    if (idx < kT * E) {
+      const int r = idx / E, e = idx % E;
+      if (i0 + r < L) row_of<T>(dq, b, h, i0 + r)[e] = scale * acc[a];
+    }
+  }
+}
+
+// dk and dv for one tile of kTile keys, over the query tiles that see it (queries i >= the tile's first key).
+template <typename T>
+__global__ void __launch_bounds__(kFlashThreads)
+    flash_attention_dkdv_kernel(AttentionHeads dk, AttentionHeads dv, AttentionHeads dout, AttentionHeads q,
+                                AttentionHeads k, AttentionHeads v, const T* lse, const T* delta, int64_t H, int64_t L,
+                                int64_t S, int E, int Ev, T scale) {
+  constexpr int kT = kTile<T>;
+  const int64_t bh = blockIdx.x, b = bh / H, h = bh % H;
+  const int64_t j0 = static_cast<int64_t>(blockIdx.y) * kT;
+  const int tid = threadIdx.x;
+  T* ks = shared_scratch<T>();  // (kT, E)
+  T* vs = ks + kT * E;          // (kT, Ev)
+  T* qs = vs + kT * Ev;         // (kT, E)
+  T* dos = qs + kT * E;         // (kT, Ev)
+  T* ps = dos + kT * Ev;        // (kT queries, kT keys)
+  T* dss = ps + kT * kT;        // (kT queries, kT keys)
+  T* lse_s = dss + kT * kT;     // (kT)
+  T* delta_s = lse_s + kT;      // (kT)
+  load_tile<T>(ks, k, b, h, j0, S, E);
+  load_tile<T>(vs, v, b, h, j0, S, Ev);
+  T dk_acc[kAccPerThread<T>], dv_acc[kAccPerThread<T>];
+  EMBER_UNROLL
+  for (int a = 0; a < kAccPerThread<T>; ++a) {
+    dk_acc[a] = 0;
+    dv_acc[a] = 0;
+  }
+  // Tiles are aligned and of one size, so the first query tile that sees key j0 starts at j0.
+  for (int64_t i0 = j0; i0 < L; i0 += kT) {
+    __syncthreads();
+    load_tile<T>(qs, q, b, h, i0, L, E);
+    load_tile<T>(dos, dout, b, h, i0, L, Ev);
+    if (tid < kT) {
+      lse_s[tid] = i0 + tid < L ? lse[bh * L + i0 + tid] : T(0);
+      delta_s[tid] = i0 + tid < L ? delta[bh * L + i0 + tid] : T(0);
+    }
+    __syncthreads();
+    for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
+      const int r = idx / kT, c = idx % kT;
+      const WeightAndGrad<T> w =
+          weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, i0 + r, j0 + c, L, S, E, Ev, scale);
+      ps[idx] = w.p;
+      dss[idx] = w.ds;
+    }
+    __syncthreads();
+    EMBER_UNROLL
+    for (int a = 0; a < kAccPerThread<T>; ++a) {
+      const int idx = tid + a * kFlashThreads;
+      if (idx < kT * Ev) {
+        const int c = idx / Ev, e = idx % Ev;
+        T x = dv_acc[a];
+        for (int r = 0; r < kT; ++r) x += ps[r * kT + c] * dos[r * Ev + e];
+        dv_acc[a] = x;
+      }
+      if (idx < kT * E) {
+        const int c = idx / E, e = idx % E;
+        T x = dk_acc[a];
+        for (int r = 0; r < kT; ++r) x += dss[r * kT + c] * qs[r * E + e];
+        dk_acc[a] = x;
+      }
+    }
+  }
+  EMBER_UNROLL
+  for (int a = 0; a < kAccPerThread<T>; ++a) {
+    const int idx = tid + a * kFlashThreads;
+    if (idx < kT * Ev) {
+      const int c = idx / Ev, e = idx % Ev;
+      if (j0 + c < S) row_of<T>(dv, b, h, j0 + c)[e] = dv_acc[a];
+    }
+    if (idx < kT * E) {
+      const int c = idx / E, e = idx % E;
+      if (j0 + c < S) row_of<T>(dk, b, h, j0 + c)[e] = scale * dk_acc[a];
+    }
+  }
+}
+
+// The grid of a kernel that gives a block to each (batch * head, tile of `rows`).
+template <typename T>
+dim3 tile_grid(int64_t BH, int64_t rows) {
+  return dim3(static_cast<unsigned>(BH), static_cast<unsigned>((rows + kTile<T> - 1) / kTile<T>));
+}
+
+}  // namespace
+
+bool flash_attention_fits(int64_t BH, int64_t L, int64_t S, int64_t E, int64_t Ev) {
+  constexpr int64_t kMaxGridX = 2147483647;
+  constexpr int64_t kMinTile = 8;
+  return E <= kMaxHeadDim && Ev <= kMaxHeadDim && BH <= kMaxGridX && (L + kMinTile - 1) / kMinTile <= kMaxGrid &&
+         (S + kMinTile - 1) / kMinTile <= kMaxGrid;
+}
+
+void launch_flash_attention(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S, int64_t E,
+                            int64_t Ev, const AttentionHeads& out, void* lse, const AttentionHeads& q,
+                            const AttentionHeads& k, const AttentionHeads& v, double scale) {
+  dispatch_floating_type("flash_attention", type, [&]<typename T>() {
+    constexpr int64_t kT = kTile<T>;
+    const size_t shmem = (kT * (2 * E + Ev) + kT * kT + kT) * sizeof(T);
+    EMBER_LAUNCH(tile_grid<T>(B * H, L), kFlashThreads, shmem, s, flash_attention_forward_kernel<T>)
+    (out, static_cast<T*>(lse), q, k, v, H, L, S, static_cast<int>(E), static_cast<int>(Ev), static_cast<T>(scale));
+    check_launch("flash_attention");
+  });
+}
+
+void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S,
+                                     int64_t E, int64_t Ev, const AttentionHeads& dq, const AttentionHeads& dk,
+                                     const AttentionHeads& dv, void* delta, const AttentionHeads& dout,
+                                     const AttentionHeads& q, const AttentionHeads& k, const AttentionHeads& v,
+                                     const void* lse, double scale) {
+  dispatch_floating_type("flash_attention_backward", type, [&]<typename T>() {
+    constexpr int64_t kT = kTile<T>;
+    const int e = static_cast<int>(E), ev = static_cast<int>(Ev);
+    const T* ls = static_cast<const T*>(lse);
+    T* d = static_cast<T*>(delta);
+    const size_t shmem = (2 * kT * (E + Ev) + 2 * kT * kT + 2 * kT) * sizeof(T);
+    EMBER_LAUNCH(tile_grid<T>(B * H, L), kFlashThreads, shmem, s, flash_attention_dq_kernel<T>)
+    (dq, d, dout, q, k, v, ls, H, L, S, e, ev, static_cast<T>(scale));
+    check_launch("flash_attention_backward");
+    EMBER_LAUNCH(tile_grid<T>(B * H, S), kFlashThreads, shmem, s, flash_attention_dkdv_kernel<T>)
+    (dk, dv, dout, q, k, v, ls, d, H, L, S, e, ev, static_cast<T>(scale));
+    check_launch("flash_attention_backward");
+  });
+}
+
+}  // namespace ember::cuda
