@@ -4,7 +4,7 @@
 //
 //   ember::ExpandingArray<2> k(3);         // [3, 3]
 //   ember::ExpandingArray<2> s({2, 1});    // [2, 1]
-//   std::cout << k;                        // [3, 3]
+//   std::cout << k;                        // [3, 3] (an ExpandingArray<1> prints as 3)
 #pragma once
 
 #include <algorithm>
@@ -48,8 +48,10 @@ class ExpandingArray {
   mutable ArrayRef<T> ref_;
 };
 
+// As libtorch prints it: one value bare ("3"), more as a list ("[3, 3]").
 template <size_t D, typename T>
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
+  if (D == 1) return os << a[0];
   os << '[';
   for (size_t i = 0; i < D; ++i) os << (i ? ", " : "") << a[i];
   return os << ']';
