@@ -34,7 +34,9 @@ std::vector<int64_t> expand_param(const char* op, const char* name, IntArrayRef 
 }
 
 // A 1-d argument as a 2-d one over a height of 1 (`fill` for the height), a 2-d one as is.
-Pair as_pair(const std::vector<int64_t>& v, int64_t fill) { return v.size() == 1 ? Pair{fill, v[0]} : Pair{v[0], v[1]}; }
+Pair as_pair(const std::vector<int64_t>& v, int64_t fill) {
+  return v.size() == 1 ? Pair{fill, v[0]} : Pair{v[0], v[1]};
+}
 
 // The blocks of one convolution, in 2-d (a 1-d convolution has a height of 1).
 struct ConvParams {
@@ -54,8 +56,10 @@ void check_conv(const char* op, int64_t dims, const Tensor& input, const Tensor&
   EMBER_CHECK(input.dim() == dims + 1 || input.dim() == dims + 2,
               "{}: Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}", op, dims + 1,
               dims + 2, op, input.sizes());
-  EMBER_CHECK(weight.dim() == dims + 2, "{}: expected a {}-D weight (out_channels, in_channels / groups, kernel), got "
-              "weight of size {}", op, dims + 2, weight.sizes());
+  EMBER_CHECK(weight.dim() == dims + 2,
+              "{}: expected a {}-D weight (out_channels, in_channels / groups, kernel), got "
+              "weight of size {}",
+              op, dims + 2, weight.sizes());
   EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input (float32 or float64), got {}", op,
               dtype_name(input.dtype()));
   EMBER_CHECK(input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == input.dtype()),
@@ -95,10 +99,11 @@ void check_conv(const char* op, int64_t dims, const Tensor& input, const Tensor&
                   op, IntArrayRef(output_padding), IntArrayRef(stride), IntArrayRef(dilation));
   }
   const int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
-  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels),
-              "{}: Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got bias of size {} "
-              "instead",
-              op, weight.sizes(), out_channels, bias.sizes());
+  EMBER_CHECK(
+      !bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels),
+      "{}: Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got bias of size {} "
+      "instead",
+      op, weight.sizes(), out_channels, bias.sizes());
   if (transposed) return;
   std::vector<int64_t> padded(dims), kernel(dims);
   bool fits = true;
@@ -130,8 +135,7 @@ Tensor im2col_op(const Tensor& input, const Im2colShape& shape) {
                           x.device(), "im2col");
   backend_for(x).im2col(cols, x, shape);
   if (any_requires_grad({&input}))
-    record("Im2ColBackward0", cols, {input},
-           [shape](const Tensor& g) -> tensor_list { return {col2im_op(g, shape)}; });
+    record("Im2ColBackward0", cols, {input}, [shape](const Tensor& g) -> tensor_list { return {col2im_op(g, shape)}; });
   return cols;
 }
 
@@ -172,10 +176,10 @@ Tensor conv2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias,
   const int64_t G = p.groups, C_out = weight.size(0), kh = weight.size(2), kw = weight.size(3);
   const int64_t out_h = blocks_along(H, p.pad_begin[0] + p.pad_end[0], kh, p.stride[0], p.dilation[0]);
   const int64_t out_w = blocks_along(W, p.pad_begin[1] + p.pad_end[1], kw, p.stride[1], p.dilation[1]);
-  Tensor cols = im2col_op(x, conv_shape(C, H, W, weight, p, out_h, out_w));        // (N, C*kh*kw, L)
-  Tensor grouped = cols.view({N, G, C / G * kh * kw, out_h * out_w});              // (N, G, C/G*kh*kw, L)
-  Tensor w = weight.reshape({G, C_out / G, C / G * kh * kw});                      // (G, C_out/G, C/G*kh*kw)
-  Tensor y = w.matmul(grouped).view({N, C_out, out_h, out_w});                      // (N, G, C_out/G, L)
+  Tensor cols = im2col_op(x, conv_shape(C, H, W, weight, p, out_h, out_w));  // (N, C*kh*kw, L)
+  Tensor grouped = cols.view({N, G, C / G * kh * kw, out_h * out_w});        // (N, G, C/G*kh*kw, L)
+  Tensor w = weight.reshape({G, C_out / G, C / G * kh * kw});                // (G, C_out/G, C/G*kh*kw)
+  Tensor y = w.matmul(grouped).view({N, C_out, out_h, out_w});               // (N, G, C_out/G, L)
   return add_bias(y, bias);
 }
 
@@ -189,8 +193,8 @@ Tensor conv_transpose2d_checked(const Tensor& x, const Tensor& weight, const Ten
               "conv_transpose2d: the output size ({} x {}) is too small for input of size {} and weight of size {}",
               out_h, out_w, x.sizes(), weight.sizes());
   Tensor w = weight.reshape({G, C_in / G, C_out / G * kh * kw}).transpose(1, 2);  // (G, C_out/G*kh*kw, C_in/G)
-  Tensor grouped = x.reshape({N, G, C_in / G, H * W});                              // (N, G, C_in/G, H*W)
-  Tensor cols = w.matmul(grouped).reshape({N, C_out * kh * kw, H * W});             // (N, C_out*kh*kw, H*W)
+  Tensor grouped = x.reshape({N, G, C_in / G, H * W});                            // (N, G, C_in/G, H*W)
+  Tensor cols = w.matmul(grouped).reshape({N, C_out * kh * kw, H * W});           // (N, C_out*kh*kw, H*W)
   return add_bias(col2im_op(cols, conv_shape(C_out, out_h, out_w, weight, p, H, W)), bias);
 }
 

@@ -13,9 +13,8 @@ namespace {
 
 // The convolution with `padding` (values, kValid or kSame) for a D-d layer or function.
 template <size_t D>
-Tensor conv_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
-                         const ExpandingArray<D>& stride, const conv_padding_t<D>& padding,
-                         const ExpandingArray<D>& dilation, int64_t groups) {
+Tensor conv_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, const ExpandingArray<D>& stride,
+                         const conv_padding_t<D>& padding, const ExpandingArray<D>& dilation, int64_t groups) {
   const char* op = D == 1 ? "conv1d" : "conv2d";
   if (std::holds_alternative<enumtype::kSame>(padding)) {
     const bool unit_stride = std::all_of(stride->begin(), stride->end(), [](int64_t s) { return s == 1; });
@@ -88,7 +87,7 @@ Tensor unfold(const Tensor& input, const UnfoldFuncOptions& options) {
 
 Tensor fold(const Tensor& input, const FoldFuncOptions& options) {
   return ember::col2im(input, *options.output_size(), *options.kernel_size(), *options.dilation(), *options.padding(),
-                *options.stride());
+                       *options.stride());
 }
 
 }  // namespace functional
@@ -98,14 +97,14 @@ ConvImpl<D>::ConvImpl(const ConvOptions<D>& options_) : options(options_) {
   const char* layer = D == 1 ? "Conv1d" : "Conv2d";
   check_layer(layer, options.in_channels(), options.out_channels(), options.groups(), options.padding_mode());
   if (std::holds_alternative<enumtype::kSame>(options.padding())) {
-    const bool unit_stride = std::all_of(options.stride()->begin(), options.stride()->end(),
-                                         [](int64_t s) { return s == 1; });
+    const bool unit_stride =
+        std::all_of(options.stride()->begin(), options.stride()->end(), [](int64_t s) { return s == 1; });
     EMBER_CHECK(unit_stride, "{}: padding='same' is not supported for strided convolutions (stride={})", layer,
                 *options.stride());
   }
   weight = register_parameter(
       "weight", ember::empty(weight_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
-                                      options.kernel_size())));
+                                             options.kernel_size())));
   bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(), options.bias());
   reset_parameters();
 }
@@ -147,7 +146,7 @@ ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options_)
               options.padding_mode());
   weight = register_parameter(
       "weight", ember::empty(weight_shape<2>(options.in_channels(), options.out_channels() / options.groups(),
-                                      options.kernel_size())));
+                                             options.kernel_size())));
   bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(), options.bias());
   reset_parameters();
 }

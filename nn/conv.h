@@ -32,7 +32,8 @@ namespace ember::nn {
 // stride 1 only). Also settable as "valid" / "same".
 template <size_t D>
 using conv_padding_t = std::variant<ExpandingArray<D>, enumtype::kValid, enumtype::kSame>;
-using conv_padding_mode_t = std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
+using conv_padding_mode_t =
+    std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
 
 namespace detail {
 // "same" / "valid" as the padding variant; any other string is an error naming `op`.
@@ -45,14 +46,15 @@ conv_padding_t<D> padding_from_string(const std::string& padding) {
 }  // namespace detail
 
 // Adds the setters libtorch programs also use for padding: a braced list and a string.
-#define EMBER_CONV_PADDING_SETTERS(D)                                                                          \
- public:                                                                                                       \
-  auto padding(std::initializer_list<int64_t> values)->decltype(*this) {                                       \
-    return padding(conv_padding_t<D>(ExpandingArray<D>(values)));                                              \
-  }                                                                                                            \
-  template <typename S>                                                                                        \
-  requires std::is_convertible_v<S, std::string_view> auto padding(const S& name)->decltype(*this) {           \
-    return padding(detail::padding_from_string<D>(std::string(std::string_view(name))));                       \
+#define EMBER_CONV_PADDING_SETTERS(D)                                                    \
+ public:                                                                                 \
+  auto padding(std::initializer_list<int64_t> values)->decltype(*this) {                 \
+    return padding(conv_padding_t<D>(ExpandingArray<D>(values)));                        \
+  }                                                                                      \
+  template <typename S>                                                                  \
+  requires std::is_convertible_v<S, std::string_view>                                    \
+  auto padding(const S& name)->decltype(*this) {                                         \
+    return padding(detail::padding_from_string<D>(std::string(std::string_view(name)))); \
   }
 
 // The options of Conv1d / Conv2d (libtorch's ConvOptions<D>).

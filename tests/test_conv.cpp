@@ -28,15 +28,15 @@ Tensor bias_of(const Inputs& in) { return in.count("b") ? in.at("b") : Tensor();
 // Each line mirrors the case of the same name in gen_conv_fixtures.py.
 const std::map<std::string, Case>& cases() {
   static const std::map<std::string, Case> table = {
-      {"conv2d_basic", [](const Inputs& in) { return F::conv2d(in.at("x"), in.at("w"), F::Conv2dFuncOptions().bias(bias_of(in))); }},
+      {"conv2d_basic",
+       [](const Inputs& in) { return F::conv2d(in.at("x"), in.at("w"), F::Conv2dFuncOptions().bias(bias_of(in))); }},
       {"conv2d_stride2_pad1",
        [](const Inputs& in) {
          return F::conv2d(in.at("x"), in.at("w"), F::Conv2dFuncOptions().bias(bias_of(in)).stride(2).padding(1));
        }},
       {"conv2d_dilation2",
        [](const Inputs& in) {
-         return F::conv2d(in.at("x"), in.at("w"),
-                          F::Conv2dFuncOptions().bias(bias_of(in)).padding({2, 1}).dilation(2));
+         return F::conv2d(in.at("x"), in.at("w"), F::Conv2dFuncOptions().bias(bias_of(in)).padding({2, 1}).dilation(2));
        }},
       {"conv2d_groups2",
        [](const Inputs& in) {
@@ -88,8 +88,7 @@ const std::map<std::string, Case>& cases() {
        }},
       {"fold",
        [](const Inputs& in) {
-         return F::fold(in.at("c"),
-                        F::FoldFuncOptions({5, 6}, {2, 3}).dilation({1, 2}).padding(1).stride({2, 1}));
+         return F::fold(in.at("c"), F::FoldFuncOptions({5, 6}, {2, 3}).dilation({1, 2}).padding(1).stride({2, 1}));
        }},
   };
   return table;
@@ -164,8 +163,8 @@ TEST(Conv, GradientsMatchFiniteDifferences) {
        {wave64({2, 3, 7}), wave64({2, 3, 3}, 1.0), wave64({2}, 2.0)}},
       {"conv_transpose2d_groups_output_padding",
        [](const tensor_list& x) {
-         return F::conv_transpose2d(
-             x[0], x[1], F::ConvTranspose2dFuncOptions().bias(x[2]).stride(2).output_padding(1).groups(2));
+         return F::conv_transpose2d(x[0], x[1],
+                                    F::ConvTranspose2dFuncOptions().bias(x[2]).stride(2).output_padding(1).groups(2));
        },
        {wave64({1, 4, 3, 2}), wave64({4, 1, 3, 2}, 1.0), wave64({2}, 2.0)}},
       {"unfold_fold",
@@ -248,8 +247,9 @@ TEST(ConvModules, PrintoutsAreLibtorchs) {
 
 TEST(Conv, BadInputIsAClearError) {
   Tensor x = randn({2, 3, 5, 5}), w = randn({4, 3, 3, 3});
-  EXPECT_THROWS_WITH(F::conv2d(randn({3, 5}), w), "conv2d: Expected 3D (unbatched) or 4D (batched) input to conv2d, "
-                                                  "but got input of size: [3, 5]");
+  EXPECT_THROWS_WITH(F::conv2d(randn({3, 5}), w),
+                     "conv2d: Expected 3D (unbatched) or 4D (batched) input to conv2d, "
+                     "but got input of size: [3, 5]");
   EXPECT_THROWS_WITH(F::conv2d(x, randn({4, 3, 3})), "conv2d: expected a 4-D weight");
   EXPECT_THROWS_WITH(F::conv2d(x, randn({4, 2, 3, 3})),
                      "conv2d: Given groups=1, weight of size [4, 2, 3, 3], expected input[2, 3, 5, 5] to have 2 "
@@ -269,7 +269,8 @@ TEST(Conv, BadInputIsAClearError) {
   EXPECT_THROWS_WITH(F::conv2d(x, w, F::Conv2dFuncOptions().stride(2).padding(kSame)),
                      "conv2d: padding='same' is not supported for strided convolutions");
   EXPECT_THROWS_WITH(F::conv2d(x, w, F::Conv2dFuncOptions().padding("full")), "Invalid padding string 'full'");
-  EXPECT_THROWS_WITH(conv2d(x, w, {}, {1, 1, 1}), "conv2d: expected stride to be a single integer value or a list of 2");
+  EXPECT_THROWS_WITH(conv2d(x, w, {}, {1, 1, 1}),
+                     "conv2d: expected stride to be a single integer value or a list of 2");
   EXPECT_THROWS_WITH(F::conv1d(randn({2, 3, 4, 4}), randn({4, 3, 3})),
                      "conv1d: Expected 2D (unbatched) or 3D (batched) input to conv1d");
   EXPECT_THROWS_WITH(F::conv_transpose2d(x, randn({4, 2, 3, 3})),
@@ -287,8 +288,10 @@ TEST(Conv, BadInputIsAClearError) {
                      "blocks 2 * 2 = 4, but got input.size(2)=5");
   EXPECT_THROWS_WITH(F::fold(randn({1, 7, 4}), F::FoldFuncOptions({3, 3}, 2)),
                      "fold: Expected size of input's dimension 1 to be divisible by the product of kernel_size");
-  EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).groups(2)), "Conv2d: in_channels must be divisible by groups");
-  EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 3, 3).groups(2)), "Conv2d: out_channels must be divisible by groups");
+  EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).groups(2)),
+                     "Conv2d: in_channels must be divisible by groups");
+  EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 3, 3).groups(2)),
+                     "Conv2d: out_channels must be divisible by groups");
   EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 4, 3).padding_mode(kReflect)),
                      "Conv2d: only padding_mode kZeros is supported");
   EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 4, 3).stride(2).padding(kSame)),

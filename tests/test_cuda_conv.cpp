@@ -96,11 +96,23 @@ INSTANTIATE_TEST_SUITE_P(AllConvOps, CudaConvParity,
 // The kernels themselves, called on the backend: col2im is im2col's adjoint, <im2col(x), c> = <x, col2im(c)>.
 TEST(CudaConv, Col2imIsTheAdjointOfIm2colOnTheDevice) {
   if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  const Im2colShape g{.C = 2, .H = 5, .W = 4, .kernel_h = 3, .kernel_w = 2, .pad_h = 1, .pad_w = 0, .stride_h = 2,
-                      .stride_w = 1, .dilation_h = 1, .dilation_w = 2, .out_h = 3, .out_w = 2};
+  const Im2colShape g{.C = 2,
+                      .H = 5,
+                      .W = 4,
+                      .kernel_h = 3,
+                      .kernel_w = 2,
+                      .pad_h = 1,
+                      .pad_w = 0,
+                      .stride_h = 2,
+                      .stride_w = 1,
+                      .dilation_h = 1,
+                      .dilation_w = 2,
+                      .out_h = 3,
+                      .out_w = 2};
   manual_seed(7);
   Tensor x = randn({2, 2, 5, 4}, dtype(kFloat64)).to(kGpu), c = randn({2, 12, 6}, dtype(kFloat64)).to(kGpu);
-  Tensor cols = empty({2, 12, 6}, dtype(kFloat64).device(kGpu)), img = empty({2, 2, 5, 4}, dtype(kFloat64).device(kGpu));
+  Tensor cols = empty({2, 12, 6}, dtype(kFloat64).device(kGpu)),
+         img = empty({2, 2, 5, 4}, dtype(kFloat64).device(kGpu));
   backend_for(x).im2col(cols, x, g);
   backend_for(x).col2im(img, c, g);
   EXPECT_NEAR((cols * c).sum().item<double>(), (x * img).sum().item<double>(), 1e-10);

@@ -48,6 +48,5 @@ int main() {
   torch::Tensor back = F::fold(cols, F::FoldFuncOptions({5, 5}, {2, 3}).padding(1).stride(2));
   std::cout << back.slice(2, 0, 2).slice(3, 0, 3) << std::endl;
   std::cout << torch::nn::Conv1d(torch::nn::Conv1dOptions(2, 3, 4).padding(torch::kValid).bias(false)) << std::endl;
-  std::cout << torch::nn::ConvTranspose2d(torch::nn::ConvTranspose2dOptions(4, 2, 3).stride(2).groups(2))
-            << std::endl;
+  std::cout << torch::nn::ConvTranspose2d(torch::nn::ConvTranspose2dOptions(4, 2, 3).stride(2).groups(2)) << std::endl;
 }
