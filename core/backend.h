@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/conv_shape.h"
 #include "core/functors.h"
 #include "core/tensor.h"
 
@@ -57,6 +58,13 @@ class Generator;
   /* ---- linear algebra ---- */                                                                                       \
   /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */             \
   X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))               \
+  /* ---- convolution: unfold / fold of sliding blocks (shape in Im2colShape) ---- */                                   \
+  /* cols (N, C*kh*kw, out_h*out_w) = the blocks of in (N, C, H, W), zero outside; both contiguous. */                 \
+  X(im2col, (const Tensor& cols, const Tensor& in, const Im2colShape& shape), (cols, in, shape), "im2col", cols,       \
+    (&in))                                                                                                             \
+  /* out (N, C, H, W) = the sum of cols (N, C*kh*kw, out_h*out_w) over the blocks; both contiguous. */                 \
+  X(col2im, (const Tensor& out, const Tensor& cols, const Im2colShape& shape), (out, cols, shape), "col2im", out,      \
+    (&cols))                                                                                                           \
   /* ---- nn ---- */                                                                                                   \
   /* Softmax (or log-softmax) over the last dim; out and in contiguous, same shape. */                                 \
   X(softmax, (const Tensor& out, const Tensor& in, bool log), (out, in, log), log ? "log_softmax" : "softmax", out,    \

@@ -76,6 +76,11 @@ void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<vo
 void launch_scale(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors, const std::vector<int64_t>& sizes,
                   double factor);
 
+// ---- conv.cu ----
+// cols (N, C*kh*kw, out_h*out_w) from in (N, C, H, W), and back (summed); all contiguous.
+void launch_im2col(cudaStream_t s, ScalarType type, int64_t N, const Im2colShape& g, void* cols, const void* in);
+void launch_col2im(cudaStream_t s, ScalarType type, int64_t N, const Im2colShape& g, void* out, const void* cols);
+
 // ---- index.cu ----
 // out (outer, n_index, inner) = in (outer, in_len, inner) rows picked by idx; both contiguous.
 void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int64_t n_index, const int64_t* idx,
@@ -227,6 +232,18 @@ void CudaBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool 
   const int64_t R = in.sizes()[in.dim() - 2], C = in.sizes()[in.dim() - 1];
   const int64_t mats = R * C != 0 ? in.numel() / (R * C) : 0;
   launch_triangle(s, in.dtype(), mats, R, C, k, lower, out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+// ---- convolution (conv.cu); cols and images contiguous ----
+
+void CudaBackend::im2col(const Tensor& cols, const Tensor& in, const Im2colShape& shape) {
+  cudaStream_t s = prepare(cols.device());
+  launch_im2col(s, in.dtype(), in.sizes()[0], shape, cols.raw_data_ptr(), in.raw_data_ptr());
+}
+
+void CudaBackend::col2im(const Tensor& out, const Tensor& cols, const Im2colShape& shape) {
+  cudaStream_t s = prepare(out.device());
+  launch_col2im(s, out.dtype(), out.sizes()[0], shape, out.raw_data_ptr(), cols.raw_data_ptr());
 }
 
 // ---- fused: LayerNorm (norm.cu); in, dout (N, D) contiguous, weight and bias (D) or undefined ----

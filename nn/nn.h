@@ -12,6 +12,7 @@
 #include "nn/any_module.h"
 #include "nn/cloneable.h"
 #include "nn/container.h"
+#include "nn/conv.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/functional.h"

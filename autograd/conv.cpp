@@ -1,0 +1,350 @@
+// Convolution from im2col, batched matmul and col2im, with every check PyTorch makes, once, here.
+//
+// conv2d:           cols = im2col(x)                  (N, C_in*kh*kw, L)
+//                   y    = W (G, C_out/G, C_in/G*kh*kw) @ cols (N, G, C_in/G*kh*kw, L)
+// conv_transpose2d: cols = W^T (G, C_out/G*kh*kw, C_in/G) @ x (N, G, C_in/G, H*W)
+//                   y    = col2im(cols)
+// conv1d is conv2d over a height of 1. im2col's backward is col2im and col2im's is im2col (each is the
+// other's adjoint), so the gradients of input, weight and bias are those of the ops above:
+// dW = sum over the batch of g @ cols^T, dx = col2im(W^T @ g), db = sum of g over (N, H, W).
+#include "autograd/conv.h"
+
+#include <array>
+
+#include "autograd/autograd.h"
+#include "core/backend.h"
+#include "core/kernel.h"
+
+namespace ember {
+
+using autograd::any_requires_grad;
+using autograd::record;
+
+namespace {
+
+using Pair = std::array<int64_t, 2>;  // (height, width)
+
+// One argument of a convolution, one value per spatial dim: a single value is used for every dim.
+std::vector<int64_t> expand_param(const char* op, const char* name, IntArrayRef value, int64_t dims) {
+  EMBER_CHECK(value.size() == 1 || static_cast<int64_t>(value.size()) == dims,
+              "{}: expected {} to be a single integer value or a list of {} values to match the convolution "
+              "dimensions, but got {}={}",
+              op, name, dims, name, value);
+  return value.size() == 1 ? std::vector<int64_t>(dims, value[0]) : value.vec();
+}
+
+// A 1-d argument as a 2-d one over a height of 1 (`fill` for the height), a 2-d one as is.
+Pair as_pair(const std::vector<int64_t>& v, int64_t fill) {
+  return v.size() == 1 ? Pair{fill, v[0]} : Pair{v[0], v[1]};
+}
+
+// The blocks of one convolution, in 2-d (a 1-d convolution has a height of 1).
+struct ConvParams {
+  Pair stride, pad_begin, pad_end, dilation, output_padding;
+  int64_t groups;
+};
+
+// The checks of PyTorch's convolution, with its messages, naming `op` and the shapes as given.
+// input is (N, C, *spatial) or (C, *spatial); weight (C_out, C_in / groups, *kernel) or, transposed,
+// (C_in, C_out / groups, *kernel).
+void check_conv(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                const std::vector<int64_t>& stride, const std::vector<int64_t>& pad_begin,
+                const std::vector<int64_t>& pad_end, const std::vector<int64_t>& dilation, int64_t groups,
+                bool transposed, const std::vector<int64_t>& output_padding) {
+  EMBER_CHECK(input.defined() && weight.defined(), "{}: input and weight must be defined tensors", op);
+  kernel::check_same_device(op, {input, weight, bias});
+  EMBER_CHECK(input.dim() == dims + 1 || input.dim() == dims + 2,
+              "{}: Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}", op, dims + 1,
+              dims + 2, op, input.sizes());
+  EMBER_CHECK(weight.dim() == dims + 2,
+              "{}: expected a {}-D weight (out_channels, in_channels / groups, kernel), got "
+              "weight of size {}",
+              op, dims + 2, weight.sizes());
+  EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input (float32 or float64), got {}", op,
+              dtype_name(input.dtype()));
+  EMBER_CHECK(input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == input.dtype()),
+              "{}: expected input, weight and bias of one dtype, got input {}, weight {}{}", op,
+              dtype_name(input.dtype()), dtype_name(weight.dtype()),
+              bias.defined() ? std::string(", bias ") + std::string(dtype_name(bias.dtype())) : std::string());
+  EMBER_CHECK(groups > 0, "{}: non-positive groups is not supported, got groups={}", op, groups);
+  for (int64_t d = 0; d < dims; ++d) {
+    EMBER_CHECK(stride[d] > 0, "{}: non-positive stride is not supported, got stride={}", op, IntArrayRef(stride));
+    EMBER_CHECK(dilation[d] > 0, "{}: dilation should be greater than zero, got dilation={}", op,
+                IntArrayRef(dilation));
+    EMBER_CHECK(pad_begin[d] >= 0 && pad_end[d] >= 0, "{}: negative padding is not supported, got padding={}", op,
+                IntArrayRef(pad_begin));
+  }
+  const int64_t batch_dims = input.dim() - dims;  // 1 (unbatched) or 2
+  const int64_t channels = input.size(batch_dims - 1);
+  std::vector<int64_t> batched = input.sizes().vec();
+  if (batch_dims == 1) batched.insert(batched.begin(), 1);
+  if (!transposed) {
+    EMBER_CHECK(weight.size(0) % groups == 0,
+                "{}: Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size {} "
+                "instead",
+                op, groups, groups, weight.sizes());
+    EMBER_CHECK(channels == weight.size(1) * groups,
+                "{}: Given groups={}, weight of size {}, expected input{} to have {} channels, but got {} channels "
+                "instead",
+                op, groups, weight.sizes(), IntArrayRef(batched), weight.size(1) * groups, channels);
+  } else {
+    EMBER_CHECK(channels % groups == 0 && weight.size(0) == channels,
+                "{}: Given transposed=1, weight of size {}, expected input{} to have {} channels, but got {} channels "
+                "instead (and in_channels must be divisible by groups={})",
+                op, weight.sizes(), IntArrayRef(batched), weight.size(0), channels, groups);
+    for (int64_t d = 0; d < dims; ++d)
+      EMBER_CHECK(output_padding[d] >= 0 && (output_padding[d] < stride[d] || output_padding[d] < dilation[d]),
+                  "{}: output padding must be smaller than either stride or dilation, but got output_padding={}, "
+                  "stride={}, dilation={}",
+                  op, IntArrayRef(output_padding), IntArrayRef(stride), IntArrayRef(dilation));
+  }
+  const int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
+  EMBER_CHECK(
+      !bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels),
+      "{}: Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got bias of size {} "
+      "instead",
+      op, weight.sizes(), out_channels, bias.sizes());
+  if (transposed) return;
+  std::vector<int64_t> padded(dims), kernel(dims);
+  bool fits = true;
+  for (int64_t d = 0; d < dims; ++d) {
+    padded[d] = input.size(batch_dims + d) + pad_begin[d] + pad_end[d];
+    kernel[d] = dilation[d] * (weight.size(2 + d) - 1) + 1;
+    fits = fits && kernel[d] <= padded[d];
+  }
+  EMBER_CHECK(fits,
+              "{}: Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater "
+              "than actual input size (input of size {}, weight of size {})",
+              op, fmt::join(padded, " x "), fmt::join(kernel, " x "), input.sizes(), weight.sizes());
+}
+
+// The number of blocks along one dim: (size + padding - dilation*(k-1) - 1) / stride + 1.
+int64_t blocks_along(int64_t size, int64_t pad_total, int64_t k, int64_t stride, int64_t dilation) {
+  return (size + pad_total - dilation * (k - 1) - 1) / stride + 1;
+}
+
+// ---- im2col and col2im, each the other's backward ----
+
+Tensor col2im_op(const Tensor& cols, const Im2colShape& shape);
+
+// (N, C, H, W) -> (N, C*kh*kw, out_h*out_w)
+Tensor im2col_op(const Tensor& input, const Im2colShape& shape) {
+  Tensor x = kernel::contiguous(input);
+  const int64_t N = x.size(0);
+  Tensor cols = raw_empty({N, shape.C * shape.kernel_h * shape.kernel_w, shape.out_h * shape.out_w}, x.dtype(),
+                          x.device(), "im2col");
+  backend_for(x).im2col(cols, x, shape);
+  if (any_requires_grad({&input}))
+    record("Im2ColBackward0", cols, {input}, [shape](const Tensor& g) -> tensor_list { return {col2im_op(g, shape)}; });
+  return cols;
+}
+
+// (N, C*kh*kw, out_h*out_w) -> (N, C, H, W)
+Tensor col2im_op(const Tensor& cols, const Im2colShape& shape) {
+  Tensor c = kernel::contiguous(cols);
+  Tensor out = raw_empty({c.size(0), shape.C, shape.H, shape.W}, c.dtype(), c.device(), "col2im");
+  backend_for(c).col2im(out, c, shape);
+  if (any_requires_grad({&cols}))
+    record("Col2ImBackward0", out, {cols}, [shape](const Tensor& g) -> tensor_list { return {im2col_op(g, shape)}; });
+  return out;
+}
+
+Im2colShape conv_shape(int64_t C, int64_t H, int64_t W, const Tensor& weight, const ConvParams& p, int64_t out_h,
+                       int64_t out_w) {
+  return {.C = C,
+          .H = H,
+          .W = W,
+          .kernel_h = weight.size(2),
+          .kernel_w = weight.size(3),
+          .pad_h = p.pad_begin[0],
+          .pad_w = p.pad_begin[1],
+          .stride_h = p.stride[0],
+          .stride_w = p.stride[1],
+          .dilation_h = p.dilation[0],
+          .dilation_w = p.dilation[1],
+          .out_h = out_h,
+          .out_w = out_w};
+}
+
+Tensor add_bias(const Tensor& y, const Tensor& bias) {
+  return bias.defined() ? y + bias.view({1, bias.size(0), 1, 1}) : y;
+}
+
+// x (N, C_in, H, W), weight (C_out, C_in/G, kh, kw), checked -> (N, C_out, H_out, W_out)
+Tensor conv2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  const int64_t G = p.groups, C_out = weight.size(0), kh = weight.size(2), kw = weight.size(3);
+  const int64_t out_h = blocks_along(H, p.pad_begin[0] + p.pad_end[0], kh, p.stride[0], p.dilation[0]);
+  const int64_t out_w = blocks_along(W, p.pad_begin[1] + p.pad_end[1], kw, p.stride[1], p.dilation[1]);
+  Tensor cols = im2col_op(x, conv_shape(C, H, W, weight, p, out_h, out_w));  // (N, C*kh*kw, L)
+  Tensor grouped = cols.view({N, G, C / G * kh * kw, out_h * out_w});        // (N, G, C/G*kh*kw, L)
+  Tensor w = weight.reshape({G, C_out / G, C / G * kh * kw});                // (G, C_out/G, C/G*kh*kw)
+  Tensor y = w.matmul(grouped).view({N, C_out, out_h, out_w});               // (N, G, C_out/G, L)
+  return add_bias(y, bias);
+}
+
+// x (N, C_in, H, W), weight (C_in, C_out/G, kh, kw), checked -> (N, C_out, H_out, W_out)
+Tensor conv_transpose2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  const int64_t N = x.size(0), C_in = x.size(1), H = x.size(2), W = x.size(3);
+  const int64_t G = p.groups, C_out = weight.size(1) * G, kh = weight.size(2), kw = weight.size(3);
+  const int64_t out_h = (H - 1) * p.stride[0] - 2 * p.pad_begin[0] + p.dilation[0] * (kh - 1) + p.output_padding[0] + 1;
+  const int64_t out_w = (W - 1) * p.stride[1] - 2 * p.pad_begin[1] + p.dilation[1] * (kw - 1) + p.output_padding[1] + 1;
+  EMBER_CHECK(out_h > 0 && out_w > 0,
+              "conv_transpose2d: the output size ({} x {}) is too small for input of size {} and weight of size {}",
+              out_h, out_w, x.sizes(), weight.sizes());
+  Tensor w = weight.reshape({G, C_in / G, C_out / G * kh * kw}).transpose(1, 2);  // (G, C_out/G*kh*kw, C_in/G)
+  Tensor grouped = x.reshape({N, G, C_in / G, H * W});                            // (N, G, C_in/G, H*W)
+  Tensor cols = w.matmul(grouped).reshape({N, C_out * kh * kw, H * W});           // (N, C_out*kh*kw, H*W)
+  return add_bias(col2im_op(cols, conv_shape(C_out, out_h, out_w, weight, p, H, W)), bias);
+}
+
+// Runs `f` on the input with a batch dim, and removes it again for an unbatched input.
+template <typename F>
+Tensor batched(const Tensor& input, int64_t dims, F f) {
+  if (input.dim() == dims + 2) return f(input);
+  return f(input.unsqueeze(0)).squeeze(0);
+}
+
+// The 1-d or 2-d convolution (transposed or not) from checked, expanded arguments.
+Tensor convolution(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   const std::vector<int64_t>& stride, const std::vector<int64_t>& pad_begin,
+                   const std::vector<int64_t>& pad_end, const std::vector<int64_t>& dilation, int64_t groups,
+                   bool transposed, const std::vector<int64_t>& output_padding) {
+  check_conv(op, dims, input, weight, bias, stride, pad_begin, pad_end, dilation, groups, transposed, output_padding);
+  const ConvParams p{.stride = as_pair(stride, 1),
+                     .pad_begin = as_pair(pad_begin, 0),
+                     .pad_end = as_pair(pad_end, 0),
+                     .dilation = as_pair(dilation, 1),
+                     .output_padding = as_pair(output_padding, 0),
+                     .groups = groups};
+  const Tensor w = dims == 1 ? weight.unsqueeze(2) : weight;  // (.., .., 1, k) for 1-d
+  return batched(input, dims, [&](const Tensor& x) {
+    const Tensor x2 = dims == 1 ? x.unsqueeze(2) : x;
+    Tensor y = transposed ? conv_transpose2d_checked(x2, w, bias, p) : conv2d_checked(x2, w, bias, p);
+    return dims == 1 ? y.squeeze(2) : y;
+  });
+}
+
+}  // namespace
+
+Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+              IntArrayRef stride) {
+  const char* op = "unfold";
+  EMBER_CHECK(input.dim() == 4, "{}: Input Error: Only 4D input Tensors are supported (got {}D, input of size {})", op,
+              input.dim(), input.sizes());
+  EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input, got {}", op, dtype_name(input.dtype()));
+  const Pair k = as_pair(expand_param(op, "kernel_size", kernel_size, 2), 1);
+  const Pair d = as_pair(expand_param(op, "dilation", dilation, 2), 1);
+  const Pair pad = as_pair(expand_param(op, "padding", padding, 2), 0);
+  const Pair s = as_pair(expand_param(op, "stride", stride, 2), 1);
+  EMBER_CHECK(k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 && pad[0] >= 0 && pad[1] >= 0,
+              "{}: kernel_size, dilation and stride must be positive and padding non-negative, got kernel_size={}, "
+              "dilation={}, padding={}, stride={}",
+              op, kernel_size, dilation, padding, stride);
+  const int64_t H = input.size(2), W = input.size(3);
+  const int64_t out_h = blocks_along(H, 2 * pad[0], k[0], s[0], d[0]);
+  const int64_t out_w = blocks_along(W, 2 * pad[1], k[1], s[1], d[1]);
+  EMBER_CHECK(out_h >= 1 && out_w >= 1,
+              "{}: Given input with spatial size ({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), "
+              "calculated shape of the array of sliding blocks as ({}, {}), but its components must be at least one.",
+              op, H, W, k[0], k[1], d[0], d[1], pad[0], pad[1], out_h, out_w);
+  return im2col_op(input, {.C = input.size(1),
+                           .H = H,
+                           .W = W,
+                           .kernel_h = k[0],
+                           .kernel_w = k[1],
+                           .pad_h = pad[0],
+                           .pad_w = pad[1],
+                           .stride_h = s[0],
+                           .stride_w = s[1],
+                           .dilation_h = d[0],
+                           .dilation_w = d[1],
+                           .out_h = out_h,
+                           .out_w = out_w});
+}
+
+Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride) {
+  const char* op = "fold";
+  EMBER_CHECK(input.dim() == 3, "{}: Input Error: Only 3D input Tensors are supported (got {}D, input of size {})", op,
+              input.dim(), input.sizes());
+  EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input, got {}", op, dtype_name(input.dtype()));
+  const Pair out = as_pair(expand_param(op, "output_size", output_size, 2), 1);
+  const Pair k = as_pair(expand_param(op, "kernel_size", kernel_size, 2), 1);
+  const Pair d = as_pair(expand_param(op, "dilation", dilation, 2), 1);
+  const Pair pad = as_pair(expand_param(op, "padding", padding, 2), 0);
+  const Pair s = as_pair(expand_param(op, "stride", stride, 2), 1);
+  EMBER_CHECK(out[0] > 0 && out[1] > 0 && k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 &&
+                  pad[0] >= 0 && pad[1] >= 0,
+              "{}: output_size, kernel_size, dilation and stride must be positive and padding non-negative, got "
+              "output_size={}, kernel_size={}, dilation={}, padding={}, stride={}",
+              op, output_size, kernel_size, dilation, padding, stride);
+  EMBER_CHECK(input.size(1) % (k[0] * k[1]) == 0,
+              "{}: Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+              "input.size(1)={} and kernel_size=({}, {})",
+              op, input.size(1), k[0], k[1]);
+  const int64_t out_h = blocks_along(out[0], 2 * pad[0], k[0], s[0], d[0]);
+  const int64_t out_w = blocks_along(out[1], 2 * pad[1], k[1], s[1], d[1]);
+  EMBER_CHECK(out_h >= 1 && out_w >= 1 && input.size(2) == out_h * out_w,
+              "{}: Given output_size=({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), "
+              "stride=({}, {}), expected size of input's dimension 2 to match the calculated number of sliding "
+              "blocks {} * {} = {}, but got input.size(2)={} (input of size {})",
+              op, out[0], out[1], k[0], k[1], d[0], d[1], pad[0], pad[1], s[0], s[1], out_h, out_w, out_h * out_w,
+              input.size(2), input.sizes());
+  return col2im_op(input, {.C = input.size(1) / (k[0] * k[1]),
+                           .H = out[0],
+                           .W = out[1],
+                           .kernel_h = k[0],
+                           .kernel_w = k[1],
+                           .pad_h = pad[0],
+                           .pad_w = pad[1],
+                           .stride_h = s[0],
+                           .stride_w = s[1],
+                           .dilation_h = d[0],
+                           .dilation_w = d[1],
+                           .out_h = out_h,
+                           .out_w = out_w});
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  const char* op = "conv1d";
+  const auto pad = expand_param(op, "padding", padding, 1);
+  return convolution(op, 1, input, weight, bias, expand_param(op, "stride", stride, 1), pad, pad,
+                     expand_param(op, "dilation", dilation, 1), groups, false, {0});
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  const char* op = "conv2d";
+  const auto pad = expand_param(op, "padding", padding, 2);
+  return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,
+                     expand_param(op, "dilation", dilation, 2), groups, false, {0, 0});
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  const char* op = "conv_transpose2d";
+  const auto pad = expand_param(op, "padding", padding, 2);
+  return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,
+                     expand_param(op, "dilation", dilation, 2), groups, true,
+                     expand_param(op, "output_padding", output_padding, 2));
+}
+
+Tensor detail::conv_same(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                         IntArrayRef dilation_in, int64_t groups) {
+  const auto dilation = expand_param(op, "dilation", dilation_in, dims);
+  EMBER_CHECK(weight.defined() && weight.dim() == dims + 2,
+              "{}: expected a {}-D weight (out_channels, in_channels / groups, kernel), got weight of size {}", op,
+              dims + 2, weight.defined() ? weight.sizes() : IntArrayRef());
+  std::vector<int64_t> begin(dims), end(dims);
+  for (int64_t d = 0; d < dims; ++d) {
+    const int64_t total = dilation[d] * (weight.size(2 + d) - 1);
+    begin[d] = total / 2;
+    end[d] = total - begin[d];
+  }
+  return convolution(op, dims, input, weight, bias, std::vector<int64_t>(dims, 1), begin, end, dilation, groups, false,
+                     std::vector<int64_t>(dims, 0));
+}
+
+}  // namespace ember

@@ -1,0 +1,172 @@
+// Convolution layers and functions: options turned into the arguments of ember::conv2d and friends
+// (autograd/conv.cpp), PyTorch's initialisation, libtorch's printing.
+#include "nn/conv.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nn/init.h"
+
+namespace ember::nn {
+
+namespace {
+
+// The convolution with `padding` (values, kValid or kSame) for a D-d layer or function.
+template <size_t D>
+Tensor conv_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, const ExpandingArray<D>& stride,
+                         const conv_padding_t<D>& padding, const ExpandingArray<D>& dilation, int64_t groups) {
+  const char* op = D == 1 ? "conv1d" : "conv2d";
+  if (std::holds_alternative<enumtype::kSame>(padding)) {
+    const bool unit_stride = std::all_of(stride->begin(), stride->end(), [](int64_t s) { return s == 1; });
+    EMBER_CHECK(unit_stride, "{}: padding='same' is not supported for strided convolutions (stride={})", op, *stride);
+    return ember::detail::conv_same(op, D, input, weight, bias, *dilation, groups);
+  }
+  const ExpandingArray<D> values =
+      std::holds_alternative<enumtype::kValid>(padding) ? ExpandingArray<D>(0) : std::get<ExpandingArray<D>>(padding);
+  if constexpr (D == 1) return ember::conv1d(input, weight, bias, *stride, *values, *dilation, groups);
+  return ember::conv2d(input, weight, bias, *stride, *values, *dilation, groups);
+}
+
+// PyTorch's ConvNd.reset_parameters: weight ~ kaiming_uniform(a = sqrt(5)), bias ~ U(-1/sqrt(fan_in), +).
+void reset_conv_parameters(Tensor& weight, Tensor& bias) {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (!bias.defined()) return;
+  const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+  if (fan_in == 0) return;
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  init::uniform_(bias, -bound, bound);
+}
+
+// The checks of PyTorch's _ConvNd.__init__, naming the layer.
+void check_layer(const char* layer, int64_t in_channels, int64_t out_channels, int64_t groups,
+                 const conv_padding_mode_t& padding_mode) {
+  EMBER_CHECK(in_channels > 0 && out_channels > 0,
+              "{}: in_channels and out_channels must be positive, got in_channels={}, out_channels={}", layer,
+              in_channels, out_channels);
+  EMBER_CHECK(groups > 0, "{}: groups must be a positive integer, got groups={}", layer, groups);
+  EMBER_CHECK(in_channels % groups == 0, "{}: in_channels must be divisible by groups (in_channels={}, groups={})",
+              layer, in_channels, groups);
+  EMBER_CHECK(out_channels % groups == 0, "{}: out_channels must be divisible by groups (out_channels={}, groups={})",
+              layer, out_channels, groups);
+  EMBER_CHECK(std::holds_alternative<enumtype::kZeros>(padding_mode),
+              "{}: only padding_mode kZeros is supported by Ember (kReflect, kReplicate and kCircular are not)", layer);
+}
+
+template <size_t D>
+std::vector<int64_t> weight_shape(int64_t first, int64_t second, const ExpandingArray<D>& kernel_size) {
+  std::vector<int64_t> shape{first, second};
+  for (size_t d = 0; d < D; ++d) {
+    EMBER_CHECK(kernel_size[d] > 0, "Conv{}d: kernel_size must be positive, got kernel_size={}", D, *kernel_size);
+    shape.push_back(kernel_size[d]);
+  }
+  return shape;
+}
+
+}  // namespace
+
+namespace functional {
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
+  return conv_with_padding<1>(input, weight, options.bias(), options.stride(), options.padding(), options.dilation(),
+                              options.groups());
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
+  return conv_with_padding<2>(input, weight, options.bias(), options.stride(), options.padding(), options.dilation(),
+                              options.groups());
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options) {
+  return ember::conv_transpose2d(input, weight, options.bias(), *options.stride(), *options.padding(),
+                                 *options.output_padding(), options.groups(), *options.dilation());
+}
+
+Tensor unfold(const Tensor& input, const UnfoldFuncOptions& options) {
+  return ember::im2col(input, *options.kernel_size(), *options.dilation(), *options.padding(), *options.stride());
+}
+
+Tensor fold(const Tensor& input, const FoldFuncOptions& options) {
+  return ember::col2im(input, *options.output_size(), *options.kernel_size(), *options.dilation(), *options.padding(),
+                       *options.stride());
+}
+
+}  // namespace functional
+
+template <size_t D>
+ConvImpl<D>::ConvImpl(const ConvOptions<D>& options_) : options(options_) {
+  const char* layer = D == 1 ? "Conv1d" : "Conv2d";
+  check_layer(layer, options.in_channels(), options.out_channels(), options.groups(), options.padding_mode());
+  if (std::holds_alternative<enumtype::kSame>(options.padding())) {
+    const bool unit_stride =
+        std::all_of(options.stride()->begin(), options.stride()->end(), [](int64_t s) { return s == 1; });
+    EMBER_CHECK(unit_stride, "{}: padding='same' is not supported for strided convolutions (stride={})", layer,
+                *options.stride());
+  }
+  weight = register_parameter(
+      "weight", ember::empty(weight_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
+                                             options.kernel_size())));
+  bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(), options.bias());
+  reset_parameters();
+}
+
+template <size_t D>
+void ConvImpl<D>::reset_parameters() {
+  reset_conv_parameters(weight, bias);
+}
+
+template <size_t D>
+Tensor ConvImpl<D>::forward(const Tensor& input) {
+  return conv_with_padding<D>(input, weight, bias, options.stride(), options.padding(), options.dilation(),
+                              options.groups());
+}
+
+// libtorch's ConvNdImpl::pretty_print: stride always, the other options where they differ from the default.
+template <size_t D>
+void ConvImpl<D>::pretty_print(std::ostream& stream) const {
+  stream << "Conv" << D << "d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (std::holds_alternative<enumtype::kValid>(options.padding())) {
+    stream << ", padding='valid'";
+  } else if (std::holds_alternative<enumtype::kSame>(options.padding())) {
+    stream << ", padding='same'";
+  } else if (!(std::get<ExpandingArray<D>>(options.padding()) == ExpandingArray<D>(0))) {
+    stream << ", padding=" << std::get<ExpandingArray<D>>(options.padding());
+  }
+  if (!(options.dilation() == ExpandingArray<D>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+template class ConvImpl<1>;
+template class ConvImpl<2>;
+
+ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options_) : options(options_) {
+  check_layer("ConvTranspose2d", options.in_channels(), options.out_channels(), options.groups(),
+              options.padding_mode());
+  weight = register_parameter(
+      "weight", ember::empty(weight_shape<2>(options.in_channels(), options.out_channels() / options.groups(),
+                                             options.kernel_size())));
+  bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(), options.bias());
+  reset_parameters();
+}
+
+void ConvTranspose2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
+
+Tensor ConvTranspose2dImpl::forward(const Tensor& input) {
+  return ember::conv_transpose2d(input, weight, bias, *options.stride(), *options.padding(), *options.output_padding(),
+                                 options.groups(), *options.dilation());
+}
+
+void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "ConvTranspose2d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<2>(0))) stream << ", padding=" << options.padding();
+  if (!(options.dilation() == ExpandingArray<2>(1))) stream << ", dilation=" << options.dilation();
+  if (!(options.output_padding() == ExpandingArray<2>(0))) stream << ", output_padding=" << options.output_padding();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+}  // namespace ember::nn

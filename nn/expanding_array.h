@@ -1,0 +1,78 @@
+// ExpandingArray<D>: D integers given as one (used for every dim) or as D, as libtorch's
+// torch::ExpandingArray; the type of kernel_size, stride, padding and dilation in layer options.
+// Also the tags libtorch options use for padding and padding modes (ember::kSame, kValid, kZeros, ...).
+//
+//   ember::ExpandingArray<2> k(3);         // [3, 3]
+//   ember::ExpandingArray<2> s({2, 1});    // [2, 1]
+//   std::cout << k;                        // [3, 3] (an ExpandingArray<1> prints as 3)
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <vector>
+
+#include "core/array_ref.h"
+#include "core/error.h"
+
+namespace ember {
+
+template <size_t D, typename T = int64_t>
+class ExpandingArray {
+ public:
+  ExpandingArray(T single) { values_.fill(single); }  // NOLINT: implicit, as in libtorch
+  ExpandingArray(std::initializer_list<T> list) : ExpandingArray(std::vector<T>(list)) {}
+  ExpandingArray(const std::vector<T>& list) {  // NOLINT
+    EMBER_CHECK(list.size() == D, "ExpandingArray: expected {} values, got {}", D, list.size());
+    std::copy(list.begin(), list.end(), values_.begin());
+  }
+  ExpandingArray(ArrayRef<T> list) : ExpandingArray(list.vec()) {}  // NOLINT
+
+  // libtorch reads an ExpandingArray through * and -> as an ArrayRef.
+  ArrayRef<T> operator*() const { return ArrayRef<T>(values_); }
+  const ArrayRef<T>* operator->() const {
+    ref_ = ArrayRef<T>(values_);
+    return &ref_;
+  }
+  operator ArrayRef<T>() const { return ArrayRef<T>(values_); }  // NOLINT
+  T operator[](size_t i) const { return values_[i]; }
+  const T* data() const { return values_.data(); }
+  T* data() { return values_.data(); }
+  static constexpr size_t size() { return D; }
+  bool operator==(const ExpandingArray& other) const { return values_ == other.values_; }
+
+ private:
+  std::array<T, D> values_;
+  mutable ArrayRef<T> ref_;
+};
+
+// As libtorch prints it: one value bare ("3"), more as a list ("[3, 3]").
+template <size_t D, typename T>
+std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
+  if (D == 1) return os << a[0];
+  os << '[';
+  for (size_t i = 0; i < D; ++i) os << (i ? ", " : "") << a[i];
+  return os << ']';
+}
+
+// Option tags, as torch::enumtype's: padding ("same" keeps the size, "valid" is no padding) and
+// padding modes. Only kZeros is supported by the convolutions; the others are named so that a
+// program asking for them gets a clear error rather than a compile error far from the cause.
+namespace enumtype {
+struct kSame {};
+struct kValid {};
+struct kZeros {};
+struct kReflect {};
+struct kReplicate {};
+struct kCircular {};
+}  // namespace enumtype
+inline constexpr enumtype::kSame kSame{};
+inline constexpr enumtype::kValid kValid{};
+inline constexpr enumtype::kZeros kZeros{};
+inline constexpr enumtype::kReflect kReflect{};
+inline constexpr enumtype::kReplicate kReplicate{};
+inline constexpr enumtype::kCircular kCircular{};
+
+}  // namespace ember
