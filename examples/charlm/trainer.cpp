@@ -140,6 +140,7 @@ Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
       auto [x, y] = get_batch(d, c.batch_size, c.block_size, gen);
+      ember::autocast mixed(ember::kCPU, ember::kBFloat16, c.dtype == "bfloat16");
       sum += std::get<1>(model->forward(x.to(dev), y.to(dev))).item<double>();
     }
     (split == 0 ? out.train : out.val) = sum / static_cast<double>(c.eval_iters);
@@ -319,7 +320,11 @@ TrainResult train(const TrainArgs& args) {
     if (it >= cfg.max_iters) break;
 
     auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
-    Tensor loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
+    Tensor loss;
+    {  // nanoGPT's `with ctx:` around the forward only; the backward runs outside it
+      ember::autocast mixed(ember::kCPU, ember::kBFloat16, cfg.dtype == "bfloat16");
+      loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
+    }
     opt.zero_grad(true);
     loss.backward();
     if (cfg.grad_clip > 0) ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
