@@ -194,8 +194,8 @@ EMBER_INSTANTIATE(BFloat16)
 #undef EMBER_INSTANTIATE
 
 std::string Tensor::toString() const {
-  static const char* names[] = {"FloatType", "DoubleType", "LongType", "BoolType"};
-  return std::string(is_cpu() ? "CPU" : "CUDA") + names[static_cast<int>(dtype())];
+  // libtorch's "CPUFloatType", "CPUBFloat16Type": the device, c10's name of the dtype, "Type".
+  return std::string(is_cpu() ? "CPU" : "CUDA") + std::string(scalar_type_name(dtype())) + "Type";
 }
 
 void Tensor::print() const { std::cout << *this << '\n'; }
