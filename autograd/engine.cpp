@@ -213,6 +213,8 @@ std::shared_ptr<Node> record(const std::string& name, const tensor_list& outputs
   if (is_anomaly_enabled()) node->forward_inputs = describe_inputs(inputs);
   node->next_edges.reserve(inputs.size());
   for (const Tensor& in : inputs) node->next_edges.push_back(in.defined() ? gradient_edge(in) : Edge{});
+  node->input_dtypes.reserve(inputs.size());
+  for (const Tensor& in : inputs) node->input_dtypes.push_back(in.defined() ? in.dtype() : kFloat32);
   for (uint32_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     node->output_sizes.push_back(out.defined() ? out.sizes().vec() : std::vector<int64_t>{});
@@ -400,6 +402,12 @@ void execute_nodes(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& 
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& e = node->next_edges[i];
       if (!e.valid()) continue;
+      // A gradient takes its input's dtype, as PyTorch's engine makes it (validate_outputs): the
+      // bfloat16 product added to a float32 residual gets a bfloat16 gradient back.
+      if (i < outs.size() && outs[i].defined() && i < node->input_dtypes.size() &&
+          outs[i].dtype() != node->input_dtypes[i] && outs[i].is_floating_point() &&
+          is_floating_point(node->input_dtypes[i]))
+        outs[i] = outs[i].to(node->input_dtypes[i]);
       if (i < outs.size() && outs[i].defined()) add_to_buffer(task.buffers[e.fn.get()], e.input_nr, outs[i]);
       int& dep = task.dependencies[e.fn.get()];
       if (--dep == 0) {

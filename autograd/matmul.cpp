@@ -4,6 +4,7 @@
 // and then lose a unit dim, batch dims broadcast (stride-0 views, never copies), and
 // transposed operands stay transposed views that the backend hands to BLAS as flags.
 // d(A @ B) = (G @ B^T, A^T @ G), summed back over broadcast batch dims.
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
@@ -69,7 +70,9 @@ Tensor mat2_grad(const Tensor& m1, const Tensor& g, bool transposed) {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+Tensor matmul(const Tensor& a_arg, const Tensor& b_arg) {
+  // Under autocast (autograd/autocast.h) the product runs in bfloat16.
+  const Tensor a_in = autograd::autocast_to_lower(a_arg), b_in = autograd::autocast_to_lower(b_arg);
   kernel::check_same_device("matmul", {a_in, b_in});
   EMBER_CHECK(a_in.dim() > 0 && b_in.dim() > 0,
               "matmul: both arguments need to be at least 1D, but they are {}D and {}D", a_in.dim(), b_in.dim());
@@ -129,7 +132,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 // addmm(self, m1, m2) = beta self + alpha (m1 @ m2), self broadcast to (n, p); the sum is made in the
 // product's buffer. d = (beta g summed back to self's shape, alpha g @ m2^T, alpha m1^T @ g)
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+Tensor addmm(const Tensor& self_arg, const Tensor& mat1_arg, const Tensor& mat2_arg, const Scalar& beta,
+             const Scalar& alpha) {
+  const Tensor self = autograd::autocast_to_lower(self_arg), mat1 = autograd::autocast_to_lower(mat1_arg),
+               mat2 = autograd::autocast_to_lower(mat2_arg);
   kernel::check_same_device("addmm", {self, mat1, mat2});
   EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm: expected 2-D matrices, got shapes {} and {}", mat1.sizes(),
               mat2.sizes());

@@ -48,6 +48,9 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual Tensor variable() const { return {}; }
 
   std::vector<Edge> next_edges;
+  // The dtype of each forward input (one per next edge), recorded by record(): the engine converts
+  // a gradient of another floating dtype to it, as PyTorch does (mixed precision, issue 21).
+  std::vector<ScalarType> input_dtypes;
   uint64_t sequence_nr;  // creation order; the engine runs later nodes first
   // Hooks on the gradient of forward output i before apply() (Tensor::register_hook on non-leaves).
   std::map<uint32_t, std::vector<std::pair<unsigned, TensorHook>>> pre_hooks;

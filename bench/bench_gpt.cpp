@@ -3,9 +3,11 @@
 // side by side with scripts/bench_cpu.sh.
 //
 //   bench_gpt --preset baby --steps 30 --threads 2
+//   bench_gpt --preset video --dtype bfloat16         # forward under autocast (bf16 matrix products)
+//   EMBER_BF16_GEMM=openblas bench_gpt --preset video --dtype bfloat16   # OpenBLAS's sbgemm instead
 //   EMBER_DEBUG=2 bench_gpt --preset baby --steps 5   # and a table of time by op at exit
 //
-// Prints one line: "ember <preset> ms/step <x> tok/s <x> GFLOP/s <x> peak_rss_mib <x> loss <x>".
+// Prints one line: "ember <preset> threads <n> dtype <d> ms/step <x> tok/s <x> GFLOP/s <x> peak_rss_mib <x> loss <x>".
 #include <ember/ember.h>
 
 #include "bench_gpt_common.h"
@@ -38,7 +40,11 @@ int main(int argc, char** argv) {
   auto step = [&] {
     ember::Tensor x = ember::randint(p.vocab_size, {p.batch_size, p.block_size}, ember::dtype(ember::kInt64));
     ember::Tensor y = ember::randint(p.vocab_size, {p.batch_size, p.block_size}, ember::dtype(ember::kInt64));
-    auto [logits, loss] = model->forward(x, y);
+    ember::Tensor loss;
+    {
+      ember::autocast mixed(ember::kCPU, ember::kBFloat16, args.dtype == "bfloat16");
+      loss = std::get<1>(model->forward(x, y));
+    }
     opt.zero_grad(true);
     loss.backward();
     ember::nn::utils::clip_grad_norm_(params, 1.0);

@@ -265,8 +265,18 @@ decltype(auto) dispatch(ScalarType dtype, const char* op, F&& f) {
       return f.template operator()<int64_t>();
     case kBool:
       return f.template operator()<bool>();
+    case kBFloat16:  // only where a kernel says so: dispatch_with_bfloat16, or its own float32 path
+      break;
   }
-  EMBER_FAIL("{}: unsupported dtype", op);
+  EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
+}
+
+// dispatch plus BFloat16 (ember::BFloat16, which converts to and from float), for kernels that
+// handle it as they are: those that only move values (copy, fill, where, triangle, gathers).
+template <typename F>
+decltype(auto) dispatch_with_bfloat16(ScalarType dtype, const char* op, F&& f) {
+  if (dtype == kBFloat16) return f.template operator()<BFloat16>();
+  return dispatch(dtype, op, std::forward<F>(f));
 }
 
 // Like dispatch, for kernels that exist only for float32 and float64.
@@ -277,6 +287,8 @@ decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
       return f.template operator()<float>();
     case kFloat64:
       return f.template operator()<double>();
+    case kBFloat16:
+      EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
     default:
       EMBER_FAIL("{}: expected a floating-point tensor (float32 or float64), got {}", op, dtype_name(dtype));
   }

@@ -1,17 +1,21 @@
 // Scalar types a tensor can hold, and the promotion rules between them.
 //
-// Four dtypes, as the issue asks: float32, float64, int64, bool. Names mirror libtorch
-// (kFloat32 == kFloat, kInt64 == kLong). Promotion follows PyTorch's categories
-// (bool < integer < floating); see result_type() in core/scalar.h for the 0-dim rules.
+// Five dtypes: float32, float64, int64, bool and bfloat16 (issue 21: storage, conversion, printing
+// and the ops of mixed-precision training; most kernels run it by converting to float32, and the
+// rest say "not implemented for BFloat16"). Names mirror libtorch (kFloat32 == kFloat, kInt64 == kLong).
+// Promotion follows PyTorch's categories (bool < integer < floating); see result_type() in
+// core/kernel.h for the 0-dim rules.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string_view>
 
+#include "core/bfloat16.h"
+
 namespace ember {
 
-enum class ScalarType : int8_t { Float32, Float64, Int64, Bool };
+enum class ScalarType : int8_t { Float32, Float64, Int64, Bool, BFloat16 };
 
 inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat = ScalarType::Float32;
@@ -20,6 +24,7 @@ inline constexpr ScalarType kDouble = ScalarType::Float64;
 inline constexpr ScalarType kInt64 = ScalarType::Int64;
 inline constexpr ScalarType kLong = ScalarType::Int64;
 inline constexpr ScalarType kBool = ScalarType::Bool;
+inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 
 // libtorch spells the type of a tensor's dtype `caffe2::TypeMeta`; we keep one enum.
 using Dtype = ScalarType;
@@ -34,11 +39,15 @@ constexpr size_t element_size(ScalarType t) {
       return 8;
     case ScalarType::Bool:
       return 1;
+    case ScalarType::BFloat16:
+      return 2;
   }
   return 0;
 }
 
-constexpr bool is_floating_point(ScalarType t) { return t == ScalarType::Float32 || t == ScalarType::Float64; }
+constexpr bool is_floating_point(ScalarType t) {
+  return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::BFloat16;
+}
 
 constexpr bool is_integral(ScalarType t, bool include_bool = false) {
   return t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);
@@ -55,6 +64,8 @@ constexpr std::string_view dtype_name(ScalarType t) {
       return "int64";
     case ScalarType::Bool:
       return "bool";
+    case ScalarType::BFloat16:
+      return "bfloat16";
   }
   return "?";
 }
@@ -70,6 +81,8 @@ constexpr std::string_view scalar_type_name(ScalarType t) {
       return "Long";
     case ScalarType::Bool:
       return "Bool";
+    case ScalarType::BFloat16:
+      return "BFloat16";
   }
   return "?";
 }
@@ -77,7 +90,7 @@ constexpr std::string_view scalar_type_name(ScalarType t) {
 // Category used by promotion: bool < integral < floating.
 constexpr int dtype_category(ScalarType t) { return t == ScalarType::Bool ? 0 : t == ScalarType::Int64 ? 1 : 2; }
 
-// The larger of two dtypes in PyTorch's lattice (bool < int64 < float32 < float64).
+// The larger of two dtypes in PyTorch's lattice (bool < int64 < bfloat16 < float32 < float64).
 constexpr ScalarType promote_types(ScalarType a, ScalarType b) {
   auto rank = [](ScalarType t) {
     switch (t) {
@@ -85,10 +98,12 @@ constexpr ScalarType promote_types(ScalarType a, ScalarType b) {
         return 0;
       case ScalarType::Int64:
         return 1;
-      case ScalarType::Float32:
+      case ScalarType::BFloat16:
         return 2;
-      case ScalarType::Float64:
+      case ScalarType::Float32:
         return 3;
+      case ScalarType::Float64:
+        return 4;
     }
     return 0;
   };
@@ -113,6 +128,10 @@ struct dtype_of<int64_t> {
 template <>
 struct dtype_of<bool> {
   static constexpr ScalarType value = kBool;
+};
+template <>
+struct dtype_of<BFloat16> {
+  static constexpr ScalarType value = kBFloat16;
 };
 
 inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }

@@ -142,6 +142,9 @@ void dispatch_fill(Tensor& self, const char* op, bool allow_integral, Fn fn) {
       EMBER_CHECK(allow_integral, "{}: expected a floating point tensor, got {}", op, dtype_name(self.scalar_type()));
       fill_in_memory_order<bool>(self, [&] { return fn(bool{}); });
       return;
+    case kBFloat16:  // drawn as float32, then rounded
+      fill_in_memory_order<BFloat16>(self, [&] { return BFloat16(static_cast<float>(fn(float{}))); });
+      return;
   }
 }
 
@@ -350,6 +353,9 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
       case kBool:
         bernoulli_fill(data_ptr<bool>(), numel(), p, g);
         break;
+      case kBFloat16:  // 0 and 1 are exact in bfloat16
+        bernoulli_fill(data_ptr<BFloat16>(), numel(), p, g);
+        break;
     }
     bump_version();
     return *this;
@@ -381,6 +387,9 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
         break;
       case kBool:
         to_inclusive = 1;
+        break;
+      case kBFloat16:
+        to_inclusive = uint64_t(1) << 8;
         break;
     }
     EMBER_CHECK(from >= 0 && static_cast<uint64_t>(from) <= to_inclusive,

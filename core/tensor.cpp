@@ -128,6 +128,8 @@ Scalar Tensor::item() const {
       return to_vector<int64_t>()[0];
     case kBool:
       return static_cast<bool>(to_vector<bool>()[0]);
+    case kBFloat16:
+      return to_vector<double>()[0];
   }
   EMBER_FAIL("item: unsupported dtype");
 }
@@ -188,11 +190,12 @@ EMBER_INSTANTIATE(float)
 EMBER_INSTANTIATE(double)
 EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(bool)
+EMBER_INSTANTIATE(BFloat16)
 #undef EMBER_INSTANTIATE
 
 std::string Tensor::toString() const {
-  static const char* names[] = {"FloatType", "DoubleType", "LongType", "BoolType"};
-  return std::string(is_cpu() ? "CPU" : "CUDA") + names[static_cast<int>(dtype())];
+  // libtorch's "CPUFloatType", "CPUBFloat16Type": the device, c10's name of the dtype, "Type".
+  return std::string(is_cpu() ? "CPU" : "CUDA") + std::string(scalar_type_name(dtype())) + "Type";
 }
 
 void Tensor::print() const { std::cout << *this << '\n'; }
@@ -351,6 +354,10 @@ Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int6
 }
 
 Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {
+  // bfloat16 is a CPU dtype (issue 21): say so here, where every tensor is allocated, rather than
+  // in the dtype switch of each CUDA kernel.
+  EMBER_CHECK(dtype != kBFloat16 || device.is_cpu(),
+              "{}: bfloat16 tensors are supported on the CPU only, not on {} (use float32 there)", op, device.str());
   const int64_t nbytes = checked_nbytes(sizes, dtype, op);
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes.vec();

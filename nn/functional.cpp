@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "autograd/attention.h"
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
 #include "core/shape.h"
@@ -123,7 +124,9 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
   return softmax_with_dead_rows(scores.masked_fill(mask, kNegInf), dead, d);
 }
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const CrossEntropyFuncOptions& options) {
+  // Under autocast the loss is computed in float32 (autograd/autocast.h).
+  const Tensor input = autograd::autocast_to_float32(input_arg), target = autograd::autocast_to_float32(target_arg);
   kernel::check_same_device("cross_entropy", {input, target});
   EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "cross_entropy: input must be floating-point logits of shape (C), (N, C) or (N, C, d1, ...), got {} {}",
@@ -160,10 +163,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
-  return ember::nll_loss(input, target, options.reduction(), options.ignore_index());
+  return ember::nll_loss(autograd::autocast_to_float32(input), target, options.reduction(), options.ignore_index());
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+Tensor mse_loss(const Tensor& input_arg, const Tensor& target_arg, const MSELossFuncOptions& options) {
+  const Tensor input = autograd::autocast_to_float32(input_arg), target = autograd::autocast_to_float32(target_arg);
   kernel::check_same_device("mse_loss", {input, target});
   EMBER_CHECK(input.sizes() == target.sizes(), "mse_loss: input {} and target {} must have the same shape",
               input.sizes(), target.sizes());

@@ -52,11 +52,12 @@ std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
   if (name == "F64") return kFloat64;
   if (name == "I64") return kInt64;
   if (name == "BOOL") return kBool;
+  if (name == "BF16") return kBFloat16;
   return std::nullopt;
 }
 
 bool is_known_unsupported_dtype(const std::string& name) {
-  static const std::set<std::string> names = {"F16", "BF16", "F8_E4M3", "F8_E5M2", "I8",  "U8",
+  static const std::set<std::string> names = {"F16", "F8_E4M3", "F8_E5M2", "I8",  "U8",
                                               "I16", "U16",  "I32",     "U32",     "U64", "C64"};
   return names.count(name) > 0;
 }
@@ -179,6 +180,8 @@ std::string safetensors_dtype(ScalarType dtype) {
       return "I64";
     case kBool:
       return "BOOL";
+    case kBFloat16:
+      return "BF16";
   }
   EMBER_FAIL("safetensors: unsupported dtype {}", dtype_name(dtype));
 }
@@ -285,8 +288,8 @@ Entry parse_entry(const std::string& name, const ordered_json& info, const std::
   const std::string dts = dt.get<std::string>();
   std::optional<ScalarType> dtype = dtype_from_safetensors(dts);
   EMBER_CHECK(dtype || !is_known_unsupported_dtype(dts),
-              "{}: dtype {} is not supported by Ember (it reads F32, F64, I64 and BOOL)", where, dts);
-  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, I64 or BOOL)", where, excerpt(dts));
+              "{}: dtype {} is not supported by Ember (it reads F32, F64, I64, BOOL and BF16)", where, dts);
+  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, I64, BOOL or BF16)", where, excerpt(dts));
 
   const ordered_json& sh = info["shape"];
   EMBER_CHECK(sh.is_array(), "{}: shape must be a list of sizes, got {}", where, json_excerpt(sh));

@@ -226,7 +226,7 @@ TEST(CharLM, SettingsTableDrivesFlagsCheckpointAndPrintout) {
       run(fmt::format("train --data {} --resume --bias true --out_dir {}", data.string(), (dir / "run").string()));
   EXPECT_NE(refused.status, 0);
   EXPECT_NE(refused.output.find("--bias cannot change in a resumed run (the checkpoint holds them); only --max_iters, "
-                                "--eval_interval, --eval_iters, --log_interval, --device and --threads can"),
+                                "--eval_interval, --eval_iters, --log_interval, --device, --threads and --dtype can"),
             std::string::npos)
       << refused.output;
   // Sampling with and without the KV cache: the same characters for the same seed, past block_size (8).

@@ -142,6 +142,7 @@ inline int64_t query_block(int64_t L) { return L <= 128 ? 32 : 64; }
 
 bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor& noise, double scale) {
+  if (q.dtype() == kBFloat16) return false;  // composed: the bf16 matmul kernel and softmax in float32
   dispatch_floating(q.dtype(), "causal_attention", [&]<typename T>() {
     const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], E = q.sizes()[3];
     const int64_t S = k.sizes()[2], Ev = v.sizes()[3], block = query_block(L);
@@ -187,6 +188,7 @@ bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const 
 bool CpuBackend::causal_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                            const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& probs,
                                            const Tensor& noise, double scale) {
+  if (q.dtype() == kBFloat16) return false;
   dispatch_floating(q.dtype(), "causal_attention_backward", [&]<typename T>() {
     const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], E = q.sizes()[3];
     const int64_t S = k.sizes()[2], Ev = v.sizes()[3], block = query_block(L);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/cpu/allocator.h"
+#include "core/cpu/bfloat16_float.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/per_isa.h"
@@ -28,14 +29,18 @@ void CpuBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device)
 void CpuBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
 
 void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
-  dispatch(dst.dtype(), "copy", [&]<typename D>() {
-    dispatch(src.dtype(), "copy", [&]<typename S>() {
+  dispatch_with_bfloat16(dst.dtype(), "copy", [&]<typename D>() {
+    dispatch_with_bfloat16(src.dtype(), "copy", [&]<typename S>() {
       for_each_run<2>({&dst, &src}, [](char** p, const int64_t* s, int64_t n) {
         if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
           D* d = reinterpret_cast<D*>(p[0]);
           const S* x = reinterpret_cast<const S*>(p[1]);
           if constexpr (std::is_same_v<D, S>) {
             std::memcpy(d, x, n * sizeof(D));
+          } else if constexpr (std::is_same_v<D, BFloat16> && std::is_same_v<S, float>) {
+            float_to_bfloat16(d, x, n);
+          } else if constexpr (std::is_same_v<D, float> && std::is_same_v<S, BFloat16>) {
+            bfloat16_to_float(d, x, n);
           } else {
             for (int64_t i = 0; i < n; ++i) d[i] = static_cast<D>(x[i]);
           }
@@ -49,7 +54,7 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
 }
 
 void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
-  dispatch(dst.dtype(), "fill", [&]<typename T>() {
+  dispatch_with_bfloat16(dst.dtype(), "fill", [&]<typename T>() {
     const T v = value.to<T>();
     for_each_run<1>({&dst}, [v](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {
@@ -170,6 +175,11 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  if (any_bfloat16({&out, &in})) {  // computed in float32, rounded once (core/cpu/bfloat16_float.h)
+    Tensor out_f = float32_buffer(out);
+    unary(op, out_f, float32_copy(*this, in));
+    return round_back(*this, out, out_f);
+  }
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
@@ -182,6 +192,11 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (any_bfloat16({&out, &a, &b})) {
+    Tensor out_f = float32_buffer(out);
+    binary(op, out_f, float32_copy(*this, a), float32_copy(*this, b));
+    return round_back(*this, out, out_f);
+  }
   dispatch(a.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \
@@ -194,7 +209,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
 }
 
 void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  dispatch(out.dtype(), "where", [&]<typename T>() {
+  dispatch_with_bfloat16(out.dtype(), "where", [&]<typename T>() {
     for_each_run<4>({&out, &cond, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);

@@ -46,7 +46,7 @@ void for_each_position(IntArrayRef sizes, IntArrayRef ostrides, int64_t dim, F f
 }  // namespace
 
 void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  dispatch(in.dtype(), "index_select", [&]<typename T>() {
+  dispatch_with_bfloat16(in.dtype(), "index_select", [&]<typename T>() {
     const Blocks b = blocks_around(in.sizes(), dim);
     const int64_t src_len = in.sizes()[dim], n = index.numel();
     const int64_t* idx = index.data_ptr<int64_t>();
@@ -76,7 +76,7 @@ void CpuBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, 
 }
 
 void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  dispatch(in.dtype(), "gather", [&]<typename T>() {
+  dispatch_with_bfloat16(in.dtype(), "gather", [&]<typename T>() {
     const int64_t* idx = index.data_ptr<int64_t>();
     const T* x = static_cast<const T*>(in.raw_data_ptr());
     T* y = out.data_ptr<T>();

@@ -1,4 +1,5 @@
-// CPU matmul on OpenBLAS: each batch is one sgemm/dgemm, transposed views passed as BLAS flags.
+// CPU matmul on OpenBLAS: each batch is one sgemm/dgemm, transposed views passed as BLAS flags;
+// bfloat16 products go to core/cpu/gemm_bf16.h with the same layouts and the same thread split.
 //
 // An operand whose last dim has stride 1 is row-major as is; one whose second-to-last dim has
 // stride 1 is a transposed row-major matrix, so BLAS reads it with CblasTrans and nothing is
@@ -16,6 +17,7 @@
 #include <optional>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/gemm_bf16.h"
 #include "core/shape.h"
 
 namespace ember::cpu {
@@ -92,6 +94,49 @@ void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N,
   }
 }
 
+// bfloat16 operands, float32 sums (core/cpu/gemm_bf16.h): the products are made in a float32 buffer
+// (holding the addend when `add`) and rounded into out once, as PyTorch's bf16 addmm does. Threads
+// split the work as for sgemm below: whole products, or one product's rows (or columns) in blocks.
+void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tensor& b, BlasOperand la,
+                 BlasOperand lb, bool add) {
+  EMBER_CHECK(a.dtype() == kBFloat16 && b.dtype() == kBFloat16,
+              "matmul: expected bfloat16 operands for a bfloat16 result, got {} and {}", dtype_name(a.dtype()),
+              dtype_name(b.dtype()));
+  const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a.sizes()[2];
+  Tensor acc = raw_empty(out.sizes(), kFloat32, out.device());
+  if (add) cpu.copy(acc, out);
+  const BFloat16* A = a.data_ptr<BFloat16>();
+  const BFloat16* B = b.data_ptr<BFloat16>();
+  float* C = acc.data_ptr<float>();
+  const int64_t sa = a.strides()[0], sb = b.strides()[0];
+  auto mat = [](BlasOperand l, const BFloat16* p) { return Bf16Matrix{p, l.trans == CblasTrans, l.ld}; };
+  const int threads = (batch * M * N * K >= kGemmParallelWork) ? omp_get_max_threads() : 1;
+  if (threads == 1 || batch >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (int64_t i = 0; i < batch; ++i)
+      gemm_bf16(mat(la, A + i * sa), mat(lb, B + i * sb), M, N, K, C + i * M * N, N, add);
+  } else {
+    const bool by_rows = M >= N;
+    const int64_t extent = by_rows ? M : N;
+    const int64_t block = ((extent + threads - 1) / threads + 31) / 32 * 32;  // whole panels and tiles
+    const int64_t blocks = (extent + block - 1) / block;
+    for (int64_t i = 0; i < batch; ++i) {
+      const BFloat16 *Ai = A + i * sa, *Bi = B + i * sb;
+      float* Ci = C + i * M * N;
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t t = 0; t < blocks; ++t) {
+        const int64_t lo = t * block, n = std::min(block, extent - lo);
+        if (by_rows)
+          gemm_bf16(mat(la, Ai + (la.trans == CblasNoTrans ? lo * la.ld : lo)), mat(lb, Bi), n, N, K, Ci + lo * N, N,
+                    add);
+        else
+          gemm_bf16(mat(la, Ai), mat(lb, Bi + (lb.trans == CblasNoTrans ? lo : lo * lb.ld)), M, n, K, Ci + lo, N, add);
+      }
+    }
+  }
+  cpu.copy(out, acc);
+}
+
 // out (contiguous) = a @ b, or out += a @ b when `add`.
 void matmul_into(CpuBackend& cpu, const Tensor& out, const Tensor& a_in, const Tensor& b_in, bool add) {
   const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a_in.sizes()[2];
@@ -111,6 +156,7 @@ void matmul_into(CpuBackend& cpu, const Tensor& out, const Tensor& a_in, const T
     cpu.copy(b, b_in);
   }
   BlasOperand la = *layout(a), lb = *layout(b);
+  if (out.dtype() == kBFloat16) return matmul_bf16(cpu, out, a, b, la, lb, add);
   EMBER_CHECK(a.dtype() != kBool, "matmul: not implemented for bool tensors");
   dispatch(out.dtype(), "matmul", [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cpu/bfloat16_float.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/vec_math.h"
@@ -47,6 +48,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void softmax_row_f3
 }
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
+  if (any_bfloat16({&out, &in})) {  // in float32, rounded once (core/cpu/bfloat16_float.h)
+    Tensor out_f = float32_buffer(out);
+    softmax(out_f, float32_copy(*this, in), log);
+    return round_back(*this, out, out_f);
+  }
   dispatch_floating(in.dtype(), log ? "log_softmax" : "softmax", [&]<typename T>() {
     const int64_t C = in.dim() ? in.sizes().back() : 1, rows = C ? in.numel() / C : 0;
     const T* x = in.data_ptr<T>();
@@ -82,6 +88,11 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
 // softmax:     din = y * (dout - sum(dout * y))
 // log_softmax: din = dout - exp(y) * sum(dout)
 void CpuBackend::softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) {
+  if (any_bfloat16({&din, &dout, &out})) {
+    Tensor din_f = float32_buffer(din);
+    softmax_backward(din_f, float32_copy(*this, dout), float32_copy(*this, out), log);
+    return round_back(*this, din, din_f);
+  }
   dispatch_floating(out.dtype(), "softmax_backward", [&]<typename T>() {
     const int64_t C = out.dim() ? out.sizes().back() : 1, rows = C ? out.numel() / C : 0;
     const T* g = dout.data_ptr<T>();
@@ -105,7 +116,7 @@ void CpuBackend::softmax_backward(const Tensor& din, const Tensor& dout, const T
 }
 
 void CpuBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) {
-  dispatch(in.dtype(), lower ? "tril" : "triu", [&]<typename T>() {
+  dispatch_with_bfloat16(in.dtype(), lower ? "tril" : "triu", [&]<typename T>() {
     const int64_t R = in.sizes()[in.dim() - 2], C = in.sizes()[in.dim() - 1];
     const int64_t mats = R * C != 0 ? in.numel() / (R * C) : 0;
     const T* x = in.data_ptr<T>();

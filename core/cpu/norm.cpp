@@ -14,6 +14,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/cpu/bfloat16_float.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 
@@ -116,6 +117,15 @@ void backward_row(T* dx, T* pdw, T* pdb, const T* g, const T* x, const T* w, T m
 
 bool CpuBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,
                             const Tensor& weight, const Tensor& bias, double eps) {
+  if (any_bfloat16({&out, &in, &weight, &bias})) {  // in float32, rounded once (core/cpu/bfloat16_float.h)
+    Tensor out_f = float32_buffer(out), mean_f = float32_buffer(mean), rstd_f = float32_buffer(rstd);
+    layer_norm(out_f, mean_f, rstd_f, float32_copy(*this, in), float32_copy(*this, weight), float32_copy(*this, bias),
+               eps);
+    round_back(*this, out, out_f);
+    round_back(*this, mean, mean_f);
+    round_back(*this, rstd, rstd_f);
+    return true;
+  }
   dispatch_floating(in.dtype(), "layer_norm", [&]<typename T>() {
     const int64_t N = in.sizes()[0], D = in.sizes()[1];
     const T* x = in.data_ptr<T>();
@@ -132,6 +142,15 @@ bool CpuBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor&
 
 bool CpuBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
                                      const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) {
+  if (any_bfloat16({&dout, &in, &weight})) {
+    Tensor din_f = float32_buffer(din), dweight_f = float32_buffer(dweight), dbias_f = float32_buffer(dbias);
+    layer_norm_backward(din_f, dweight_f, dbias_f, float32_copy(*this, dout), float32_copy(*this, in),
+                        float32_copy(*this, mean), float32_copy(*this, rstd), float32_copy(*this, weight));
+    round_back(*this, din, din_f);
+    round_back(*this, dweight, dweight_f);
+    round_back(*this, dbias, dbias_f);
+    return true;
+  }
   dispatch_floating(in.dtype(), "layer_norm_backward", [&]<typename T>() {
     const int64_t N = in.sizes()[0], D = in.sizes()[1];
     const T* x = in.data_ptr<T>();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/cpu/bfloat16_float.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/shape.h"
@@ -209,6 +210,11 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArr
     }
     if (op == ReduceOp::All) return reduce_loop<bool, bool, MinR<bool>>(out, b, dims);
     return reduce_loop<bool, bool, MaxR<bool>>(out, b, dims);
+  }
+  if (any_bfloat16({&out, &in})) {  // accumulated in float32, rounded once (core/cpu/bfloat16_float.h)
+    Tensor out_f = float32_buffer(out);
+    reduce(op, out_f, float32_copy(*this, in), dims);
+    return round_back(*this, out, out_f);
   }
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
     switch (op) {

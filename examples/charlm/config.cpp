@@ -90,6 +90,11 @@ void validate(const Config& c) {
               "config: max_iters must be >= 0, eval_interval, eval_iters and log_interval positive");
   EMBER_CHECK(c.device == "cpu" || c.device.rfind("cuda", 0) == 0, "config: device must be cpu or cuda, got '{}'",
               c.device);
+  EMBER_CHECK(c.dtype == "float32" || c.dtype == "bfloat16", "config: dtype must be float32 or bfloat16, got '{}'",
+              c.dtype);
+  EMBER_CHECK(c.dtype == "float32" || c.device == "cpu",
+              "config: dtype bfloat16 runs on the CPU only (Ember has no CUDA autocast); use --dtype float32 on {}",
+              c.device);
   EMBER_CHECK(c.threads >= 0 && c.threads <= max_threads(),
               "config: --threads must be between 1 and {} (4 x the {} cores of this machine), or 0 for the library "
               "default; got {}",
@@ -161,6 +166,7 @@ const std::vector<Setting>& settings() {
       {"log_interval", &Config::log_interval, "steps between progress lines when stdout is not a terminal", true},
       {"device", &Config::device, "cpu or cuda", true},
       {"threads", &Config::threads, "CPU threads, 1 .. 4 x cores (0 or not given: all cores)", true},
+      {"dtype", &Config::dtype, "float32, or bfloat16 (autocast: matrix products in bf16, float32 weights)", true},
   };
   return table;
 }

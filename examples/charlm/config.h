@@ -30,6 +30,9 @@ struct Config {
   uint64_t seed = 1337;
   std::string device = "cpu";
   int threads = 0;  // 0: the library default (all cores); otherwise 1 .. 4 x cores
+  // float32, or bfloat16: the forward and the loss under autocast (autograd/autocast.h), with float32
+  // weights, AdamW state and checkpoints, as nanoGPT's --dtype on the CPU.
+  std::string dtype = "float32";
 };
 
 // One setting: nanoGPT's name (the --flag of `train` and the key in a checkpoint's settings JSON),

@@ -198,6 +198,7 @@ Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
       auto [x, y] = get_batch(d, c.batch_size, c.block_size, gen);
+      ember::autocast mixed(ember::kCPU, ember::kBFloat16, c.dtype == "bfloat16");
       sum += std::get<1>(model->forward(x.to(dev), y.to(dev))).item<double>();
     }
     (split == 0 ? out.train : out.val) = sum / static_cast<double>(c.eval_iters);
@@ -404,7 +405,10 @@ TrainResult train(const TrainArgs& args) {
     double step_loss = 0;
     for (int64_t micro = 0; micro < micro_steps; ++micro) {
       auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
-      loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
+      {  // nanoGPT's `with ctx:` around the forward only; the backward runs outside it
+        ember::autocast mixed(ember::kCPU, ember::kBFloat16, cfg.dtype == "bfloat16");
+        loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
+      }
       if (micro_steps > 1) loss = loss / static_cast<double>(micro_steps);
 #ifdef EMBER_WITH_DISTRIBUTED
       if (world.ddp && micro + 1 < micro_steps) {

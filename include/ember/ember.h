@@ -12,6 +12,7 @@
 
 #include <iostream>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/function.h"
 #include "autograd/gradcheck.h"

@@ -219,14 +219,14 @@ void load(Value& value, std::istream& stream) {
     operator TensorOptions() const {                                                                       \
       static_assert(compat_detail::always_false<name##_is_not_supported>,                                  \
                     "torch::" #name                                                                        \
-                    ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
+                    ": Ember has kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool and kBFloat16"); \
       std::terminate();                                                                                    \
     }                                                                                                      \
     /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */               \
     operator ScalarType() const {                                                                          \
       static_assert(compat_detail::always_false<name##_is_not_supported>,                                  \
                     "torch::" #name                                                                        \
-                    ": Ember has 4 dtypes: kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool"); \
+                    ": Ember has kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool and kBFloat16"); \
       std::terminate();                                                                                    \
     }                                                                                                      \
   };                                                                                                       \
@@ -234,7 +234,6 @@ void load(Value& value, std::istream& stream) {
 
 EMBER_TORCH_UNSUPPORTED_DTYPE(kHalf);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kFloat16);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kBFloat16);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kInt);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kInt32);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kInt16);

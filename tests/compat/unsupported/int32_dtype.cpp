@@ -1,5 +1,5 @@
 // torch::kInt32 passed where libtorch takes a ScalarType: the build stops naming the dtype.
-// expect: torch::kInt32: Ember has 4 dtypes
+// expect: torch::kInt32: Ember has kFloat32
 #include <torch/torch.h>
 
 int main() {

@@ -1,0 +1,42 @@
+// The bfloat16 matrix product: C (M, N) float32 = op(A) op(B), or C += op(A) op(B), with A and B
+// bfloat16 and every product summed in float32, as PyTorch's CPU bf16 gemm (mkldnn) does.
+//
+//   gemm_bf16({A, /*trans=*/false, K}, {B, /*trans=*/true, K}, M, N, K, C, /*ldc=*/N, /*add=*/false);
+//
+// Three kernels, chosen at run time:
+//   kAvx512Bf16  Ember's own, on vdpbf16ps (two bf16 products summed into a float lane), for CPUs
+//                whose cpuid reports AVX512_BF16 (Zen 4/5, Cooper Lake, Sapphire Rapids);
+//   kOpenBlas    OpenBLAS's cblas_sbgemm, where the OpenBLAS loaded has it (found at run time);
+//   kFloat32     both operands widened to float32, then cblas_sgemm: the fallback for every CPU.
+// The default is kAvx512Bf16 where the CPU has it, else kFloat32. EMBER_BF16_GEMM=avx512bf16|
+// openblas|float32 or set_bf16_gemm_kernel() choose another (tests and benchmarks run each one).
+// Choosing a kernel this machine lacks throws. Single-threaded: core/cpu/matmul.cpp splits the work across threads, as for sgemm.
+#pragma once
+
+#include <cstdint>
+
+#include "core/bfloat16.h"
+
+namespace ember::cpu {
+
+// A bf16 matrix as BLAS reads it: op(M)(r, c) = trans ? p[c * ld + r] : p[r * ld + c].
+struct Bf16Matrix {
+  const BFloat16* p;
+  bool trans;
+  int64_t ld;
+};
+
+enum class Bf16GemmKernel { kAvx512Bf16, kOpenBlas, kFloat32 };
+
+void gemm_bf16(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, float* C, int64_t ldc, bool add);
+
+// Whether cpuid (leaf 7, sub-leaf 1, EAX bit 5) reports AVX512_BF16, with AVX-512 usable by the OS.
+bool cpu_has_avx512_bf16();
+// Whether the OpenBLAS loaded defines cblas_sbgemm (only builds with BUILD_BFLOAT16 do).
+bool openblas_has_sbgemm();
+// The kernel gemm_bf16 runs; setting kAvx512Bf16 on a CPU without it throws.
+Bf16GemmKernel bf16_gemm_kernel();
+void set_bf16_gemm_kernel(Bf16GemmKernel kernel);
+const char* bf16_gemm_kernel_name(Bf16GemmKernel kernel);
+
+}  // namespace ember::cpu

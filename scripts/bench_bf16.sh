@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# float32 against bfloat16 (autocast) on this machine: the GPT training step of bench/bench_gpt.cpp
+# for each preset, in float32 and in bfloat16 with each bf16 gemm kernel (Ember's vdpbf16ps kernel
+# where the CPU has AVX512_BF16, OpenBLAS's sbgemm, the float32 fallback), then the kernels alone on
+# the GPT's product shapes (bench/bench_bf16.cpp). OpenBLAS is left to pick its own kernels
+# (OPENBLAS_CORETYPE unset), so sbgemm gets its AVX-512 BF16 code where it has one.
+#
+#   bash scripts/bench_bf16.sh                       # baby and video, 2 threads
+#   PRESETS=video THREADS=1 bash scripts/bench_bf16.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PRESETS=${PRESETS:-"baby video"}
+THREADS=${THREADS:-2}
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=OFF -DEMBER_BUILD_BENCH=ON \
+  -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build build-bench -j "$(nproc)" --target bench_gpt bench_bf16 >/dev/null
+steps_for() { case $1 in baby) echo "--steps 20 --warmup 2" ;; *) echo "--steps 3 --warmup 1" ;; esac; }
+field() { echo "$1" | awk -v k="$2" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}'; }
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-6s %-8s %-22s %10s %9s %9s %8s\n" preset threads run ms/step tok/s loss "vs f32"
+for preset in $PRESETS; do
+  for t in $THREADS; do
+    # shellcheck disable=SC2046
+    f32=$(env -u OPENBLAS_CORETYPE build-bench/bench/bench_gpt --preset "$preset" --threads "$t" $(steps_for "$preset"))
+    printf "%-6s %-8s %-22s %10s %9s %9s %8s\n" "$preset" "$t" float32 "$(field "$f32" ms/step)" \
+      "$(field "$f32" tok/s)" "$(field "$f32" loss)" 1.00x
+    for kernel in avx512bf16 openblas float32; do
+      # shellcheck disable=SC2046
+      line=$(env -u OPENBLAS_CORETYPE EMBER_BF16_GEMM=$kernel build-bench/bench/bench_gpt --preset "$preset" \
+        --threads "$t" --dtype bfloat16 $(steps_for "$preset") 2>&1) || { echo "bfloat16 ($kernel): $line"; continue; }
+      printf "%-6s %-8s %-22s %10s %9s %9s %8s\n" "$preset" "$t" "bfloat16 ($kernel)" "$(field "$line" ms/step)" \
+        "$(field "$line" tok/s)" "$(field "$line" loss)" \
+        "$(awk -v a="$(field "$line" ms/step)" -v b="$(field "$f32" ms/step)" 'BEGIN { printf "%.2fx", b / a }')"
+    done
+  done
+done
+for preset in $PRESETS; do env -u OPENBLAS_CORETYPE build-bench/bench/bench_bf16 --preset "$preset"; done

@@ -1,0 +1,372 @@
+// bfloat16 (issue 21): conversion, ops, printing and safetensors against PyTorch 1.13's fixtures
+// (scripts/gen_bf16_fixtures.py), the bf16 gemm kernels against a float64 reference, and autocast:
+// each op's output dtype against PyTorch, and a GPT's gradients against its float32 ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "core/cpu/gemm_bf16.h"
+#include "fixture_json.h"
+#include "test_util.h"
+
+namespace ember {
+namespace {
+
+const nlohmann::json& fixture() {
+  static const nlohmann::json j = test::load_fixture("bf16/bf16.json");
+  return j;
+}
+
+Tensor bf16_from_bits(const std::vector<uint16_t>& bits, IntArrayRef sizes) {
+  std::vector<uint16_t> copy = bits;
+  return from_blob(copy.data(), sizes, dtype(kBFloat16)).clone();
+}
+
+std::vector<uint16_t> bits_of(const Tensor& t) {
+  std::vector<uint16_t> out;
+  for (BFloat16 h : t.contiguous().to_vector<BFloat16>()) out.push_back(h.bits);
+  return out;
+}
+
+bool is_nan_bits(uint16_t b) { return (b & 0x7F80) == 0x7F80 && (b & 0x007F) != 0; }
+
+float float_from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// ---- conversion ----
+
+// The generating snippet: from_bits32(bits).to(torch.bfloat16), viewed as int16.
+TEST(BFloat16, FromFloat32RoundsToNearestEvenAsPyTorch) {
+  const auto& c = fixture()["from_float32"];
+  std::vector<uint32_t> in = c["in"].get<std::vector<uint32_t>>();
+  std::vector<uint16_t> expected = c["out"].get<std::vector<uint16_t>>();
+  std::vector<float> values;
+  for (uint32_t u : in) values.push_back(float_from_bits(u));
+  Tensor f = from_blob(values.data(), {static_cast<int64_t>(values.size())}, dtype(kFloat32)).clone();
+  std::vector<uint16_t> tensor_bits = bits_of(f.to(kBFloat16));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const uint16_t scalar_bits = BFloat16(values[i]).bits;
+    if (std::isnan(values[i])) {  // NaN stays NaN (PyTorch's vector path writes 0xFFFF, its scalar one 0x7FC0)
+      EXPECT_TRUE(is_nan_bits(expected[i]));
+      EXPECT_TRUE(is_nan_bits(scalar_bits)) << std::hex << in[i];
+      EXPECT_TRUE(is_nan_bits(tensor_bits[i])) << std::hex << in[i];
+      continue;
+    }
+    EXPECT_EQ(scalar_bits, expected[i]) << "float32 bits 0x" << std::hex << in[i];
+    EXPECT_EQ(tensor_bits[i], expected[i]) << "float32 bits 0x" << std::hex << in[i];
+  }
+}
+
+// torch.tensor(doubles, dtype=torch.float64).to(torch.bfloat16): rounded through float32, as c10 does.
+TEST(BFloat16, FromFloat64GoesThroughFloat32AsPyTorch) {
+  const auto& c = fixture()["from_float64"];
+  std::vector<double> values;
+  for (const auto& s : c["in"]) values.push_back(std::stod(s.get<std::string>()));
+  Tensor d = from_blob(values.data(), {static_cast<int64_t>(values.size())}, dtype(kFloat64)).clone();
+  EXPECT_EQ(bits_of(d.to(kBFloat16)), c["out"].get<std::vector<uint16_t>>());
+}
+
+TEST(BFloat16, WidensToFloat32ExactlyAndKeepsItsItems) {
+  const auto& ops = fixture()["ops"];
+  Tensor a = bf16_from_bits(ops["a"].get<std::vector<uint16_t>>(), {3, 37});
+  std::vector<float> widened = a.to(kFloat32).to_vector<float>();
+  std::vector<uint32_t> expected = ops["to_float32_of_a"].get<std::vector<uint32_t>>();
+  for (size_t i = 0; i < widened.size(); ++i) EXPECT_EQ(widened[i], float_from_bits(expected[i])) << i;
+  EXPECT_EQ(a.dtype(), kBFloat16);
+  EXPECT_EQ(a.element_size(), 2u);
+  EXPECT_TRUE(a.is_floating_point());
+  EXPECT_EQ(a[0][0].item().toFloat(), widened[0]);
+  EXPECT_EQ(full({2}, 0.1, dtype(kBFloat16)).to_vector<BFloat16>()[0].bits, 0x3DCD);  // 0.1 -> 0.10009765625
+}
+
+TEST(BFloat16, PromotesAsPyTorch) {
+  Tensor h = ones({2}, dtype(kBFloat16));
+  EXPECT_EQ((h + ones({2})).dtype(), kFloat32);                   // bfloat16 + float32
+  EXPECT_EQ((h + ones({2}, dtype(kFloat64))).dtype(), kFloat64);  // + float64
+  EXPECT_EQ((h + ones({2}, dtype(kInt64))).dtype(), kBFloat16);   // + int64
+  EXPECT_EQ((h * 2.5).dtype(), kBFloat16);                        // a Python float keeps the tensor's dtype
+  EXPECT_EQ((h + ones({}, dtype(kFloat32))).dtype(), kBFloat16);  // a 0-dim float32 of the same category
+}
+
+// ---- ops: computed in float32, rounded once ----
+
+// bf16 values differ by at most `ulps` units in the last place (7 mantissa bits).
+void expect_within_ulps(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want, int ulps,
+                        const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int worst = 0;
+  size_t worst_at = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    // Same sign: the distance of the bit patterns is the distance in ulps.
+    const int d = (got[i] & 0x8000) == (want[i] & 0x8000) ? std::abs(int(got[i] & 0x7FFF) - int(want[i] & 0x7FFF))
+                                                          : (got[i] & 0x7FFF) + (want[i] & 0x7FFF);
+    if (d > worst) worst = d, worst_at = i;
+  }
+  EXPECT_LE(worst, ulps) << what << ": " << worst << " ulps at element " << worst_at << ": got "
+                         << float(BFloat16::from_bits(got[worst_at])) << ", PyTorch "
+                         << float(BFloat16::from_bits(want[worst_at]));
+}
+
+TEST(BFloat16, ElementwiseAndReductionsMatchPyTorch) {
+  const auto& ops = fixture()["ops"];
+  auto bits = [&](const char* name) { return ops[name].get<std::vector<uint16_t>>(); };
+  Tensor a = bf16_from_bits(bits("a"), {3, 37});
+  Tensor b = bf16_from_bits(bits("b"), {3, 37});
+  Tensor big = bf16_from_bits(bits("big"), {4, 1000});
+  // One rounding of an exact float32 result: bit for bit.
+  expect_within_ulps(bits_of(a + b), bits("add"), 0, "a + b");
+  expect_within_ulps(bits_of(a - b), bits("sub"), 0, "a - b");
+  expect_within_ulps(bits_of(a * b), bits("mul"), 0, "a * b");
+  expect_within_ulps(bits_of(a / b), bits("div"), 0, "a / b");
+  expect_within_ulps(bits_of(a + 0.3), bits("add_scalar"), 0, "a + 0.3");
+  expect_within_ulps(bits_of(a * 2.5), bits("mul_scalar"), 0, "a * 2.5");
+  expect_within_ulps(bits_of(-a), bits("neg"), 0, "-a");
+  expect_within_ulps(bits_of(big.amax({1})), bits("max_dim1"), 0, "amax");
+  // Transcendental functions and sums: float32 results a few float ulps apart (another exp, another
+  // order of summation) may round to neighbouring bf16 values.
+  expect_within_ulps(bits_of(a.exp()), bits("exp"), 1, "exp");
+  expect_within_ulps(bits_of(a.tanh()), bits("tanh"), 1, "tanh");
+  expect_within_ulps(bits_of(nn::functional::gelu(a)), bits("gelu"), 1, "gelu");
+  expect_within_ulps(bits_of(a.softmax(-1)), bits("softmax"), 1, "softmax");
+  expect_within_ulps(bits_of(big.sum()), bits("sum_all"), 1, "sum");
+  expect_within_ulps(bits_of(big.sum({1})), bits("sum_dim1"), 1, "sum(1)");
+  expect_within_ulps(bits_of(big.mean({1})), bits("mean_dim1"), 1, "mean(1)");
+  expect_within_ulps(bits_of(big.mean()), bits("mean_all"), 1, "mean");
+  EXPECT_EQ(big.sum().dtype(), kBFloat16);
+}
+
+TEST(BFloat16, OpsWithoutABFloat16KernelSaySo) {
+  Tensor h = ones({2, 3}, dtype(kBFloat16));
+  EXPECT_THROWS_WITH(h.argmax(1), "not implemented for 'BFloat16'");
+  EXPECT_THROWS_WITH(h.index_add(0, tensor({0, 1}), ones({2, 3}, dtype(kBFloat16))),
+                     "index_add: not implemented for 'BFloat16'");
+}
+
+TEST(BFloat16, CudaTensorsAreRefusedClearly) {
+  EXPECT_THROWS_WITH(zeros({2}, dtype(kBFloat16).device(kCUDA)), "bfloat16 tensors are supported on the CPU only");
+  EXPECT_THROWS_WITH(autocast guard(kCUDA), "only the CPU is supported");
+}
+
+// ---- printing and safetensors ----
+
+// str(t) of the bf16 tensors in the fixture.
+TEST(BFloat16, PrintsAsPyTorch) {
+  for (const auto& [name, c] : fixture()["print"].items()) {
+    std::vector<uint16_t> bits = c["bits"].get<std::vector<uint16_t>>();
+    Tensor t = bf16_from_bits(bits, {static_cast<int64_t>(bits.size())});
+    std::ostringstream os;
+    os << t;
+    EXPECT_EQ(os.str(), c["text"].get<std::string>()) << "case " << name;
+  }
+}
+
+TEST(BFloat16, SafetensorsSavesAndLoadsBF16) {
+  Tensor h = bf16_from_bits({0x3F80, 0xC049, 0x7F80, 0x0001, 0x8000, 0x4049}, {2, 3});
+  std::stringstream file;
+  save_safetensors(file, {{"w", h}});
+  const std::string bytes = file.str();
+  EXPECT_NE(bytes.find("\"dtype\":\"BF16\""), std::string::npos);
+  // The data is the raw little-endian bf16 bits after the header.
+  const std::string expected_data("\x80\x3F\x49\xC0\x80\x7F\x01\x00\x00\x80\x49\x40", 12);
+  EXPECT_EQ(bytes.substr(bytes.size() - 12), expected_data);
+  SafetensorsFile loaded = load_safetensors(file);
+  const Tensor& w = loaded.at("w");
+  EXPECT_EQ(w.dtype(), kBFloat16);
+  EXPECT_EQ(w.sizes(), h.sizes());
+  EXPECT_EQ(bits_of(w), bits_of(h));
+}
+
+// ---- the bf16 gemm kernels ----
+
+struct GemmCase {
+  int64_t M, N, K;
+  bool ta, tb;
+};
+
+// C = op(A) op(B) with bf16 inputs against float64 sums of the same bf16 values; float32 sums are
+// within K float32 roundings of it.
+void check_gemm(cpu::Bf16GemmKernel kernel, const GemmCase& c, bool add) {
+  cpu::set_bf16_gemm_kernel(kernel);
+  Tensor A = (randn({c.ta ? c.K : c.M, c.ta ? c.M : c.K}) * 2).to(kBFloat16);
+  Tensor B = randn({c.tb ? c.N : c.K, c.tb ? c.K : c.N}).to(kBFloat16);
+  std::vector<BFloat16> a = A.to_vector<BFloat16>(), b = B.to_vector<BFloat16>();
+  std::vector<float> C(static_cast<size_t>(c.M * c.N), 0.5f);
+  const int64_t lda = A.size(1), ldb = B.size(1);
+  cpu::gemm_bf16({a.data(), c.ta, lda}, {b.data(), c.tb, ldb}, c.M, c.N, c.K, C.data(), c.N, add);
+  double worst = 0;
+  for (int64_t i = 0; i < c.M; ++i)
+    for (int64_t j = 0; j < c.N; ++j) {
+      double ref = add ? 0.5 : 0.0, mag = ref;
+      for (int64_t k = 0; k < c.K; ++k) {
+        const double x = float(c.ta ? a[k * lda + i] : a[i * lda + k]);
+        const double y = float(c.tb ? b[j * ldb + k] : b[k * ldb + j]);
+        ref += x * y;
+        mag += std::abs(x * y);
+      }
+      const double err = std::abs(C[i * c.N + j] - ref) / (mag + 1e-30);
+      worst = std::max(worst, err);
+    }
+  EXPECT_LE(worst, 2e-6 * std::sqrt(double(c.K) + 1))
+      << cpu::bf16_gemm_kernel_name(kernel) << " M " << c.M << " N " << c.N << " K " << c.K << " ta " << c.ta << " tb "
+      << c.tb << " add " << add;
+}
+
+class Bf16Gemm : public ::testing::TestWithParam<cpu::Bf16GemmKernel> {
+ protected:
+  void SetUp() override {
+    previous_ = cpu::bf16_gemm_kernel();
+    if (GetParam() == cpu::Bf16GemmKernel::kAvx512Bf16 && !cpu::cpu_has_avx512_bf16())
+      GTEST_SKIP() << "this CPU has no AVX512_BF16";
+    if (GetParam() == cpu::Bf16GemmKernel::kOpenBlas && !cpu::openblas_has_sbgemm())
+      GTEST_SKIP() << "this OpenBLAS has no cblas_sbgemm";
+  }
+  void TearDown() override { cpu::set_bf16_gemm_kernel(previous_); }
+  cpu::Bf16GemmKernel previous_ = cpu::Bf16GemmKernel::kFloat32;
+};
+
+// Odd shapes: edges of the 8-row tiles and 32-column panels, odd K (a half pair), K = 0 and 1, and K
+// longer than one 512-deep pass.
+TEST_P(Bf16Gemm, MatchesFloat64OnOddShapes) {
+  manual_seed(7);
+  for (GemmCase c : std::vector<GemmCase>{{1, 1, 1, false, false},
+                                          {5, 7, 3, false, false},
+                                          {17, 33, 15, false, true},
+                                          {31, 65, 129, true, false},
+                                          {9, 31, 64, true, true},
+                                          {64, 48, 1, false, true},
+                                          {3, 100, 2, false, false},
+                                          {130, 40, 77, false, true},
+                                          {20, 40, 1101, true, false},  // K past two blocks of 512
+                                          {9, 33, 1030, false, true},
+                                          {8, 32, 0, false, false}}) {
+    check_gemm(GetParam(), c, false);
+    check_gemm(GetParam(), c, true);
+  }
+}
+
+// Through the op: bf16 tensors, a transposed weight, batched and broadcast, against float32 math on
+// the same values, rounded to bf16 (half a bf16 ulp, plus float32 sums).
+TEST_P(Bf16Gemm, MatmulOfBFloat16Tensors) {
+  manual_seed(3);
+  Tensor x = randn({3, 19, 45}).to(kBFloat16), w = randn({23, 45}).to(kBFloat16), bias = randn({23}).to(kBFloat16);
+  Tensor y = x.matmul(w.t());
+  Tensor ref = x.to(kFloat32).matmul(w.to(kFloat32).t());
+  EXPECT_EQ(y.dtype(), kBFloat16);
+  EXPECT_TRUE(y.to(kFloat32).allclose(ref, 8e-3, 1e-5)) << test::allclose_diff(y.to(kFloat32), ref);
+  Tensor z = addmm(bias, x[0], w.t());
+  Tensor zref = bias.to(kFloat32) + x[0].to(kFloat32).matmul(w.to(kFloat32).t());
+  EXPECT_TRUE(z.to(kFloat32).allclose(zref, 8e-3, 1e-5)) << test::allclose_diff(z.to(kFloat32), zref);
+  Tensor big = randn({200, 300}).to(kBFloat16), big2 = randn({300, 150}).to(kBFloat16);  // split across threads
+  Tensor p = big.matmul(big2), pref = big.to(kFloat32).matmul(big2.to(kFloat32));
+  EXPECT_TRUE(p.to(kFloat32).allclose(pref, 8e-3, 1e-3)) << test::allclose_diff(p.to(kFloat32), pref);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Bf16Gemm,
+                         ::testing::Values(cpu::Bf16GemmKernel::kAvx512Bf16, cpu::Bf16GemmKernel::kOpenBlas,
+                                           cpu::Bf16GemmKernel::kFloat32),
+                         [](const auto& info) { return std::string(cpu::bf16_gemm_kernel_name(info.param)); });
+
+// ---- autocast ----
+
+// with torch.autocast("cpu", dtype=torch.bfloat16): fn().dtype, for every op of the fixture.
+TEST(Autocast, OutputDtypePerOpMatchesPyTorch) {
+  manual_seed(1);
+  Tensor x = randn({4, 8}), w = randn({6, 8}), bias = randn({6}), t = tensor({1, 2, 3, 4});
+  namespace F = nn::functional;
+  std::map<std::string, std::function<Tensor()>> ops = {
+      {"linear", [&] { return F::linear(x, w, bias); }},
+      {"matmul", [&] { return x.matmul(w.t()); }},
+      {"mm", [&] { return x.mm(w.t()); }},
+      {"bmm", [&] { return bmm(x.unsqueeze(0), w.t().unsqueeze(0)); }},
+      {"addmm", [&] { return addmm(bias, x, w.t()); }},
+      {"softmax", [&] { return x.softmax(-1); }},
+      {"log_softmax", [&] { return x.log_softmax(-1); }},
+      {"layer_norm", [&] { return F::layer_norm(x, {8}, {}, {}, 1e-5); }},
+      {"gelu", [&] { return F::gelu(x); }},
+      {"cross_entropy", [&] { return F::cross_entropy(x, t); }},
+      {"nll_loss", [&] { return F::nll_loss(x, t); }},
+      {"mse_loss", [&] { return F::mse_loss(x, x * 2); }},
+      {"sum", [&] { return x.sum(); }},
+      {"mean", [&] { return x.mean(); }},
+      {"add", [&] { return x + x; }},
+      {"softmax_of_bf16", [&] { return x.to(kBFloat16).softmax(-1); }},
+      {"layer_norm_of_bf16", [&] { return F::layer_norm(x.to(kBFloat16), {8}, {}, {}, 1e-5); }},
+      {"gelu_of_bf16", [&] { return F::gelu(x.to(kBFloat16)); }},
+      {"cross_entropy_of_bf16", [&] { return F::cross_entropy(x.to(kBFloat16), t); }},
+      {"nll_loss_of_bf16", [&] { return F::nll_loss(x.to(kBFloat16), t); }},
+      {"mse_loss_of_bf16", [&] { return F::mse_loss(x.to(kBFloat16), x.to(kBFloat16)); }},
+      {"sum_of_bf16", [&] { return x.to(kBFloat16).sum(); }},
+      {"add_bf16_float32", [&] { return x.to(kBFloat16) + x; }},
+      {"linear_of_float64", [&] { return F::linear(x.to(kFloat64), w.to(kFloat64)); }},
+  };
+  const auto& expected = fixture()["autocast"];
+  ASSERT_EQ(ops.size(), expected.size());
+  autocast guard;
+  for (const auto& [name, fn] : ops)
+    EXPECT_EQ(std::string(dtype_name(fn().dtype())), expected.at(name).get<std::string>()) << name;
+}
+
+TEST(Autocast, GuardNestsAndRestores) {
+  EXPECT_FALSE(autocast::is_cpu_enabled());
+  {
+    autocast on;
+    EXPECT_TRUE(autocast::is_cpu_enabled());
+    EXPECT_EQ(autocast::get_autocast_cpu_dtype(), kBFloat16);
+    {
+      autocast off(kCPU, kBFloat16, false);
+      EXPECT_FALSE(autocast::is_cpu_enabled());
+      EXPECT_EQ(ones({2, 2}).mm(ones({2, 2})).dtype(), kFloat32);
+    }
+    EXPECT_TRUE(autocast::is_cpu_enabled());
+  }
+  EXPECT_FALSE(autocast::is_cpu_enabled());
+  EXPECT_THROWS_WITH(autocast::set_autocast_cpu_dtype(kFloat64), "CPU autocast only supports bfloat16");
+}
+
+// A small GPT's loss and every parameter gradient under autocast against float32: the parameters
+// and their gradients stay float32, and the gradients agree to bf16 precision (relative error of
+// each gradient's norm well under the 2^-8 of one rounding per product, summed over the layers).
+TEST(Autocast, GptGradientsMatchFloat32WithinBFloat16Tolerance) {
+  manual_seed(11);
+  nn::GPTConfig config;
+  config.vocab_size = 29;
+  config.block_size = 16;
+  config.n_layer = 2;
+  config.n_head = 2;
+  config.n_embd = 32;
+  nn::GPT model(config);
+  Tensor idx = randint(29, {3, 16}, dtype(kInt64)), targets = randint(29, {3, 16}, dtype(kInt64));
+  auto grads = [&](bool mixed) {
+    model->zero_grad();
+    Tensor loss;
+    {
+      autocast guard(kCPU, kBFloat16, mixed);
+      loss = std::get<1>(model->forward(idx, targets));
+    }
+    EXPECT_EQ(loss.dtype(), kFloat32);
+    loss.backward();
+    std::vector<Tensor> out{loss.detach()};
+    for (const Tensor& p : model->parameters()) {
+      EXPECT_EQ(p.dtype(), kFloat32);
+      EXPECT_EQ(p.grad().dtype(), kFloat32);
+      out.push_back(p.grad().clone());
+    }
+    return out;
+  };
+  std::vector<Tensor> f32 = grads(false), bf16 = grads(true);
+  EXPECT_NEAR(bf16[0].item<double>(), f32[0].item<double>(), 0.02 * f32[0].item<double>());
+  std::vector<std::string> names;
+  for (const auto& item : model->named_parameters()) names.push_back(item.key());
+  for (size_t i = 1; i < f32.size(); ++i) {
+    const double rel = (bf16[i] - f32[i]).norm().item<double>() / (f32[i].norm().item<double>() + 1e-12);
+    EXPECT_LT(rel, 0.03) << names[i - 1];
+  }
+}
+
+}  // namespace
+}  // namespace ember
