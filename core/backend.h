@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "core/functors.h"
-#include "core/pool.h"
 #include "core/tensor.h"
 
 namespace ember {
 
 class Generator;
+struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
 
 // The kernels, listed once: Backend's pure virtual methods, the CPU and CUDA backends' declarations,
 // the stub of a build without CUDA and the tracing wrapper (core/trace.cpp) are all expanded from

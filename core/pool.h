@@ -77,9 +77,7 @@ EMBER_HD inline PoolRange pool_outputs_near(int64_t i, int64_t L, int64_t OL, in
   return {lo < 0 ? 0 : lo, hi > OL - 1 ? OL - 1 : hi};
 }
 
-// Whether window w holds position i.
-EMBER_HD inline bool pool_window_holds(const PoolWindow& w, int64_t i) {
-  return i >= w.start && i < w.end && (i - w.start) % w.step == 0;
-}
+// Whether window w, of step 1 (avg pooling's), holds position i.
+EMBER_HD inline bool pool_window_holds(const PoolWindow& w, int64_t i) { return i >= w.start && i < w.end; }
 
 }  // namespace ember

@@ -5,6 +5,8 @@
 // kernel of its own: it is scatter_add of dout at the saved indices (autograd/pool.cpp). The
 // average's backward gathers, for each input element, the outputs whose windows hold it, as the
 // CUDA kernel does (no atomics there), so both devices add in the same order.
+#include "core/pool.h"
+
 #include <cmath>
 #include <limits>
 
