@@ -3,7 +3,7 @@
 //
 //   ember::ExpandingArray<2> k = 3;          // [3, 3]
 //   ember::ExpandingArray<2> s({2, 1});      // [2, 1]
-//   std::cout << k;                          // [3, 3]
+//   std::cout << k;                          // [3, 3]; an ExpandingArray<1> prints as 3
 #pragma once
 
 #include <array>
@@ -41,8 +41,10 @@ class ExpandingArray {
   std::array<T, D> values_{};
 };
 
+// As libtorch: one value alone ("3"), several as a list ("[3, 3]").
 template <size_t D, typename T>
 std::ostream& operator<<(std::ostream& stream, const ExpandingArray<D, T>& array) {
+  if (D == 1) return stream << array[0];
   return stream << IntArrayRef(array.data(), D);
 }
 

@@ -193,7 +193,7 @@ std::tuple<Tensor, Tensor> AdaptiveMaxPool2dImpl::forward_with_indices(const Ten
 }
 
 // libtorch's printouts: "MaxPool2d(kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], dilation=[1, 1],
-// ceil_mode=false)", "AvgPool1d(kernel_size=[2], stride=[2], padding=[0])", "AdaptiveAvgPool2d(output_size=[1, 1])".
+// ceil_mode=false)", "AvgPool1d(kernel_size=2, stride=2, padding=0)", "AdaptiveAvgPool2d(output_size=[1, 1])".
 template <size_t D>
 void print_max_pool(std::ostream& stream, const char* name, const MaxPoolOptions<D>& o) {
   stream << std::boolalpha << name << "(kernel_size=" << o.kernel_size() << ", stride=" << o.stride()

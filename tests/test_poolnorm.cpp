@@ -393,9 +393,9 @@ TEST(PoolNormModules, PrintoutsNameTheOptions) {
                       nn::RMSNorm(nn::RMSNormOptions({2, 3}).eps(1e-6).elementwise_affine(false)));
   EXPECT_EQ(s.str(),
             "Sequential(\n"
-            "  (0): MaxPool1d(kernel_size=[3], stride=[2], padding=[0], dilation=[1], ceil_mode=false)\n"
+            "  (0): MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=false)\n"
             "  (1): MaxPool2d(kernel_size=[2, 3], stride=[2, 3], padding=[1, 1], dilation=[2, 2], ceil_mode=true)\n"
-            "  (2): AvgPool1d(kernel_size=[2], stride=[2], padding=[0])\n"
+            "  (2): AvgPool1d(kernel_size=2, stride=2, padding=0)\n"
             "  (3): AvgPool2d(kernel_size=[3, 3], stride=[1, 1], padding=[0, 0])\n"
             "  (4): AdaptiveAvgPool2d(output_size=[1, 1])\n"
             "  (5): AdaptiveMaxPool2d(output_size=[2, 2])\n"
