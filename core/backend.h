@@ -22,6 +22,7 @@
 namespace ember {
 
 class Generator;
+struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
 
 // The kernels, listed once: Backend's pure virtual methods, the CPU and CUDA backends' declarations,
 // the stub of a build without CUDA and the tracing wrapper (core/trace.cpp) are all expanded from
@@ -87,7 +88,16 @@ class Generator;
     out, (&in, &index))                                                                                                \
   /* out[..index[..i..]..] += src[..i..] along dim; index has src's shape */                                           \
   X(scatter_add, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src), (out, dim, index, src),     \
-    "scatter_add", out, (&index, &src))
+    "scatter_add", out, (&index, &src))                                                                                \
+  /* ---- pooling over contiguous planes (core/pool.h): in (P, H, W), out (P, OH, OW), floating ---- */                \
+  /* The max of each window (the first one; NaN counts as the max); indices (int64) hold its h * W + w. */             \
+  X(max_pool2d, (const Tensor& out, const Tensor& indices, const Tensor& in, const PoolGeometry& g),                   \
+    (out, indices, in, g), "max_pool2d", out, (&in))                                                                   \
+  /* The mean of each window, divided by pool_divisor. */                                                              \
+  X(avg_pool2d, (const Tensor& out, const Tensor& in, const PoolGeometry& g), (out, in, g), "avg_pool2d", out, (&in))  \
+  /* din (P, H, W) = its backward given dout (P, OH, OW): each input gets dout / divisor of the windows holding it. */ \
+  X(avg_pool2d_backward, (const Tensor& din, const Tensor& dout, const PoolGeometry& g), (din, dout, g),               \
+    "avg_pool2d_backward", din, (&dout))
 
 // Fused kernels: optional. One pass where the composed ops would make several. A backend without
 // one returns false (Backend's default) and the op composes the same result from the kernels

@@ -94,6 +94,12 @@ void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<
                    const int64_t* idx, void* out, const void* in);
 void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
                         const int64_t* idx, void* out, const void* src);
+// pool.cu: n outputs (n inputs for the backward) of contiguous (P, H, W) planes
+void launch_max_pool2d(cudaStream_t s, ScalarType type, int64_t n, const PoolGeometry& g, void* out, int64_t* indices,
+                       const void* in);
+void launch_avg_pool2d(cudaStream_t s, ScalarType type, int64_t n, const PoolGeometry& g, void* out, const void* in);
+void launch_avg_pool2d_backward(cudaStream_t s, ScalarType type, int64_t n, const PoolGeometry& g, void* din,
+                                const void* dout);
 
 namespace {
 
@@ -426,6 +432,23 @@ void CudaBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& inde
   launch_scatter_add(s, out.dtype(), index.numel(), offset_calc<1>("scatter_add", index.sizes(), {st}),
                      out.strides()[dim], static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(),
                      src.raw_data_ptr());
+}
+
+// ---- pooling (pool.cu); planes are contiguous ----
+
+void CudaBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& in, const PoolGeometry& g) {
+  cudaStream_t s = prepare(out.device());
+  launch_max_pool2d(s, in.dtype(), out.numel(), g, out.raw_data_ptr(), indices.data_ptr<int64_t>(), in.raw_data_ptr());
+}
+
+void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& in, const PoolGeometry& g) {
+  cudaStream_t s = prepare(out.device());
+  launch_avg_pool2d(s, in.dtype(), out.numel(), g, out.raw_data_ptr(), in.raw_data_ptr());
+}
+
+void CudaBackend::avg_pool2d_backward(const Tensor& din, const Tensor& dout, const PoolGeometry& g) {
+  cudaStream_t s = prepare(din.device());
+  launch_avg_pool2d_backward(s, din.dtype(), din.numel(), g, din.raw_data_ptr(), dout.raw_data_ptr());
 }
 
 }  // namespace ember::cuda

@@ -1,5 +1,6 @@
 // ExpandingArray<D>: D integers given as one (used for every dim) or as D, as libtorch's
-// torch::ExpandingArray; the type of kernel_size, stride, padding and dilation in layer options.
+// torch::ExpandingArray; the type of kernel_size, stride, padding and dilation in the convolution and
+// pooling options.
 // Also the tags libtorch options use for padding and padding modes (ember::kSame, kValid, kZeros, ...).
 //
 //   ember::ExpandingArray<2> k(3);         // [3, 3]
@@ -25,7 +26,7 @@ class ExpandingArray {
   ExpandingArray(T single) { values_.fill(single); }  // NOLINT: implicit, as in libtorch
   ExpandingArray(std::initializer_list<T> list) : ExpandingArray(std::vector<T>(list)) {}
   ExpandingArray(const std::vector<T>& list) {  // NOLINT
-    EMBER_CHECK(list.size() == D, "ExpandingArray: expected {} values, got {}", D, list.size());
+    EMBER_CHECK(list.size() == D, "Expected {} values, but instead got {}", D, list.size());
     std::copy(list.begin(), list.end(), values_.begin());
   }
   ExpandingArray(ArrayRef<T> list) : ExpandingArray(list.vec()) {}  // NOLINT
@@ -37,10 +38,12 @@ class ExpandingArray {
     return &ref_;
   }
   operator ArrayRef<T>() const { return ArrayRef<T>(values_); }  // NOLINT
-  T operator[](size_t i) const { return values_[i]; }
+  const T& operator[](size_t i) const { return values_[i]; }
+  T& operator[](size_t i) { return values_[i]; }
   const T* data() const { return values_.data(); }
   T* data() { return values_.data(); }
   static constexpr size_t size() { return D; }
+  std::vector<T> vec() const { return {values_.begin(), values_.end()}; }
   bool operator==(const ExpandingArray& other) const { return values_ == other.values_; }
 
  private:

@@ -10,6 +10,7 @@
 #include "nn/activation.h"
 #include "nn/activation_more.h"
 #include "nn/any_module.h"
+#include "nn/batchnorm.h"
 #include "nn/cloneable.h"
 #include "nn/container.h"
 #include "nn/conv.h"
@@ -24,3 +25,4 @@
 #include "nn/options.h"
 #include "nn/ordered_dict.h"
 #include "nn/pimpl.h"
+#include "nn/pooling.h"

@@ -1,6 +1,7 @@
-// nn::LayerNorm: parameters and forward through functional::layer_norm.
+// nn::LayerNorm: parameters and forward through functional::layer_norm; GroupNorm and RMSNorm, composed.
 #include "nn/normalization.h"
 
+#include <limits>
 #include <ostream>
 
 #include "nn/functional.h"
@@ -29,6 +30,108 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "LayerNorm(" << IntArrayRef(options.normalized_shape()) << ", eps=" << options.eps()
          << ", elementwise_affine=" << options.elementwise_affine() << ")";
+}
+
+// ---- GroupNorm and RMSNorm, composed of differentiable ops ----
+
+namespace functional {
+
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
+  const int64_t G = options.num_groups();
+  EMBER_CHECK(input.dim() >= 2, "group_norm: expected an input of at least 2 dims (N, C, *), but got shape {}",
+              input.sizes());
+  const int64_t N = input.size(0), C = input.size(1);
+  EMBER_CHECK(G > 0 && C % G == 0,
+              "group_norm: expected the number of channels of input of shape {} ({}) to be divisible by num_groups "
+              "({})",
+              input.sizes(), C, G);
+  for (const Tensor* t : {&options.weight(), &options.bias()})
+    EMBER_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == C),
+                "group_norm: weight and bias should have shape [{}] (one value per channel), but got {}", C,
+                t->sizes());
+  // (N, G, C/G * spatial): each row one (sample, group), normalised with its biased variance.
+  Tensor x = input.reshape({N, G, -1});
+  Tensor centered = x - x.mean({2}, /*keepdim=*/true);
+  Tensor y =
+      (centered * (centered.square().mean({2}, /*keepdim=*/true) + options.eps()).rsqrt()).reshape(input.sizes());
+  std::vector<int64_t> channel_shape(static_cast<size_t>(input.dim()), 1);
+  channel_shape[1] = C;
+  if (options.weight().defined()) y = y * options.weight().reshape(channel_shape);
+  if (options.bias().defined()) y = y + options.bias().reshape(channel_shape);
+  return y;
+}
+
+Tensor rms_norm(const Tensor& input, const RMSNormFuncOptions& options) {
+  const auto& shape = options.normalized_shape();
+  const int64_t k = static_cast<int64_t>(shape.size());
+  bool matches = k >= 1 && input.dim() >= k;
+  for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == shape[i];
+  EMBER_CHECK(matches, "rms_norm: input of shape {} does not end with normalized_shape {}", input.sizes(),
+              IntArrayRef(shape));
+  EMBER_CHECK(input.is_floating_point(), "rms_norm: expected a floating-point input, but got {}",
+              dtype_name(input.dtype()));
+  const Tensor& w = options.weight();
+  EMBER_CHECK(!w.defined() || w.sizes() == IntArrayRef(shape),
+              "rms_norm: weight should have shape {} (normalized_shape), but got {}", IntArrayRef(shape), w.sizes());
+  const double eps = options.eps().value_or(input.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
+                                                                      : std::numeric_limits<float>::epsilon());
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  Tensor y = input * (input.square().mean(dims, /*keepdim=*/true) + eps).rsqrt();
+  return w.defined() ? y * w : y;
+}
+
+}  // namespace functional
+
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
+  EMBER_CHECK(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,
+              "GroupNorm: num_channels ({}) must be divisible by num_groups ({})", options.num_channels(),
+              options.num_groups());
+  const bool affine = options.affine();
+  weight = register_parameter("weight", affine ? ember::empty({options.num_channels()}) : Tensor(), affine);
+  bias = register_parameter("bias", affine ? ember::empty({options.num_channels()}) : Tensor(), affine);
+  reset_parameters();
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (!options.affine()) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  return functional::group_norm(
+      input, functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
+}
+
+void GroupNormImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "GroupNorm(" << options.num_groups() << ", " << options.num_channels()
+         << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
+}
+
+RMSNormImpl::RMSNormImpl(const RMSNormOptions& options_) : options(options_) {
+  EMBER_CHECK(!options.normalized_shape().empty(), "RMSNorm: normalized_shape must have at least one dimension");
+  const bool affine = options.elementwise_affine();
+  weight = register_parameter("weight", affine ? ember::empty(options.normalized_shape()) : Tensor(), affine);
+  reset_parameters();
+}
+
+void RMSNormImpl::reset_parameters() {
+  if (options.elementwise_affine()) init::ones_(weight);
+}
+
+Tensor RMSNormImpl::forward(const Tensor& input) {
+  return functional::rms_norm(
+      input, functional::RMSNormFuncOptions(options.normalized_shape()).weight(weight).eps(options.eps()));
+}
+
+void RMSNormImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "RMSNorm(" << IntArrayRef(options.normalized_shape()) << ", eps=";
+  if (options.eps())
+    stream << *options.eps();
+  else
+    stream << "None";
+  stream << ", elementwise_affine=" << options.elementwise_affine() << ")";
 }
 
 }  // namespace ember::nn

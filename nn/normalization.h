@@ -5,6 +5,7 @@
 //   ember::Tensor y = ln(x);   // x (B, T, 768): mean 0, variance 1 over the last dim
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "nn/module.h"
@@ -38,5 +39,84 @@ class LayerNormImpl : public Module {
   Tensor bias;    // (normalized_shape), undefined without elementwise_affine
 };
 EMBER_MODULE(LayerNorm);
+
+// nn::GroupNorm: channels (dim 1) split into num_groups groups, each (sample, group) normalised over
+// its channels and spatial elements, then a per-channel scale and shift, as torch::nn::GroupNorm.
+//   ember::nn::GroupNorm gn(ember::nn::GroupNormOptions(/*num_groups=*/2, /*num_channels=*/6));
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+};
+
+class GroupNormImpl : public Module {
+ public:
+  explicit GroupNormImpl(const GroupNormOptions& options);
+  GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  void reset_parameters();
+  // input (N, C, *) -> same shape
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
+
+  GroupNormOptions options;
+  Tensor weight;  // (C), undefined without affine
+  Tensor bias;    // (C), undefined without affine
+};
+EMBER_MODULE(GroupNorm);
+
+// nn::RMSNorm: x / sqrt(mean(x^2 over the trailing dims) + eps) * weight, as torch::nn::RMSNorm
+// (PyTorch 2.4). eps = std::nullopt means the input dtype's machine epsilon (finfo.eps).
+//   ember::nn::RMSNorm rms(ember::nn::RMSNormOptions({64}));
+struct RMSNormOptions {
+  RMSNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(std::optional<double>, eps) = std::nullopt;
+  // Learn a per-element weight (init 1); RMSNorm has no bias.
+  EMBER_ARG(bool, elementwise_affine) = true;
+};
+
+class RMSNormImpl : public Module {
+ public:
+  explicit RMSNormImpl(const RMSNormOptions& options);
+  void reset_parameters();
+  // input (*, normalized_shape) -> same shape
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
+
+  RMSNormOptions options;
+  Tensor weight;  // (normalized_shape), undefined without elementwise_affine
+};
+EMBER_MODULE(RMSNorm);
+
+namespace functional {
+
+struct GroupNormFuncOptions {
+  GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(Tensor, weight) = {};
+  EMBER_ARG(Tensor, bias) = {};
+  EMBER_ARG(double, eps) = 1e-5;
+};
+// input (N, C, *), C divisible by num_groups; weight, bias (C) or undefined.
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+
+struct RMSNormFuncOptions {
+  RMSNormFuncOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(Tensor, weight) = {};
+  EMBER_ARG(std::optional<double>, eps) = std::nullopt;
+};
+// input (*, normalized_shape); weight (normalized_shape) or undefined.
+Tensor rms_norm(const Tensor& input, const RMSNormFuncOptions& options);
+
+}  // namespace functional
 
 }  // namespace ember::nn

@@ -443,3 +443,49 @@ namespace torch {
 using std::nullopt;
 using std::optional;
 }  // namespace torch
+
+// ==== pooling (issue 23): ATen's torch::max_pool2d and friends, on nn::functional's ====
+// An IntArrayRef of one value stands for that value in each dim, and an empty stride for the kernel
+// size, as ATen reads them.
+namespace torch::compat_detail {
+template <size_t D>
+ember::ExpandingArray<D> expand_pool_arg(ember::IntArrayRef values, ember::IntArrayRef fallback) {
+  if (values.empty()) values = fallback;
+  return values.size() == 1 ? ember::ExpandingArray<D>(values[0]) : ember::ExpandingArray<D>(values.vec());
+}
+}  // namespace torch::compat_detail
+namespace torch {
+inline Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                         IntArrayRef dilation = 1, bool ceil_mode = false) {
+  using compat_detail::expand_pool_arg;
+  return nn::functional::max_pool1d(input, nn::MaxPool1dOptions(expand_pool_arg<1>(kernel_size, {}))
+                                               .stride(expand_pool_arg<1>(stride, kernel_size))
+                                               .padding(expand_pool_arg<1>(padding, {}))
+                                               .dilation(expand_pool_arg<1>(dilation, {}))
+                                               .ceil_mode(ceil_mode));
+}
+inline Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                         IntArrayRef dilation = 1, bool ceil_mode = false) {
+  using compat_detail::expand_pool_arg;
+  return nn::functional::max_pool2d(input, nn::MaxPool2dOptions(expand_pool_arg<2>(kernel_size, {}))
+                                               .stride(expand_pool_arg<2>(stride, kernel_size))
+                                               .padding(expand_pool_arg<2>(padding, {}))
+                                               .dilation(expand_pool_arg<2>(dilation, {}))
+                                               .ceil_mode(ceil_mode));
+}
+inline Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                         bool ceil_mode = false, bool count_include_pad = true,
+                         std::optional<int64_t> divisor_override = std::nullopt) {
+  using compat_detail::expand_pool_arg;
+  return nn::functional::avg_pool2d(input, nn::AvgPool2dOptions(expand_pool_arg<2>(kernel_size, {}))
+                                               .stride(expand_pool_arg<2>(stride, kernel_size))
+                                               .padding(expand_pool_arg<2>(padding, {}))
+                                               .ceil_mode(ceil_mode)
+                                               .count_include_pad(count_include_pad)
+                                               .divisor_override(divisor_override));
+}
+inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  return nn::functional::adaptive_avg_pool2d(
+      input, nn::AdaptiveAvgPool2dOptions(compat_detail::expand_pool_arg<2>(output_size, {})));
+}
+}  // namespace torch
