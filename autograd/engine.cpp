@@ -457,7 +457,9 @@ void register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(c
   EMBER_CHECK(leaf.defined() && leaf.requires_grad() && leaf.is_leaf(),
               "register_post_accumulate_grad_hook: only a leaf tensor that requires grad has an accumulated "
               "gradient (got {})",
-              !leaf.defined() ? "an undefined tensor" : leaf.requires_grad() ? "a non-leaf tensor" : "a tensor that does not require grad");
+              !leaf.defined()        ? "an undefined tensor"
+              : leaf.requires_grad() ? "a non-leaf tensor"
+                                     : "a tensor that does not require grad");
   ensure_meta(leaf).post_accumulate_grad_hooks.push_back(std::move(hook));
 }
 

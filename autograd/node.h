@@ -106,7 +106,7 @@ struct AutogradMeta {
   std::vector<std::pair<unsigned, TensorHook>> leaf_hooks;  // hooks of a leaf, run by AccumulateGrad
   // Called with the leaf after AccumulateGrad has added into its .grad() (DDP's gradient buckets).
   std::vector<std::function<void(const Tensor&)>> post_accumulate_grad_hooks;
-  Tensor view_base;                                         // for a view: the (non-view) tensor whose storage it shows
+  Tensor view_base;  // for a view: the (non-view) tensor whose storage it shows
 };
 
 // A tensor kept by a node for its backward. Checks on unpack that nobody wrote into it since

@@ -32,11 +32,15 @@ struct Shape {
 };
 
 std::vector<Shape> shapes(const std::string& preset) {
-  const int64_t C = preset == "video" ? 384 : 128, T = preset == "video" ? 256 : 64, HS = 64 / (preset == "video" ? 1 : 2);
+  const int64_t C = preset == "video" ? 384 : 128, T = preset == "video" ? 256 : 64,
+                HS = 64 / (preset == "video" ? 1 : 2);
   const int64_t rows = preset == "video" ? 2048 : 768;
-  return {{"qkv x@W^T", rows, 3 * C, C, false, true},      {"fc x@W^T", rows, 4 * C, C, false, true},
-          {"fc_proj x@W^T", rows, C, 4 * C, false, true},  {"fc dx=g@W", rows, C, 4 * C, false, false},
-          {"fc dW=g^T x", 4 * C, C, rows, true, false},    {"att q@k^T", T, T, HS, false, true},
+  return {{"qkv x@W^T", rows, 3 * C, C, false, true},
+          {"fc x@W^T", rows, 4 * C, C, false, true},
+          {"fc_proj x@W^T", rows, C, 4 * C, false, true},
+          {"fc dx=g@W", rows, C, 4 * C, false, false},
+          {"fc dW=g^T x", 4 * C, C, rows, true, false},
+          {"att q@k^T", T, T, HS, false, true},
           {"att p@v", T, HS, T, false, false}};
 }
 

@@ -39,9 +39,9 @@ inline Args parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (i + 1 >= argc) {
-      std::fprintf(stderr,
-                   "usage: %s [--preset baby|video] [--steps N] [--warmup N] [--threads N] [--dtype float32|bfloat16]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr, "usage: %s [--preset baby|video] [--steps N] [--warmup N] [--threads N] [--dtype float32|bfloat16]\n",
+          argv[0]);
       std::exit(2);
     }
     std::string value = argv[++i];
@@ -88,9 +88,9 @@ inline void run_and_report(const char* framework, const Args& a, const std::func
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double ms = 1e3 * seconds / a.steps;
   double tokens = double(a.preset.batch_size * a.preset.block_size);
-  std::printf("%s %s threads %d dtype %s ms/step %.2f tok/s %.0f GFLOP/s %.1f peak_rss_mib %.0f loss %.4f\n",
-              framework, a.preset.name.c_str(), a.threads, a.dtype.c_str(), ms, tokens * 1e3 / ms, flops_per_step(a.preset) / ms / 1e6,
-              peak_rss_mib(), last_loss());
+  std::printf("%s %s threads %d dtype %s ms/step %.2f tok/s %.0f GFLOP/s %.1f peak_rss_mib %.0f loss %.4f\n", framework,
+              a.preset.name.c_str(), a.threads, a.dtype.c_str(), ms, tokens * 1e3 / ms,
+              flops_per_step(a.preset) / ms / 1e6, peak_rss_mib(), last_loss());
 }
 
 }  // namespace bench

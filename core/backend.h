@@ -59,7 +59,7 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
   /* ---- linear algebra ---- */                                                                                       \
   /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */             \
   X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))               \
-  /* ---- convolution: unfold / fold of sliding blocks (shape in Im2colShape) ---- */                                   \
+  /* ---- convolution: unfold / fold of sliding blocks (shape in Im2colShape) ---- */                                  \
   /* cols (N, C*kh*kw, out_h*out_w) = the blocks of in (N, C, H, W), zero outside; both contiguous. */                 \
   X(im2col, (const Tensor& cols, const Tensor& in, const Im2colShape& shape), (cols, in, shape), "im2col", cols,       \
     (&in))                                                                                                             \
@@ -141,17 +141,17 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
 // differs from the CPU's (the CPU keeps attention's weights, which its backward reads; a GPU keeps
 // only one logsumexp per row and recomputes the weights tile by tile, as FlashAttention-2
 // does). An op tries these first, then the list above, then composes.
-#define EMBER_FLASH_KERNELS(X)                                                                                       \
-  /* Causal attention without dropout (query i sees keys j <= i), q (B, H, L, E), k (B, H, S, E), */                 \
-  /* v (B, H, S, Ev), out (B, H, L, Ev) strided views whose last dim has stride 1; lse (B, H, L) contiguous */       \
-  /* receives each row's logsumexp of its scores scale * q k^T over the keys it sees. */                             \
-  X(flash_attention, (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,       \
-                      double scale),                                                                                 \
-    (out, lse, q, k, v, scale), "flash_attention", out, (&q, &k, &v))                                                \
-  /* Its backward given dout (strided like out) and the forward's lse: dq, dk, dv strided like q, k, v. */          \
-  X(flash_attention_backward,                                                                                        \
-    (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k,     \
-     const Tensor& v, const Tensor& lse, double scale),                                                              \
+#define EMBER_FLASH_KERNELS(X)                                                                                   \
+  /* Causal attention without dropout (query i sees keys j <= i), q (B, H, L, E), k (B, H, S, E), */             \
+  /* v (B, H, S, Ev), out (B, H, L, Ev) strided views whose last dim has stride 1; lse (B, H, L) contiguous */   \
+  /* receives each row's logsumexp of its scores scale * q k^T over the keys it sees. */                         \
+  X(flash_attention,                                                                                             \
+    (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v, double scale),     \
+    (out, lse, q, k, v, scale), "flash_attention", out, (&q, &k, &v))                                            \
+  /* Its backward given dout (strided like out) and the forward's lse: dq, dk, dv strided like q, k, v. */       \
+  X(flash_attention_backward,                                                                                    \
+    (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k, \
+     const Tensor& v, const Tensor& lse, double scale),                                                          \
     (dq, dk, dv, dout, q, k, v, lse, scale), "flash_attention_backward", dq, (&dout, &q, &k, &v))
 
 // The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them

@@ -285,9 +285,7 @@ bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, 
 // ---- attention (attention.cu) ----
 
 namespace {
-AttentionHeads heads_of(const Tensor& t) {
-  return {t.raw_data_ptr(), t.strides()[0], t.strides()[1], t.strides()[2]};
-}
+AttentionHeads heads_of(const Tensor& t) { return {t.raw_data_ptr(), t.strides()[0], t.strides()[1], t.strides()[2]}; }
 }  // namespace
 
 bool CudaBackend::flash_attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,

@@ -42,11 +42,11 @@ struct DataLoaderOptions {
   DataLoaderOptions() = default;
   DataLoaderOptions(size_t batch_size) : batch_size_(batch_size) {}  // NOLINT: implicit, as libtorch
   EMBER_ARG(size_t, batch_size) = 1;
-  EMBER_ARG(size_t, workers) = 0;                  // 0: batches are built on the calling thread
-  EMBER_ARG(std::optional<size_t>, max_jobs);      // batches requested ahead; 2 * workers if unset
+  EMBER_ARG(size_t, workers) = 0;                                // 0: batches are built on the calling thread
+  EMBER_ARG(std::optional<size_t>, max_jobs);                    // batches requested ahead; 2 * workers if unset
   EMBER_ARG(std::optional<std::chrono::milliseconds>, timeout);  // longest wait for a worker's batch
-  EMBER_ARG(bool, enforce_ordering) = true;        // batches in the sampler's order
-  EMBER_ARG(bool, drop_last) = false;              // skip a last batch smaller than batch_size
+  EMBER_ARG(bool, enforce_ordering) = true;                      // batches in the sampler's order
+  EMBER_ARG(bool, drop_last) = false;                            // skip a last batch smaller than batch_size
 };
 
 // The options with every default resolved.
@@ -59,8 +59,7 @@ struct FullDataLoaderOptions {
         enforce_ordering(options.enforce_ordering()),
         drop_last(options.drop_last()) {
     EMBER_CHECK(batch_size > 0, "DataLoaderOptions: batch_size must be positive, got 0");
-    EMBER_CHECK(workers == 0 || max_jobs > 0, "DataLoaderOptions: max_jobs must be positive with {} workers",
-                workers);
+    EMBER_CHECK(workers == 0 || max_jobs > 0, "DataLoaderOptions: max_jobs must be positive with {} workers", workers);
   }
   size_t batch_size;
   size_t workers;
@@ -202,12 +201,12 @@ class StatelessDataLoader {
       std::unique_lock<std::mutex> lock(mutex_);
       if (in_flight_ == 0) return std::nullopt;
       // The batch to return next: the next in sequence, or (without ordering) any that is ready.
-      auto ready = [&] {
-        return options_.enforce_ordering ? results_.count(next_to_return_) > 0 : !results_.empty();
-      };
+      auto ready = [&] { return options_.enforce_ordering ? results_.count(next_to_return_) > 0 : !results_.empty(); };
       if (options_.timeout) {
-        EMBER_CHECK(results_ready_.wait_for(lock, *options_.timeout, ready), "Timeout in DataLoader: no batch from the "
-                    "workers within {} ms", options_.timeout->count());
+        EMBER_CHECK(results_ready_.wait_for(lock, *options_.timeout, ready),
+                    "Timeout in DataLoader: no batch from the "
+                    "workers within {} ms",
+                    options_.timeout->count());
       } else {
         results_ready_.wait(lock, ready);
       }

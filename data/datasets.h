@@ -71,9 +71,8 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
 
 // A dataset whose batches pass through a transform (transforms.h): Normalize, Stack, Lambda...
 template <typename Source, typename AppliedTransform>
-class MapDataset
-    : public BatchDataset<MapDataset<Source, AppliedTransform>, typename AppliedTransform::OutputBatchType,
-                          typename Source::BatchRequestType> {
+class MapDataset : public BatchDataset<MapDataset<Source, AppliedTransform>, typename AppliedTransform::OutputBatchType,
+                                       typename Source::BatchRequestType> {
  public:
   using DatasetType = Source;
   using TransformType = AppliedTransform;

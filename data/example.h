@@ -36,7 +36,7 @@ struct Example<Data, example::NoTarget> {
   Example() = default;
   Example(Data data) : data(std::move(data)) {}  // NOLINT: implicit, as libtorch
 
-  operator Data&() { return data; }  // NOLINT
+  operator Data&() { return data; }              // NOLINT
   operator const Data&() const { return data; }  // NOLINT
 
   Data data;

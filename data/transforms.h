@@ -125,8 +125,7 @@ class TensorLambda : public TensorTransform<Target> {
 // (C, H, W) example (float32, as libtorch's, shaped (C, 1, 1) to broadcast).
 template <typename Target = Tensor>
 struct Normalize : public TensorTransform<Target> {
-  Normalize(ArrayRef<double> mean, ArrayRef<double> stddev)
-      : mean(as_channels(mean)), stddev(as_channels(stddev)) {}
+  Normalize(ArrayRef<double> mean, ArrayRef<double> stddev) : mean(as_channels(mean)), stddev(as_channels(stddev)) {}
   Tensor operator()(Tensor input) override { return input.sub(mean).div(stddev); }
 
   Tensor mean, stddev;  // (C, 1, 1)

@@ -86,8 +86,8 @@ class DistributedDataParallel {
   std::vector<size_t> bucket_of_;  // param index -> bucket index
   std::vector<bool> ready_;
   std::vector<Bucket> buckets_;
-  size_t next_bucket_ = 0;     // buckets launch in index order
-  bool in_backward_ = false;   // a reducing backward is running (finalize queued)
+  size_t next_bucket_ = 0;    // buckets launch in index order
+  bool in_backward_ = false;  // a reducing backward is running (finalize queued)
   bool require_sync_ = true;
   std::shared_ptr<bool> alive_;  // the hooks outlive this object; they check it
 };

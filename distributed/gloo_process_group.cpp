@@ -2,6 +2,14 @@
 // that runs the collectives in the order they were issued, and Gloo's algorithms on tensor memory.
 // Each collective gets the next tag (the same sequence on every rank), and Gloo's own timeout; a
 // gloo::Exception becomes an ember::Error naming the op, the rank and the timeout.
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
@@ -11,13 +19,6 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
-#include <unistd.h>
-
-#include <condition_variable>
-#include <cstdlib>
-#include <deque>
-#include <mutex>
-#include <thread>
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
@@ -79,10 +80,17 @@ void check_tensor(const char* op, const Tensor& t) {
 template <typename F>
 void dispatch(ScalarType t, F&& f) {
   switch (t) {
-    case kFloat32: f.template operator()<float>(); return;
-    case kFloat64: f.template operator()<double>(); return;
-    case kInt64: f.template operator()<int64_t>(); return;
-    default: EMBER_FAIL("gloo: unsupported dtype {}", dtype_name(t));
+    case kFloat32:
+      f.template operator()<float>();
+      return;
+    case kFloat64:
+      f.template operator()<double>();
+      return;
+    case kInt64:
+      f.template operator()<int64_t>();
+      return;
+    default:
+      EMBER_FAIL("gloo: unsupported dtype {}", dtype_name(t));
   }
 }
 
@@ -90,9 +98,12 @@ template <typename T>
 gloo::AllreduceOptions::Func reduce_function(ReduceOp op) {
   using Fn = void (*)(void*, const void*, const void*, size_t);
   switch (op) {
-    case ReduceOp::MAX: return static_cast<Fn>(&gloo::max<T>);
-    case ReduceOp::MIN: return static_cast<Fn>(&gloo::min<T>);
-    default: return static_cast<Fn>(&gloo::sum<T>);  // AVG: sum, then divide
+    case ReduceOp::MAX:
+      return static_cast<Fn>(&gloo::max<T>);
+    case ReduceOp::MIN:
+      return static_cast<Fn>(&gloo::min<T>);
+    default:
+      return static_cast<Fn>(&gloo::sum<T>);  // AVG: sum, then divide
   }
 }
 
@@ -122,8 +133,8 @@ class GlooProcessGroup final : public ProcessGroup {
     try {
       context->connectFullMesh(adapter, device);
     } catch (const std::exception& e) {
-      EMBER_FAIL("init_process_group: rank {} of {} could not connect to the other ranks within {} ms: {}", rank,
-                 size, timeout.count(), e.what());
+      EMBER_FAIL("init_process_group: rank {} of {} could not connect to the other ranks within {} ms: {}", rank, size,
+                 timeout.count(), e.what());
     }
     context_ = context;
     store_ = std::move(store);  // kept: other ranks may still be reading their peers' addresses from it
@@ -177,8 +188,8 @@ class GlooProcessGroup final : public ProcessGroup {
 
   std::shared_ptr<Work> all_gather_async(std::vector<Tensor> outputs, Tensor input) override {
     check_tensor("all_gather", input);
-    EMBER_CHECK(static_cast<int>(outputs.size()) == size_,
-                "all_gather: needs one output tensor per rank ({}), got {}", size_, outputs.size());
+    EMBER_CHECK(static_cast<int>(outputs.size()) == size_, "all_gather: needs one output tensor per rank ({}), got {}",
+                size_, outputs.size());
     for (const Tensor& out : outputs) {
       check_tensor("all_gather", out);
       EMBER_CHECK(out.sizes() == input.sizes() && out.dtype() == input.dtype(),
@@ -195,7 +206,8 @@ class GlooProcessGroup final : public ProcessGroup {
         opts.setTimeout(timeout_);
         gloo::allgather(opts);
       });
-      for (int r = 0; r < size_; ++r) outputs[r].copy_(flat.narrow(0, r * input.numel(), input.numel()).view(input.sizes()));
+      for (int r = 0; r < size_; ++r)
+        outputs[r].copy_(flat.narrow(0, r * input.numel(), input.numel()).view(input.sizes()));
     });
   }
 
@@ -250,8 +262,8 @@ class GlooProcessGroup final : public ProcessGroup {
     auto work = std::make_shared<GlooWork>();
     std::lock_guard lock(mutex_);
     EMBER_CHECK(!broken_.has_value(),
-                "{}: rank {} of {}: the process group is unusable after an earlier collective failed ({})", op,
-                rank_, size_, broken_.value_or(""));
+                "{}: rank {} of {}: the process group is unusable after an earlier collective failed ({})", op, rank_,
+                size_, broken_.value_or(""));
     queue_.push_back({op, std::move(body), work});
     queue_cv_.notify_all();
     return work;
@@ -272,10 +284,10 @@ class GlooProcessGroup final : public ProcessGroup {
       try {
         job.body(next_tag_++);
       } catch (const gloo::Exception& e) {
-        const std::string message =
-            fmt::format("{}: rank {} of {} failed (timeout {} ms): {}. A peer rank may have exited or stopped "
-                        "calling the same collectives in the same order.",
-                        job.op, rank_, size_, timeout_.count(), e.what());
+        const std::string message = fmt::format(
+            "{}: rank {} of {} failed (timeout {} ms): {}. A peer rank may have exited or stopped "
+            "calling the same collectives in the same order.",
+            job.op, rank_, size_, timeout_.count(), e.what());
         {
           std::lock_guard lock(mutex_);
           broken_ = message;

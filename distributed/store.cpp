@@ -2,13 +2,8 @@
 // master rank serves a key-value map on host:port; clients set keys and poll for the ones they
 // wait on), and init_process_group, which picks one from the init method or torchrun's variables.
 // The TCP protocol is Ember's own (not c10d's wire format): one request, one reply, per message.
-#include <arpa/inet.h>
-#include <gloo/rendezvous/file_store.h>
 #include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +13,12 @@
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include <arpa/inet.h>
+#include <gloo/rendezvous/file_store.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include "core/error.h"
 #include "distributed/process_group.h"
@@ -111,9 +112,10 @@ class TCPStoreServer {
     if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_fd_, 128) != 0) {
       const std::string why = std::strerror(errno);
       ::close(listen_fd_);
-      EMBER_FAIL("TCPStore: the master (rank 0) cannot listen on {}:{}: {} (is another run using this port? pick "
-                 "another MASTER_PORT)",
-                 host, port, why);
+      EMBER_FAIL(
+          "TCPStore: the master (rank 0) cannot listen on {}:{}: {} (is another run using this port? pick "
+          "another MASTER_PORT)",
+          host, port, why);
     }
     accept_thread_ = std::thread([this] { accept_loop(); });
   }
@@ -193,8 +195,8 @@ class TCPStore final : public Store {
   void set(const std::string& key, const std::vector<char>& value) override {
     std::lock_guard lock(mutex_);
     uint8_t cmd = kSet, ack = 0;
-    EMBER_CHECK(write_all(fd_, &cmd, 1) && write_blob(fd_, key) && write_blob(fd_, std::string(value.begin(), value.end())) &&
-                    read_all(fd_, &ack, 1),
+    EMBER_CHECK(write_all(fd_, &cmd, 1) && write_blob(fd_, key) &&
+                    write_blob(fd_, std::string(value.begin(), value.end())) && read_all(fd_, &ack, 1),
                 "TCPStore: lost the connection to the master at {}:{} while setting '{}' (did rank 0 exit?)", host_,
                 port_, key);
   }
@@ -247,9 +249,10 @@ class TCPStore final : public Store {
       fd_ = -1;
       if (Clock::now() >= deadline) {
         ::freeaddrinfo(res);
-        EMBER_FAIL("TCPStore: could not connect to the master at {}:{} within {} ms (is rank 0 running, and "
-                   "MASTER_ADDR/MASTER_PORT the same on every rank?)",
-                   host_, port_, timeout.count());
+        EMBER_FAIL(
+            "TCPStore: could not connect to the master at {}:{} within {} ms (is rank 0 running, and "
+            "MASTER_ADDR/MASTER_PORT the same on every rank?)",
+            host_, port_, timeout.count());
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -293,7 +296,6 @@ std::shared_ptr<Store> make_tcp_store(const std::string& host, int port, bool is
   return std::make_shared<TCPStore>(host, port, is_master, timeout);
 }
 
-
 #ifndef EMBER_WITH_MPI
 std::shared_ptr<ProcessGroup> make_mpi_process_group() {
   EMBER_FAIL("createProcessGroupMPI: this Ember was built without MPI (apt-get install libopenmpi-dev and rebuild)");
@@ -326,8 +328,9 @@ void init_process_group(const std::string& backend, const InitOptions& options) 
       EMBER_CHECK(method.empty() || method == "env://",
                   "init_process_group: init_method '{}' is not file://PATH, tcp://HOST:PORT or env://", method);
       const char* addr = std::getenv("MASTER_ADDR");
-      EMBER_CHECK(addr && *addr, "init_process_group: environment variable MASTER_ADDR is not set (env:// reads "
-                                 "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE, as torchrun and ember-run set them)");
+      EMBER_CHECK(addr && *addr,
+                  "init_process_group: environment variable MASTER_ADDR is not set (env:// reads "
+                  "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE, as torchrun and ember-run set them)");
       host = addr;
       port = env_int("MASTER_PORT", 0, true);
     }
@@ -340,8 +343,9 @@ void init_process_group(const std::string& backend, const InitOptions& options) 
 bool is_initialized() { return default_group != nullptr; }
 
 std::shared_ptr<ProcessGroup> default_process_group() {
-  EMBER_CHECK(default_group, "Default process group has not been initialized, please make sure to call "
-                             "init_process_group.");
+  EMBER_CHECK(default_group,
+              "Default process group has not been initialized, please make sure to call "
+              "init_process_group.");
   return default_group;
 }
 

@@ -57,8 +57,8 @@ std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
 }
 
 bool is_known_unsupported_dtype(const std::string& name) {
-  static const std::set<std::string> names = {"F16", "F8_E4M3", "F8_E5M2", "I8",  "U8",
-                                              "I16", "U16",  "I32",     "U32",     "U64", "C64"};
+  static const std::set<std::string> names = {"F16", "F8_E4M3", "F8_E5M2", "I8",  "U8", "I16",
+                                              "U16", "I32",     "U32",     "U64", "C64"};
   return names.count(name) > 0;
 }
 

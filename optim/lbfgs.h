@@ -30,10 +30,10 @@ namespace ember::optim {
 struct LBFGSOptions : public OptimizerOptions {
   LBFGSOptions(double lr = 1);  // NOLINT: implicit, as libtorch
   EMBER_OPTIM_ARG(double, lr) = 1;
-  EMBER_OPTIM_ARG(int64_t, max_iter) = 20;               // iterations per step()
-  EMBER_OPTIM_ARG(std::optional<int64_t>, max_eval);      // closure calls per step(); max_iter * 5 / 4 if unset
-  EMBER_OPTIM_ARG(double, tolerance_grad) = 1e-7;        // stop when max |gradient| is at most this
-  EMBER_OPTIM_ARG(double, tolerance_change) = 1e-9;      // stop when the step or the loss changes less
+  EMBER_OPTIM_ARG(int64_t, max_iter) = 20;            // iterations per step()
+  EMBER_OPTIM_ARG(std::optional<int64_t>, max_eval);  // closure calls per step(); max_iter * 5 / 4 if unset
+  EMBER_OPTIM_ARG(double, tolerance_grad) = 1e-7;     // stop when max |gradient| is at most this
+  EMBER_OPTIM_ARG(double, tolerance_change) = 1e-9;   // stop when the step or the loss changes less
   EMBER_OPTIM_ARG(int64_t, history_size) = 100;
   EMBER_OPTIM_ARG(std::optional<std::string>, line_search_fn);  // none, or "strong_wolfe"
 
@@ -48,14 +48,14 @@ struct LBFGSOptions : public OptimizerOptions {
 struct LBFGSParamState : public OptimizerParamState {
   EMBER_OPTIM_ARG(int64_t, func_evals) = 0;
   EMBER_OPTIM_ARG(int64_t, n_iter) = 0;
-  EMBER_OPTIM_ARG(double, t) = 0;          // the last step length
-  EMBER_OPTIM_ARG(double, prev_loss) = 0;  // the loss before the last iteration
-  EMBER_OPTIM_ARG(Tensor, d);              // (N,) the last search direction
-  EMBER_OPTIM_ARG(Tensor, H_diag);         // () scale of the initial inverse Hessian, y.s / y.y
-  EMBER_OPTIM_ARG(Tensor, prev_flat_grad); // (N,)
-  EMBER_OPTIM_ARG(std::deque<Tensor>, old_dirs);  // each (N,): gradient changes y, oldest first
-  EMBER_OPTIM_ARG(std::deque<Tensor>, old_stps);  // each (N,): steps s
-  EMBER_OPTIM_ARG(std::deque<Tensor>, ro);        // each (): 1 / y.s
+  EMBER_OPTIM_ARG(double, t) = 0;                           // the last step length
+  EMBER_OPTIM_ARG(double, prev_loss) = 0;                   // the loss before the last iteration
+  EMBER_OPTIM_ARG(Tensor, d);                               // (N,) the last search direction
+  EMBER_OPTIM_ARG(Tensor, H_diag);                          // () scale of the initial inverse Hessian, y.s / y.y
+  EMBER_OPTIM_ARG(Tensor, prev_flat_grad);                  // (N,)
+  EMBER_OPTIM_ARG(std::deque<Tensor>, old_dirs);            // each (N,): gradient changes y, oldest first
+  EMBER_OPTIM_ARG(std::deque<Tensor>, old_stps);            // each (N,): steps s
+  EMBER_OPTIM_ARG(std::deque<Tensor>, ro);                  // each (): 1 / y.s
   EMBER_OPTIM_ARG(std::optional<std::vector<Tensor>>, al);  // history_size scalars, the two-loop's alphas
 
  public:
@@ -81,16 +81,14 @@ class LBFGS : public Optimizer {
   std::string type_name() const override { return "LBFGS"; }
 
  protected:
-  std::unique_ptr<OptimizerParamState> make_param_state() const override {
-    return std::make_unique<LBFGSParamState>();
-  }
+  std::unique_ptr<OptimizerParamState> make_param_state() const override { return std::make_unique<LBFGSParamState>(); }
   void check_param_state(const OptimizerOptions& options, OptimizerParamState& state,
                          const std::string& where) const override;
 
  private:
   const std::vector<Tensor>& params() const { return param_groups_.at(0).params(); }
-  Tensor gather_flat_grad() const;                            // (N,) zeros where a gradient is unset
-  void add_grad(double step_size, const Tensor& update);      // params += step_size * update
+  Tensor gather_flat_grad() const;                        // (N,) zeros where a gradient is unset
+  void add_grad(double step_size, const Tensor& update);  // params += step_size * update
   std::vector<Tensor> clone_params() const;
   void set_params(const std::vector<Tensor>& values);
   // The loss and flat gradient at params + t * d; the parameters are put back afterwards.

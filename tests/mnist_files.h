@@ -24,8 +24,8 @@ inline void put_u32(std::ofstream& out, uint32_t v) {
   out.write(reinterpret_cast<const char*>(b), 4);
 }
 
-inline void write_idx_images(const std::filesystem::path& path, int64_t n, const PixelFn& pixel,
-                             uint32_t magic = 2051, uint32_t rows = 28) {
+inline void write_idx_images(const std::filesystem::path& path, int64_t n, const PixelFn& pixel, uint32_t magic = 2051,
+                             uint32_t rows = 28) {
   std::ofstream out(path, std::ios::binary);
   put_u32(out, magic);
   put_u32(out, static_cast<uint32_t>(n));

@@ -1,11 +1,11 @@
 // bfloat16 (issue 21): conversion, ops, printing and safetensors against PyTorch 1.13's fixtures
 // (scripts/gen_bf16_fixtures.py), the bf16 gemm kernels against a float64 reference, and autocast:
 // each op's output dtype against PyTorch, and a GPT's gradients against its float32 ones.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstring>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "core/cpu/gemm_bf16.h"
 #include "fixture_json.h"

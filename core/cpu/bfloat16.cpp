@@ -18,13 +18,13 @@ inline uint16_t round_bits(uint32_t u) {
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void round_run(uint16_t* out, const uint32_t* in,
-                                                                             int64_t n) {
+                                                                            int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) out[i] = round_bits(in[i]);
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void widen_run(uint32_t* out, const uint16_t* in,
-                                                                             int64_t n) {
+                                                                            int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint32_t>(in[i]) << 16;
 }

@@ -29,10 +29,10 @@ namespace ember::cpu {
 
 namespace {
 
-constexpr int kMR = 8;         // rows of a tile of C (8 x 2 accumulators)
-constexpr int kNR = 32;        // columns of a panel: two zmm of 16 floats
-constexpr int64_t kMC = 128;   // rows of A packed at a time
-constexpr int64_t kKC = 512;   // depth of one pass (even, so the pairs of a block never straddle two)
+constexpr int kMR = 8;        // rows of a tile of C (8 x 2 accumulators)
+constexpr int kNR = 32;       // columns of a panel: two zmm of 16 floats
+constexpr int64_t kMC = 128;  // rows of A packed at a time
+constexpr int64_t kKC = 512;  // depth of one pass (even, so the pairs of a block never straddle two)
 
 inline uint32_t bits_at(const Bf16Matrix& m, int64_t r, int64_t c) {
   return m.trans ? m.p[c * m.ld + r].bits : m.p[r * m.ld + c].bits;
@@ -83,9 +83,11 @@ void pack_a(std::vector<uint32_t>& Ap, const Bf16Matrix& a, int64_t m0, int64_t 
 }
 
 // One kMR x kNR block of C from a packed tile and panel; `rows` and `cols` cut it at the edges.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512bf16(
-    const uint32_t* Ap, const uint32_t* Bp, int64_t kpairs, float* C, int64_t ldc, int64_t rows, int64_t cols,
-    bool add) {
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512bf16(const uint32_t* Ap,
+                                                                                     const uint32_t* Bp, int64_t kpairs,
+                                                                                     float* C, int64_t ldc,
+                                                                                     int64_t rows, int64_t cols,
+                                                                                     bool add) {
   __m512 acc[kMR][2];
 #pragma GCC unroll 8
   for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
@@ -170,9 +172,9 @@ SbgemmFn openblas_sbgemm() {
 
 void gemm_openblas(const Bf16Matrix& a, const Bf16Matrix& b, int64_t M, int64_t N, int64_t K, float* C, int64_t ldc,
                    bool add) {
-  openblas_sbgemm()(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans, b.trans ? CblasTrans : CblasNoTrans, M, N, K, 1.0f,
-               reinterpret_cast<const bfloat16*>(a.p), a.ld, reinterpret_cast<const bfloat16*>(b.p), b.ld,
-               add ? 1.0f : 0.0f, C, ldc);
+  openblas_sbgemm()(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans, b.trans ? CblasTrans : CblasNoTrans, M, N, K,
+                    1.0f, reinterpret_cast<const bfloat16*>(a.p), a.ld, reinterpret_cast<const bfloat16*>(b.p), b.ld,
+                    add ? 1.0f : 0.0f, C, ldc);
 }
 
 Bf16GemmKernel default_kernel() {

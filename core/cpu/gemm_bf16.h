@@ -10,7 +10,8 @@
 //   kFloat32     both operands widened to float32, then cblas_sgemm: the fallback for every CPU.
 // The default is kAvx512Bf16 where the CPU has it, else kFloat32. EMBER_BF16_GEMM=avx512bf16|
 // openblas|float32 or set_bf16_gemm_kernel() choose another (tests and benchmarks run each one).
-// Choosing a kernel this machine lacks throws. Single-threaded: core/cpu/matmul.cpp splits the work across threads, as for sgemm.
+// Choosing a kernel this machine lacks throws. Single-threaded: core/cpu/matmul.cpp splits the work across threads, as
+// for sgemm.
 #pragma once
 
 #include <cstdint>

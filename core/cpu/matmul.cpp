@@ -97,8 +97,8 @@ void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N,
 // bfloat16 operands, float32 sums (core/cpu/gemm_bf16.h): the products are made in a float32 buffer
 // (holding the addend when `add`) and rounded into out once, as PyTorch's bf16 addmm does. Threads
 // split the work as for sgemm below: whole products, or one product's rows (or columns) in blocks.
-void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tensor& b, BlasOperand la,
-                 BlasOperand lb, bool add) {
+void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tensor& b, BlasOperand la, BlasOperand lb,
+                 bool add) {
   EMBER_CHECK(a.dtype() == kBFloat16 && b.dtype() == kBFloat16,
               "matmul: expected bfloat16 operands for a bfloat16 result, got {} and {}", dtype_name(a.dtype()),
               dtype_name(b.dtype()));

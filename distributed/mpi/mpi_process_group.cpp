@@ -19,18 +19,25 @@ class DoneWork final : public Work {
 MPI_Datatype mpi_type(const char* op, const Tensor& t) {
   EMBER_CHECK(t.defined() && t.is_cpu() && t.is_contiguous(), "{} (mpi): needs a defined, contiguous CPU tensor", op);
   switch (t.dtype()) {
-    case kFloat32: return MPI_FLOAT;
-    case kFloat64: return MPI_DOUBLE;
-    case kInt64: return MPI_INT64_T;
-    default: EMBER_FAIL("{} (mpi): takes float32, float64 and int64 tensors (got {})", op, dtype_name(t.dtype()));
+    case kFloat32:
+      return MPI_FLOAT;
+    case kFloat64:
+      return MPI_DOUBLE;
+    case kInt64:
+      return MPI_INT64_T;
+    default:
+      EMBER_FAIL("{} (mpi): takes float32, float64 and int64 tensors (got {})", op, dtype_name(t.dtype()));
   }
 }
 
 MPI_Op mpi_op(ReduceOp op) {
   switch (op) {
-    case ReduceOp::MAX: return MPI_MAX;
-    case ReduceOp::MIN: return MPI_MIN;
-    default: return MPI_SUM;  // AVG: sum, then divide
+    case ReduceOp::MAX:
+      return MPI_MAX;
+    case ReduceOp::MIN:
+      return MPI_MIN;
+    default:
+      return MPI_SUM;  // AVG: sum, then divide
   }
 }
 
@@ -87,7 +94,8 @@ class MpiProcessGroup final : public ProcessGroup {
     check(MPI_Allgather(input.raw_data_ptr(), static_cast<int>(input.numel()), type, flat.raw_data_ptr(),
                         static_cast<int>(input.numel()), type, MPI_COMM_WORLD),
           "all_gather");
-    for (int r = 0; r < size_; ++r) outputs[r].copy_(flat.narrow(0, r * input.numel(), input.numel()).view(input.sizes()));
+    for (int r = 0; r < size_; ++r)
+      outputs[r].copy_(flat.narrow(0, r * input.numel(), input.numel()).view(input.sizes()));
     return std::make_shared<DoneWork>();
   }
   std::shared_ptr<Work> reduce_scatter_async(Tensor output, std::vector<Tensor> inputs, ReduceOp op) override {

@@ -7,17 +7,18 @@
 //   ember-run --nproc_per_node 2 ember-charlm train --data input.txt
 //   ember-run --nnodes 2 --node_rank 0 --master_addr 10.0.0.1 --master_port 29500 --nproc_per_node 4 prog
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <CLI/CLI.hpp>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 namespace {
 
@@ -26,7 +27,8 @@ void on_signal(int sig) { pending_signal = sig; }
 
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   return "status " + std::to_string(status);
 }
 
@@ -38,9 +40,11 @@ int main(int argc, char** argv) {
   double grace_s = 5.0;
   std::string master_addr = "127.0.0.1";
   std::vector<std::string> command;
-  app.add_option("--nproc_per_node,--nproc-per-node", nproc_per_node, "processes on this machine")->check(CLI::PositiveNumber);
+  app.add_option("--nproc_per_node,--nproc-per-node", nproc_per_node, "processes on this machine")
+      ->check(CLI::PositiveNumber);
   app.add_option("--nnodes", nnodes, "machines taking part")->check(CLI::PositiveNumber);
-  app.add_option("--node_rank,--node-rank", node_rank, "this machine's index in [0, nnodes)")->check(CLI::NonNegativeNumber);
+  app.add_option("--node_rank,--node-rank", node_rank, "this machine's index in [0, nnodes)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--master_addr,--master-addr", master_addr, "address of node 0 (where rank 0's store listens)");
   app.add_option("--master_port,--master-port", master_port, "port of rank 0's store")->check(CLI::Range(1, 65535));
   app.add_option("--grace", grace_s, "seconds between SIGTERM and SIGKILL when stopping the ranks");
@@ -126,18 +130,21 @@ int main(int argc, char** argv) {
         --running;
         const bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         if (failed && !stopping) {
-          std::fprintf(stderr, "ember-run: rank %d (local rank %d, pid %d) failed with %s; stopping the other %d rank(s)\n",
+          std::fprintf(stderr,
+                       "ember-run: rank %d (local rank %d, pid %d) failed with %s; stopping the other %d rank(s)\n",
                        node_rank * nproc_per_node + local, local, done, describe(status).c_str(), running);
           result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
           stopping = true;
           signal_all(SIGTERM);
-          stop_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000));
+          stop_deadline =
+              std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000));
         }
       }
       continue;
     }
     if (stopping && std::chrono::steady_clock::now() > stop_deadline) {
-      std::fprintf(stderr, "ember-run: %d rank(s) still running %.0f s after SIGTERM; killing them\n", running, grace_s);
+      std::fprintf(stderr, "ember-run: %d rank(s) still running %.0f s after SIGTERM; killing them\n", running,
+                   grace_s);
       signal_all(SIGKILL);
       stop_deadline = std::chrono::steady_clock::time_point::max();
     }

@@ -48,13 +48,10 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vo
   metadata["format"] = kFormat;
   metadata["config"] = to_json(cfg).dump();
   metadata["vocab"] = u32_to_utf8(vocab.chars());
-  metadata["train_state"] = nlohmann::json{
-      {"iter", st.iter},
-      {"evaluated", st.evaluated},
-      {"best_val", st.best_val},
-      {"last_train", st.last_train},
-      {"last_val", st.last_val},
-      {"world_size", st.world_size}}.dump();
+  metadata["train_state"] = nlohmann::json{{"iter", st.iter},         {"evaluated", st.evaluated},
+                                           {"best_val", st.best_val}, {"last_train", st.last_train},
+                                           {"last_val", st.last_val}, {"world_size", st.world_size}}
+                                .dump();
   ember::save_safetensors(path, tensors, metadata);  // atomic: temporary file, fsync, rename
 }
 

@@ -180,9 +180,10 @@ World join_world() {
   w.size = w.pg->size();
   return w;
 #else
-  EMBER_FAIL("train: WORLD_SIZE={} but this ember-charlm was built without ember::distributed (install "
-             "libgloo-dev and rebuild)",
-             size);
+  EMBER_FAIL(
+      "train: WORLD_SIZE={} but this ember-charlm was built without ember::distributed (install "
+      "libgloo-dev and rebuild)",
+      size);
 #endif
 }
 
@@ -391,9 +392,11 @@ TrainResult train(const TrainArgs& args) {
       const bool save = it > 0, best = save && l.val < st.best_val;
       if (best) st.best_val = l.val;
       if (world.main()) append_csv(log_path, it, l, lr, progress.median_tokens_per_s(), progress.elapsed_s());
-      if (save && world.main()) save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (save && world.main())
+        save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
       // The same state again, written atomically as well (never a truncated best.safetensors).
-      if (best && world.main()) save_checkpoint(best_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (best && world.main())
+        save_checkpoint(best_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
       progress.message(fmt::format("step {}: train loss {:.4f}, val loss {:.4f}{} (peak RSS {:.0f} MiB)", it, l.train,
                                    l.val, best ? ", best so far" : "", peak_rss_mib()));
     }

@@ -97,7 +97,8 @@ void early_exit() {
   } catch (const std::exception& e) {
     const std::string msg = e.what();
     std::printf("caught: %s\n", msg.c_str());
-    if (msg.find("all_reduce") == std::string::npos || msg.find("rank " + std::to_string(pg->rank())) == std::string::npos) {
+    if (msg.find("all_reduce") == std::string::npos ||
+        msg.find("rank " + std::to_string(pg->rank())) == std::string::npos) {
       ++failures;
       std::printf("FAIL: the error does not name the op and the rank\n");
     }
@@ -243,12 +244,18 @@ int main(int argc, char** argv) {
     dist::InitOptions init;
     init.timeout = std::chrono::milliseconds(timeout_ms);
     dist::init_process_group("gloo", init);
-    if (scenario == "collectives") collectives();
-    else if (scenario == "early_exit") early_exit();
-    else if (scenario == "stuck") stuck_rank();
-    else if (scenario == "ddp") ddp_equivalence(1);
-    else if (scenario == "ddp_accumulation") ddp_equivalence(2);
-    else if (scenario == "unused") unused_parameters();
+    if (scenario == "collectives")
+      collectives();
+    else if (scenario == "early_exit")
+      early_exit();
+    else if (scenario == "stuck")
+      stuck_rank();
+    else if (scenario == "ddp")
+      ddp_equivalence(1);
+    else if (scenario == "ddp_accumulation")
+      ddp_equivalence(2);
+    else if (scenario == "unused")
+      unused_parameters();
     else if (scenario == "fail_rank1") {
       if (dist::get_rank() == 1) return 7;
       std::this_thread::sleep_for(std::chrono::seconds(60));  // ember-run must stop this rank

@@ -1,10 +1,10 @@
 // A libtorch program for c10d's MPI backend, built against Ember's <torch/...> headers and run by
 // ctest as `mpirun -np 2 --oversubscribe mpi_allreduce`. Rank r contributes (r + 1) * [1, 2, 3];
 // with 2 ranks the sum is [3, 6, 9] and the max [2, 4, 6]. Exits 1 on a mismatch.
+#include <iostream>
+
 #include <torch/csrc/distributed/c10d/ProcessGroupMPI.hpp>
 #include <torch/torch.h>
-
-#include <iostream>
 
 int main() {
   auto pg = c10d::ProcessGroupMPI::createProcessGroupMPI();

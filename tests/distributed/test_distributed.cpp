@@ -1,9 +1,7 @@
 // ember::distributed with real processes on the loopback: dist_worker started once per rank
 // (directly, or through ember-run), each checking its own results; here, their exit codes and
 // output. Every run has a deadline, after which its processes are killed and the test fails.
-#include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,6 +11,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 namespace {
 
@@ -87,7 +88,8 @@ std::vector<Rank> run_ranks(const std::string& scenario, int world, int timeout_
 void expect_all_ok(const std::vector<Rank>& ranks, const std::string& scenario) {
   for (size_t r = 0; r < ranks.size(); ++r) {
     EXPECT_TRUE(WIFEXITED(ranks[r].status) && WEXITSTATUS(ranks[r].status) == 0)
-        << scenario << " rank " << r << " of " << ranks.size() << " failed; its output:\n" << ranks[r].output;
+        << scenario << " rank " << r << " of " << ranks.size() << " failed; its output:\n"
+        << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("OK " + scenario), std::string::npos) << ranks[r].output;
   }
 }
@@ -158,8 +160,9 @@ TEST(Distributed, CharlmTrainsUnderTheLauncherAndChecksTheWorldSizeOnResume) {
   const std::string dir = ::testing::TempDir() + "charlm_dist_" + std::to_string(next_port());
   const std::string common = std::string(" train --data ") + EMBER_SOURCE_DIR "/data/tinyshakespeare.txt --out_dir " +
                              dir + " --eval_interval 5 --eval_iters 2";
-  auto [code, output] = run_launcher("--nproc_per_node 2 --master_port " + std::to_string(next_port()) + " " +
-                                     EMBER_CHARLM + common + " --preset tiny --max_iters 10 --gradient_accumulation_steps 2");
+  auto [code, output] =
+      run_launcher("--nproc_per_node 2 --master_port " + std::to_string(next_port()) + " " + EMBER_CHARLM + common +
+                   " --preset tiny --max_iters 10 --gradient_accumulation_steps 2");
   ASSERT_EQ(code, 0) << output;
   EXPECT_NE(output.find("gradient_accumulation_steps 2"), std::string::npos) << output;
   // One progress report per step: rank 0 alone prints.

@@ -213,23 +213,23 @@ void load(Value& value, std::istream& stream) {
 // ---- what Ember does not support: using it stops the build with a message naming it ----
 // A dtype Ember lacks. The conversion (to TensorOptions, as torch::ones({2}, torch::kHalf) or
 // x.to(torch::kHalf) need) is what fails, so merely including this header costs nothing.
-#define EMBER_TORCH_UNSUPPORTED_DTYPE(name)                                                                \
-  template <typename = void>                                                                               \
-  struct name##_is_not_supported {                                                                         \
-    operator TensorOptions() const {                                                                       \
-      static_assert(compat_detail::always_false<name##_is_not_supported>,                                  \
-                    "torch::" #name                                                                        \
+#define EMBER_TORCH_UNSUPPORTED_DTYPE(name)                                                                    \
+  template <typename = void>                                                                                   \
+  struct name##_is_not_supported {                                                                             \
+    operator TensorOptions() const {                                                                           \
+      static_assert(compat_detail::always_false<name##_is_not_supported>,                                      \
+                    "torch::" #name                                                                            \
                     ": Ember has kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool and kBFloat16"); \
-      std::terminate();                                                                                    \
-    }                                                                                                      \
-    /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */               \
-    operator ScalarType() const {                                                                          \
-      static_assert(compat_detail::always_false<name##_is_not_supported>,                                  \
-                    "torch::" #name                                                                        \
+      std::terminate();                                                                                        \
+    }                                                                                                          \
+    /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */                   \
+    operator ScalarType() const {                                                                              \
+      static_assert(compat_detail::always_false<name##_is_not_supported>,                                      \
+                    "torch::" #name                                                                            \
                     ": Ember has kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool and kBFloat16"); \
-      std::terminate();                                                                                    \
-    }                                                                                                      \
-  };                                                                                                       \
+      std::terminate();                                                                                        \
+    }                                                                                                          \
+  };                                                                                                           \
   inline constexpr name##_is_not_supported<> name {}
 
 EMBER_TORCH_UNSUPPORTED_DTYPE(kHalf);
