@@ -15,14 +15,7 @@
 
 using namespace ember;
 namespace F = ember::nn::functional;
-using ember::test::case_names;
-using ember::test::check_fixture_case;
-using ember::test::check_grad_cases;
-using ember::test::GradCase;
-using ember::test::NamedInputs;
-using ember::test::RequireGrad;
-using ember::test::tensor_from_json;
-using ember::test::wave64;
+using namespace ember::test;  // fixture_cases.h: the fixture readers and runners
 
 namespace {
 
