@@ -149,22 +149,57 @@ Tensor col2im_op(const Tensor& cols, const Im2colShape& shape) {
   return out;
 }
 
-Im2colShape conv_shape(int64_t C, int64_t H, int64_t W, const Tensor& weight, const ConvParams& p, int64_t out_h,
-                       int64_t out_w) {
+// The sliding blocks over a (C, H, W) image: kernel, padding (each side), stride and dilation as
+// (height, width), and how many blocks fit.
+Im2colShape im2col_shape(int64_t C, int64_t H, int64_t W, Pair kernel, Pair pad, Pair stride, Pair dilation,
+                         Pair blocks) {
   return {.C = C,
           .H = H,
           .W = W,
-          .kernel_h = weight.size(2),
-          .kernel_w = weight.size(3),
-          .pad_h = p.pad_begin[0],
-          .pad_w = p.pad_begin[1],
-          .stride_h = p.stride[0],
-          .stride_w = p.stride[1],
-          .dilation_h = p.dilation[0],
-          .dilation_w = p.dilation[1],
-          .out_h = out_h,
-          .out_w = out_w};
+          .kernel_h = kernel[0],
+          .kernel_w = kernel[1],
+          .pad_h = pad[0],
+          .pad_w = pad[1],
+          .stride_h = stride[0],
+          .stride_w = stride[1],
+          .dilation_h = dilation[0],
+          .dilation_w = dilation[1],
+          .out_h = blocks[0],
+          .out_w = blocks[1]};
 }
+
+Im2colShape conv_shape(int64_t C, int64_t H, int64_t W, const Tensor& weight, const ConvParams& p, int64_t out_h,
+                       int64_t out_w) {
+  return im2col_shape(C, H, W, {weight.size(2), weight.size(3)}, p.pad_begin, p.stride, p.dilation, {out_h, out_w});
+}
+
+// unfold's and fold's block arguments, expanded to (height, width).
+struct BlockArgs {
+  Pair kernel, dilation, pad, stride;
+
+  BlockArgs(const char* op, IntArrayRef kernel_size, IntArrayRef dilation_in, IntArrayRef padding,
+            IntArrayRef stride_in)
+      : kernel(as_pair(expand_param(op, "kernel_size", kernel_size, 2), 1)),
+        dilation(as_pair(expand_param(op, "dilation", dilation_in, 2), 1)),
+        pad(as_pair(expand_param(op, "padding", padding, 2), 0)),
+        stride(as_pair(expand_param(op, "stride", stride_in, 2), 1)) {}
+
+  // kernel_size, dilation and stride positive, padding non-negative.
+  bool valid() const {
+    return kernel[0] > 0 && kernel[1] > 0 && dilation[0] > 0 && dilation[1] > 0 && stride[0] > 0 && stride[1] > 0 &&
+           pad[0] >= 0 && pad[1] >= 0;
+  }
+
+  // How many blocks fit along the height and the width of an (H, W) image.
+  Pair blocks(int64_t H, int64_t W) const {
+    return {blocks_along(H, 2 * pad[0], kernel[0], stride[0], dilation[0]),
+            blocks_along(W, 2 * pad[1], kernel[1], stride[1], dilation[1])};
+  }
+
+  Im2colShape shape(int64_t C, int64_t H, int64_t W, Pair blocks) const {
+    return im2col_shape(C, H, W, kernel, pad, stride, dilation, blocks);
+  }
+};
 
 Tensor add_bias(const Tensor& y, const Tensor& bias) {
   return bias.defined() ? y + bias.view({1, bias.size(0), 1, 1}) : y;
@@ -233,34 +268,19 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
   EMBER_CHECK(input.dim() == 4, "{}: Input Error: Only 4D input Tensors are supported (got {}D, input of size {})", op,
               input.dim(), input.sizes());
   EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input, got {}", op, dtype_name(input.dtype()));
-  const Pair k = as_pair(expand_param(op, "kernel_size", kernel_size, 2), 1);
-  const Pair d = as_pair(expand_param(op, "dilation", dilation, 2), 1);
-  const Pair pad = as_pair(expand_param(op, "padding", padding, 2), 0);
-  const Pair s = as_pair(expand_param(op, "stride", stride, 2), 1);
-  EMBER_CHECK(k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 && pad[0] >= 0 && pad[1] >= 0,
+  const BlockArgs b(op, kernel_size, dilation, padding, stride);
+  EMBER_CHECK(b.valid(),
               "{}: kernel_size, dilation and stride must be positive and padding non-negative, got kernel_size={}, "
               "dilation={}, padding={}, stride={}",
               op, kernel_size, dilation, padding, stride);
   const int64_t H = input.size(2), W = input.size(3);
-  const int64_t out_h = blocks_along(H, 2 * pad[0], k[0], s[0], d[0]);
-  const int64_t out_w = blocks_along(W, 2 * pad[1], k[1], s[1], d[1]);
-  EMBER_CHECK(out_h >= 1 && out_w >= 1,
+  const Pair blocks = b.blocks(H, W);
+  EMBER_CHECK(blocks[0] >= 1 && blocks[1] >= 1,
               "{}: Given input with spatial size ({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), "
               "calculated shape of the array of sliding blocks as ({}, {}), but its components must be at least one.",
-              op, H, W, k[0], k[1], d[0], d[1], pad[0], pad[1], out_h, out_w);
-  return im2col_op(input, {.C = input.size(1),
-                           .H = H,
-                           .W = W,
-                           .kernel_h = k[0],
-                           .kernel_w = k[1],
-                           .pad_h = pad[0],
-                           .pad_w = pad[1],
-                           .stride_h = s[0],
-                           .stride_w = s[1],
-                           .dilation_h = d[0],
-                           .dilation_w = d[1],
-                           .out_h = out_h,
-                           .out_w = out_w});
+              op, H, W, b.kernel[0], b.kernel[1], b.dilation[0], b.dilation[1], b.pad[0], b.pad[1], blocks[0],
+              blocks[1]);
+  return im2col_op(input, b.shape(input.size(1), H, W, blocks));
 }
 
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
@@ -270,40 +290,24 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
               input.dim(), input.sizes());
   EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input, got {}", op, dtype_name(input.dtype()));
   const Pair out = as_pair(expand_param(op, "output_size", output_size, 2), 1);
-  const Pair k = as_pair(expand_param(op, "kernel_size", kernel_size, 2), 1);
-  const Pair d = as_pair(expand_param(op, "dilation", dilation, 2), 1);
-  const Pair pad = as_pair(expand_param(op, "padding", padding, 2), 0);
-  const Pair s = as_pair(expand_param(op, "stride", stride, 2), 1);
-  EMBER_CHECK(out[0] > 0 && out[1] > 0 && k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 &&
-                  pad[0] >= 0 && pad[1] >= 0,
+  const BlockArgs b(op, kernel_size, dilation, padding, stride);
+  EMBER_CHECK(out[0] > 0 && out[1] > 0 && b.valid(),
               "{}: output_size, kernel_size, dilation and stride must be positive and padding non-negative, got "
               "output_size={}, kernel_size={}, dilation={}, padding={}, stride={}",
               op, output_size, kernel_size, dilation, padding, stride);
+  const Pair k = b.kernel;
   EMBER_CHECK(input.size(1) % (k[0] * k[1]) == 0,
               "{}: Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
               "input.size(1)={} and kernel_size=({}, {})",
               op, input.size(1), k[0], k[1]);
-  const int64_t out_h = blocks_along(out[0], 2 * pad[0], k[0], s[0], d[0]);
-  const int64_t out_w = blocks_along(out[1], 2 * pad[1], k[1], s[1], d[1]);
-  EMBER_CHECK(out_h >= 1 && out_w >= 1 && input.size(2) == out_h * out_w,
+  const Pair blocks = b.blocks(out[0], out[1]);
+  EMBER_CHECK(blocks[0] >= 1 && blocks[1] >= 1 && input.size(2) == blocks[0] * blocks[1],
               "{}: Given output_size=({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), "
               "stride=({}, {}), expected size of input's dimension 2 to match the calculated number of sliding "
               "blocks {} * {} = {}, but got input.size(2)={} (input of size {})",
-              op, out[0], out[1], k[0], k[1], d[0], d[1], pad[0], pad[1], s[0], s[1], out_h, out_w, out_h * out_w,
-              input.size(2), input.sizes());
-  return col2im_op(input, {.C = input.size(1) / (k[0] * k[1]),
-                           .H = out[0],
-                           .W = out[1],
-                           .kernel_h = k[0],
-                           .kernel_w = k[1],
-                           .pad_h = pad[0],
-                           .pad_w = pad[1],
-                           .stride_h = s[0],
-                           .stride_w = s[1],
-                           .dilation_h = d[0],
-                           .dilation_w = d[1],
-                           .out_h = out_h,
-                           .out_w = out_w});
+              op, out[0], out[1], k[0], k[1], b.dilation[0], b.dilation[1], b.pad[0], b.pad[1], b.stride[0],
+              b.stride[1], blocks[0], blocks[1], blocks[0] * blocks[1], input.size(2), input.sizes());
+  return col2im_op(input, b.shape(input.size(1) / (k[0] * k[1]), out[0], out[1], blocks));
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,

@@ -1,6 +1,7 @@
 // The windows of 2-d pooling, written once for the CPU kernels (core/cpu/pool.cpp) and the CUDA
-// kernels (cuda/pool.cu): which input rows and columns output (oh, ow) reads, and what an average
-// divides by. 1-d pooling is 2-d pooling with H = 1.
+// kernels (cuda/pool.cu): which input rows and columns output (oh, ow) reads, what an average
+// divides by, and what one output (or, for the average's backward, one input) computes from its
+// window. 1-d pooling is 2-d pooling with H = 1.
 //
 //   PoolGeometry g = ...;                           // filled by the op (autograd/pool.cpp)
 //   PoolWindow r = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, g.dH, g.adaptive);
@@ -9,6 +10,7 @@
 // Not here: argument checks and output sizes, which the op computes once for every device.
 #pragma once
 
+#include <cmath>  // INFINITY
 #include <cstdint>
 
 #include "core/functors.h"  // EMBER_HD
@@ -79,5 +81,60 @@ EMBER_HD inline PoolRange pool_outputs_near(int64_t i, int64_t L, int64_t OL, in
 
 // Whether window w, of step 1 (avg pooling's), holds position i.
 EMBER_HD inline bool pool_window_holds(const PoolWindow& w, int64_t i) { return i >= w.start && i < w.end; }
+
+// ---- one output's window, shared by the CPU loops and the CUDA kernels ----
+
+// The rows output row oh reads, and the columns output column ow reads; dilation d (1 for avg pooling).
+EMBER_HD inline PoolWindow pool_rows(const PoolGeometry& g, int64_t oh, int64_t d) {
+  return pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, d, g.adaptive);
+}
+EMBER_HD inline PoolWindow pool_cols(const PoolGeometry& g, int64_t ow, int64_t d) {
+  return pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, d, g.adaptive);
+}
+
+// The largest value of window (wh, ww) in plane x (of width W) and its index h * W + w in the plane.
+// As PyTorch's kernels: a NaN wins, the last one kept.
+template <typename T>
+struct PoolMax {
+  T value;
+  int64_t at;
+};
+template <typename T>
+EMBER_HD inline PoolMax<T> pool_max(const T* x, int64_t W, const PoolWindow& wh, const PoolWindow& ww) {
+  PoolMax<T> best{static_cast<T>(-INFINITY), wh.start * W + ww.start};
+  for (int64_t h = wh.start; h < wh.end; h += wh.step)
+    for (int64_t w = ww.start; w < ww.end; w += ww.step) {
+      const T v = x[h * W + w];
+      if (v > best.value || v != v) best = {v, h * W + w};
+    }
+  return best;
+}
+
+// The average of window (wh, ww) (step 1) in plane x.
+template <typename T>
+EMBER_HD inline T pool_average(const T* x, const PoolGeometry& g, const PoolWindow& wh, const PoolWindow& ww) {
+  T sum = 0;
+  for (int64_t h = wh.start; h < wh.end; ++h)
+    for (int64_t w = ww.start; w < ww.end; ++w) sum += x[h * g.W + w];
+  return sum / static_cast<T>(pool_divisor(g, wh, ww));
+}
+
+// Avg pooling's input gradient at (h, w) from the output gradient gy of its plane: the sum over the
+// windows (oh, ow) holding (h, w) of gy[oh, ow] / divisor(oh, ow), in order of oh, then ow.
+template <typename T>
+EMBER_HD inline T avg_pool_input_grad(const T* gy, const PoolGeometry& g, int64_t h, int64_t w) {
+  const PoolRange rh = pool_outputs_near(h, g.H, g.OH, g.kH, g.sH, g.pH, g.adaptive);
+  const PoolRange rw = pool_outputs_near(w, g.W, g.OW, g.kW, g.sW, g.pW, g.adaptive);
+  T sum = 0;
+  for (int64_t oh = rh.lo; oh <= rh.hi; ++oh) {
+    const PoolWindow wh = pool_rows(g, oh, 1);
+    if (!pool_window_holds(wh, h)) continue;
+    for (int64_t ow = rw.lo; ow <= rw.hi; ++ow) {
+      const PoolWindow ww = pool_cols(g, ow, 1);
+      if (pool_window_holds(ww, w)) sum += gy[oh * g.OW + ow] / static_cast<T>(pool_divisor(g, wh, ww));
+    }
+  }
+  return sum;
+}
 
 }  // namespace ember

@@ -17,21 +17,9 @@ __global__ void __launch_bounds__(kBlockSize)
     max_pool2d_kernel(T* out, int64_t* indices, const T* in, PoolGeometry g, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t ow = i % g.OW, oh = i / g.OW % g.OH, p = i / (g.OW * g.OH);
-    const PoolWindow wh = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, g.dH, g.adaptive);
-    const PoolWindow ww = pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, g.dW, g.adaptive);
-    const T* x = in + p * g.H * g.W;
-    T best = -INFINITY;
-    int64_t best_at = wh.start * g.W + ww.start;
-    for (int64_t h = wh.start; h < wh.end; h += wh.step)
-      for (int64_t w = ww.start; w < ww.end; w += ww.step) {
-        const T v = x[h * g.W + w];
-        if (v > best || v != v) {  // a NaN wins, the last one kept, as the CPU kernel
-          best = v;
-          best_at = h * g.W + w;
-        }
-      }
-    out[i] = best;
-    indices[i] = best_at;
+    const PoolMax<T> best = pool_max(in + p * g.H * g.W, g.W, pool_rows(g, oh, g.dH), pool_cols(g, ow, g.dW));
+    out[i] = best.value;
+    indices[i] = best.at;
   }
 }
 
@@ -39,13 +27,7 @@ template <typename T>
 __global__ void __launch_bounds__(kBlockSize) avg_pool2d_kernel(T* out, const T* in, PoolGeometry g, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t ow = i % g.OW, oh = i / g.OW % g.OH, p = i / (g.OW * g.OH);
-    const PoolWindow wh = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, 1, g.adaptive);
-    const PoolWindow ww = pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, 1, g.adaptive);
-    const T* x = in + p * g.H * g.W;
-    T sum = 0;
-    for (int64_t h = wh.start; h < wh.end; ++h)
-      for (int64_t w = ww.start; w < ww.end; ++w) sum += x[h * g.W + w];
-    out[i] = sum / static_cast<T>(pool_divisor(g, wh, ww));
+    out[i] = pool_average(in + p * g.H * g.W, g, pool_rows(g, oh, 1), pool_cols(g, ow, 1));
   }
 }
 
@@ -55,19 +37,7 @@ __global__ void __launch_bounds__(kBlockSize)
     avg_pool2d_backward_kernel(T* din, const T* dout, PoolGeometry g, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t w = i % g.W, h = i / g.W % g.H, p = i / (g.W * g.H);
-    const T* gy = dout + p * g.OH * g.OW;
-    const PoolRange rh = pool_outputs_near(h, g.H, g.OH, g.kH, g.sH, g.pH, g.adaptive);
-    const PoolRange rw = pool_outputs_near(w, g.W, g.OW, g.kW, g.sW, g.pW, g.adaptive);
-    T sum = 0;
-    for (int64_t oh = rh.lo; oh <= rh.hi; ++oh) {
-      const PoolWindow wh = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, 1, g.adaptive);
-      if (!pool_window_holds(wh, h)) continue;
-      for (int64_t ow = rw.lo; ow <= rw.hi; ++ow) {
-        const PoolWindow ww = pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, 1, g.adaptive);
-        if (pool_window_holds(ww, w)) sum += gy[oh * g.OW + ow] / static_cast<T>(pool_divisor(g, wh, ww));
-      }
-    }
-    din[i] = sum;
+    din[i] = avg_pool_input_grad(dout + p * g.OH * g.OW, g, h, w);
   }
 }
 

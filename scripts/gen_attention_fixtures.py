@@ -20,21 +20,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fixture_common import encode
+
 OUT_DIR = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "attention")
-
-
-def encode_value(v):
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
-
-
-def encode(t):
-    return {
-        "shape": list(t.shape),
-        "dtype": str(t.dtype).replace("torch.", ""),
-        "values": [encode_value(v) for v in t.detach().reshape(-1).tolist()],
-    }
 
 
 def wave(*shape, phase=0.0, scale=1.0):

@@ -10,28 +10,13 @@ tests/fixtures/nn/conv.json
     split), "valid", unbatched input, batch 1, float64; and, under "init_*", the parameters the
     layers draw after torch.manual_seed(0).
 """
-import importlib.util
-import json
 import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "tests", "fixtures")
-f32, f64 = torch.float32, torch.float64
-
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-nn_fx = load_script("gen_nn_fixtures")  # encode, wave: the same encoding and inputs
-encode, wave = nn_fx.encode, nn_fx.wave
+from fixture_common import FIXTURES, encode, f32, f64, wave, write
 
 CASES = {}
 
@@ -90,14 +75,6 @@ def init_case(name, make):
 init_case("init_conv2d", lambda: nn.Conv2d(3, 4, 3))
 init_case("init_conv1d", lambda: nn.Conv1d(2, 3, 5, groups=1))
 init_case("init_conv_transpose2d", lambda: nn.ConvTranspose2d(4, 6, (2, 3), groups=2))
-
-
-def write(path, data):
-    # One entry per line, so a regenerated fixture diffs entry by entry.
-    lines = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in data.items()]
-    with open(path, "w") as f:
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
-    print(f"wrote {len(data)} entries to {os.path.normpath(path)}")
 
 
 if __name__ == "__main__":

@@ -14,24 +14,15 @@ import os
 import torch
 import torch.nn.functional as F
 
+import fixture_common
+
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "core_ops.json")
 f32, f64, i64 = torch.float32, torch.float64, torch.int64
 inf = float("inf")
 
 
-def encode_value(v):
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
-
-
 def encode(t):
-    return {
-        "shape": list(t.shape),
-        "dtype": str(t.dtype).replace("torch.", ""),
-        "values": [encode_value(v) for v in t.detach().reshape(-1).tolist()],
-        "requires_grad": t.requires_grad,
-    }
+    return dict(fixture_common.encode(t), requires_grad=t.requires_grad)
 
 
 def wave(*shape, dtype=f32, phase=0.0, scale=1.0, shift=0.0):

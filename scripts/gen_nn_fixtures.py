@@ -15,7 +15,6 @@ parameters are copied in from the fixture.
 scaled_dot_product_attention does not exist in torch 1.13: its reference is the explicit formula of
 torch 2.x's documentation, with a fully masked query row giving zeros (the math path's safe softmax).
 """
-import json
 import math
 import os
 
@@ -23,31 +22,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fixture_common import encode, f32, f64, wave, write
+
 HERE = os.path.dirname(__file__)
 OUT_DIR = os.path.join(HERE, "..", "tests", "fixtures", "nn")
-f32, f64, i64 = torch.float32, torch.float64, torch.int64
+i64 = torch.int64
 inf = float("inf")
-
-
-def encode_value(v):
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
-
-
-def encode(t):
-    return {
-        "shape": list(t.shape),
-        "dtype": str(t.dtype).replace("torch.", ""),
-        "values": [encode_value(v) for v in t.detach().reshape(-1).tolist()],
-    }
-
-
-def wave(*shape, dtype=f32, phase=0.0, scale=1.0, shift=0.0):
-    """Irregular values in [shift - scale, shift + scale]: sin of a ramp."""
-    n = math.prod(shape)
-    x = torch.arange(n, dtype=f64).mul(0.731).add(0.3 + phase).sin() * scale + shift
-    return x.to(dtype).reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,14 +249,6 @@ forward_case("mlp_tanh_relu", nn.Sequential(nn.Linear(3, 5), nn.GELU(approximate
 torch.manual_seed(11)
 drop_in = wave(3, 6)
 MODULES["dropout_module"] = {"seed": 11, "input": encode(drop_in), "output": encode(nn.Dropout(0.4)(drop_in))}
-
-
-def write(path, cases):
-    # One case per line, so a regenerated fixture diffs case by case.
-    lines = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in cases.items()]
-    with open(path, "w") as f:
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
-    print(f"wrote {len(cases)} entries to {os.path.normpath(path)}")
 
 
 if __name__ == "__main__":

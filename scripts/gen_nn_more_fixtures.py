@@ -15,8 +15,6 @@ tests/fixtures/optim/more_optimizers.json
     10 steps of RMSprop and Adagrad (foreach=False) on gen_optim_fixtures.py's linear regression,
     in float32 and float64, as optimizers.json holds them for SGD and Adam.
 """
-import importlib.util
-import json
 import math
 import os
 
@@ -24,21 +22,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "tests", "fixtures")
-f32, f64 = torch.float32, torch.float64
+from fixture_common import FIXTURES, encode, f32, f64, load_script, wave, write
 
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-nn_fx = load_script("gen_nn_fixtures")  # encode, wave: the same encoding and inputs
 optim_fx = load_script("gen_optim_fixtures")  # problem, loss_fn, tensor
-encode, wave = nn_fx.encode, nn_fx.wave
 
 # ---------------------------------------------------------------------------------------------
 # functional cases
@@ -244,14 +230,6 @@ def optimizers():
         for dtype in (f32, f64):
             out[f"{name}_{str(dtype).replace('torch.', '')}"] = optim_fx.run_case(cls, options, split, dtype)
     return out
-
-
-def write(path, data):
-    # One entry per line, so a regenerated fixture diffs entry by entry.
-    lines = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in data.items()]
-    with open(path, "w") as f:
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
-    print(f"wrote {len(data)} entries to {os.path.normpath(path)}")
 
 
 if __name__ == "__main__":

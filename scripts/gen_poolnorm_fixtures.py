@@ -14,28 +14,13 @@ tests/fixtures/nn/poolnorm_modules.json
     BatchNorm1d, BatchNorm2d and InstanceNorm2d modules run for three training steps and then in
     eval(): each step's output, input and parameter gradients, and the running statistics after it.
 """
-import importlib.util
-import json
 import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "tests", "fixtures")
-f32, f64 = torch.float32, torch.float64
-
-
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-nn_fx = load_script("gen_nn_fixtures")  # encode, wave: the same encoding and inputs
-encode, wave = nn_fx.encode, nn_fx.wave
+from fixture_common import FIXTURES, encode, f32, f64, wave, write
 
 FUNCTIONAL = {}
 
@@ -173,14 +158,6 @@ MODULES = {
     "instancenorm2d_affine_tracked": run_module(nn.InstanceNorm2d(3, affine=True, track_running_stats=True),
                                                 (2, 3, 3, 4)),
 }
-
-
-def write(path, data):
-    # One entry per line, so a regenerated fixture diffs entry by entry.
-    lines = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in data.items()]
-    with open(path, "w") as f:
-        f.write("{\n" + ",\n".join(lines) + "\n}\n")
-    print(f"wrote {len(data)} entries to {os.path.normpath(path)}")
 
 
 if __name__ == "__main__":

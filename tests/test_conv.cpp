@@ -10,17 +10,16 @@
 #include <map>
 #include <sstream>
 
-#include "fixture_json.h"
+#include "fixture_cases.h"
 #include "test_util.h"
 
 using namespace ember;
 namespace F = ember::nn::functional;
-using ember::test::load_fixture;
-using ember::test::tensor_from_json;
+using namespace ember::test;  // fixture_cases.h: the fixture readers and runners
 
 namespace {
 
-using Inputs = std::map<std::string, Tensor>;
+using Inputs = NamedInputs;
 using Case = std::function<Tensor(const Inputs&)>;
 
 Tensor bias_of(const Inputs& in) { return in.count("b") ? in.at("b") : Tensor(); }
@@ -94,37 +93,16 @@ const std::map<std::string, Case>& cases() {
   return table;
 }
 
-const nlohmann::json& fixture() {
-  static const nlohmann::json j = load_fixture("nn/conv.json");
-  return j;
-}
+const nlohmann::json& fixture() { return ember::test::cached_fixture("nn/conv.json"); }
 
 class ConvReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ConvReference, ForwardAndEveryGradientMatchPyTorch) {
-  const nlohmann::json& c = fixture().at(GetParam());
-  Inputs in;
-  for (const auto& [name, value] : c.at("inputs").items()) in[name] = tensor_from_json(value).requires_grad_();
-  Tensor out = cases().at(GetParam())(in);
-  Tensor expected = tensor_from_json(c.at("output"));
-  EXPECT_EQ(out.dtype(), expected.dtype());
-  const double tol = out.dtype() == kFloat64 ? 1e-12 : 1e-5;
-  EXPECT_TENSOR_CLOSE(out, expected, tol, tol);
-  (out * tensor_from_json(c.at("weight"))).sum().backward();
-  for (const auto& [name, grad] : c.at("grads").items()) {
-    SCOPED_TRACE("gradient of " + name);
-    ASSERT_TRUE(in.at(name).grad().defined());
-    EXPECT_TENSOR_CLOSE(in.at(name).grad(), tensor_from_json(grad), tol, tol);
-  }
+  // Every input of a conv case has a stored gradient, so every input requires grad.
+  check_fixture_case(fixture().at(GetParam()), RequireGrad::kFloatingWithStoredGrad, cases().at(GetParam()));
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, fn] : cases()) names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixture, ConvReference, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Fixture, ConvReference, ::testing::ValuesIn(case_names(cases())),
                          [](const auto& info) { return info.param; });
 
 TEST(Conv, EveryFixtureCaseHasATableLine) {
@@ -133,18 +111,6 @@ TEST(Conv, EveryFixtureCaseHasATableLine) {
 }
 
 // ---- gradient check: central differences in float64 ----
-
-Tensor wave64(IntArrayRef sizes, double phase = 0.0) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().reshape(sizes);
-}
-
-struct GradCase {
-  const char* name;
-  std::function<Tensor(const tensor_list&)> f;
-  tensor_list inputs;  // all require grad
-};
 
 TEST(Conv, GradientsMatchFiniteDifferences) {
   const std::vector<GradCase> table = {
@@ -174,16 +140,7 @@ TEST(Conv, GradientsMatchFiniteDifferences) {
        },
        {wave64({1, 2, 3, 4})}},
   };
-  for (const GradCase& c : table) {
-    tensor_list inputs = c.inputs;
-    for (Tensor& t : inputs) t.requires_grad_();
-    try {
-      EXPECT_TRUE(autograd::gradcheck(c.f, inputs)) << c.name;
-      EXPECT_TRUE(autograd::gradgradcheck(c.f, inputs)) << c.name;
-    } catch (const Error& e) {
-      ADD_FAILURE() << c.name << ": " << e.what();
-    }
-  }
+  check_grad_cases(table);
 }
 
 // ---- layers ----

@@ -10,17 +10,16 @@
 #include <map>
 #include <sstream>
 
-#include "fixture_json.h"
+#include "fixture_cases.h"
 #include "test_util.h"
 
 using namespace ember;
 namespace F = ember::nn::functional;
-using ember::test::load_fixture;
-using ember::test::tensor_from_json;
+using namespace ember::test;  // fixture_cases.h: the fixture readers and runners
 
 namespace {
 
-using Inputs = std::map<std::string, Tensor>;
+using Inputs = NamedInputs;
 using Case = std::function<Tensor(const Inputs&)>;
 
 // Each line mirrors the case of the same name in gen_nn_fixtures.py.
@@ -128,43 +127,15 @@ const std::map<std::string, Case>& cases() {
   return table;
 }
 
-const nlohmann::json& fixture() {
-  static const nlohmann::json j = load_fixture("nn/functional.json");
-  return j;
-}
+const nlohmann::json& fixture() { return ember::test::cached_fixture("nn/functional.json"); }
 
 class NnFunctionalReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NnFunctionalReference, ForwardAndBackwardMatchPyTorch) {
-  const nlohmann::json& c = fixture().at(GetParam());
-  Inputs in;
-  for (const auto& [name, value] : c.at("inputs").items()) {
-    Tensor t = tensor_from_json(value);
-    if (t.is_floating_point()) t.requires_grad_();
-    in[name] = t;
-  }
-  if (c.contains("seed")) manual_seed(c.at("seed").get<uint64_t>());
-  Tensor out = cases().at(GetParam())(in);
-  Tensor expected = tensor_from_json(c.at("output"));
-  EXPECT_EQ(out.dtype(), expected.dtype());
-  const double tol = out.dtype() == kFloat64 ? 1e-12 : 1e-5;
-  EXPECT_TENSOR_CLOSE(out, expected, tol, tol);
-  if (!c.contains("weight")) return;
-  (out * tensor_from_json(c.at("weight"))).sum().backward();
-  for (const auto& [name, grad] : c.at("grads").items()) {
-    SCOPED_TRACE("gradient of " + name);
-    ASSERT_TRUE(in.at(name).grad().defined());
-    EXPECT_TENSOR_CLOSE(in.at(name).grad(), tensor_from_json(grad), tol, tol);
-  }
+  check_fixture_case(fixture().at(GetParam()), RequireGrad::kEveryFloating, cases().at(GetParam()));
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : fixture().items()) names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixture, NnFunctionalReference, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Fixture, NnFunctionalReference, ::testing::ValuesIn(case_names(fixture())),
                          [](const auto& info) { return info.param; });
 
 TEST(NnFunctional, EveryTableCaseHasAFixture) {
@@ -173,19 +144,7 @@ TEST(NnFunctional, EveryTableCaseHasAFixture) {
 
 // ---- gradient check: central differences in float64 (autograd::gradcheck), first and second order ----
 
-// Inputs in float64 with irregular values (sin of a ramp), away from kinks.
-Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().mul(scale).reshape(sizes);
-}
-
-struct GradCase {
-  const char* name;
-  std::function<Tensor(const tensor_list&)> f;
-  tensor_list inputs;
-  bool second_order = true;  // also gradgradcheck (double backward through the composition)
-};
+// Inputs: ember::test::wave64, float64 with irregular values (sin of a ramp), away from kinks.
 
 TEST(NnFunctional, GradientsMatchFiniteDifferences) {
   Tensor targets = tensor({2, -100, 0}, dtype(kInt64));
@@ -239,16 +198,7 @@ TEST(NnFunctional, GradientsMatchFiniteDifferences) {
        [](const tensor_list& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true, 0.7); },
        {wave64({2, 3, 2}), wave64({2, 3, 2}, 1.0), wave64({2, 3, 2}, 2.0)}},
   };
-  for (const GradCase& c : table) {
-    tensor_list inputs = c.inputs;
-    for (Tensor& t : inputs) t.requires_grad_();
-    try {
-      EXPECT_TRUE(autograd::gradcheck(c.f, inputs)) << c.name;
-      if (c.second_order) EXPECT_TRUE(autograd::gradgradcheck(c.f, inputs)) << c.name;
-    } catch (const Error& e) {
-      ADD_FAILURE() << c.name << ": " << e.what();
-    }
-  }
+  check_grad_cases(table);
 }
 
 // ---- rows that are fully masked ----

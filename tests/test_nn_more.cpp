@@ -12,18 +12,17 @@
 #include <map>
 #include <sstream>
 
-#include "fixture_json.h"
+#include "fixture_cases.h"
 #include "module_case.h"
 #include "test_util.h"
 
 using namespace ember;
 namespace F = ember::nn::functional;
-using ember::test::load_fixture;
-using ember::test::tensor_from_json;
+using namespace ember::test;  // fixture_cases.h: the fixture readers and runners
 
 namespace {
 
-using Inputs = std::map<std::string, Tensor>;
+using Inputs = NamedInputs;
 using Case = std::function<Tensor(const Inputs&)>;
 
 Case unary(Tensor (*fn)(const Tensor&)) {
@@ -176,49 +175,17 @@ const std::map<std::string, Case>& cases() {
   return table;
 }
 
-const nlohmann::json& functional_fixture() {
-  static const nlohmann::json j = load_fixture("nn/more_functional.json");
-  return j;
-}
-
-const nlohmann::json& module_fixture() {
-  static const nlohmann::json j = load_fixture("nn/more_modules.json");
-  return j;
-}
+const nlohmann::json& functional_fixture() { return ember::test::cached_fixture("nn/more_functional.json"); }
+const nlohmann::json& module_fixture() { return ember::test::cached_fixture("nn/more_modules.json"); }
 
 class NnMoreReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NnMoreReference, ForwardAndBackwardMatchPyTorch) {
-  const nlohmann::json& c = functional_fixture().at(GetParam());
   ASSERT_TRUE(cases().count(GetParam())) << "no C++ case for " << GetParam();
-  Inputs in;
-  for (const auto& [name, value] : c.at("inputs").items()) {
-    Tensor t = tensor_from_json(value);
-    if (t.is_floating_point() && c.contains("grads") && c.at("grads").contains(name)) t.requires_grad_();
-    in[name] = t;
-  }
-  if (c.contains("seed")) manual_seed(c.at("seed").get<uint64_t>());
-  Tensor out = cases().at(GetParam())(in);
-  Tensor expected = tensor_from_json(c.at("output"));
-  EXPECT_EQ(out.dtype(), expected.dtype());
-  const double tol = out.dtype() == kFloat64 ? 1e-12 : 1e-5;
-  EXPECT_TENSOR_CLOSE(out, expected, tol, tol);
-  if (!c.contains("weight")) return;
-  (out * tensor_from_json(c.at("weight"))).sum().backward();
-  for (const auto& [name, grad] : c.at("grads").items()) {
-    SCOPED_TRACE("gradient of " + name);
-    ASSERT_TRUE(in.at(name).grad().defined());
-    EXPECT_TENSOR_CLOSE(in.at(name).grad(), tensor_from_json(grad), tol, tol);
-  }
+  check_fixture_case(functional_fixture().at(GetParam()), RequireGrad::kFloatingWithStoredGrad, cases().at(GetParam()));
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : functional_fixture().items()) names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixture, NnMoreReference, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Fixture, NnMoreReference, ::testing::ValuesIn(case_names(functional_fixture())),
                          [](const auto& info) { return info.param; });
 
 TEST(NnMore, EveryTableCaseHasAFixture) {
@@ -226,19 +193,6 @@ TEST(NnMore, EveryTableCaseHasAFixture) {
 }
 
 // ---- gradient check: central differences in float64, inputs away from kinks ----
-
-Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0, double shift = 0.0) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().mul(scale).add(shift).reshape(sizes);
-}
-
-struct GradCase {
-  const char* name;
-  std::function<Tensor(const tensor_list&)> f;
-  tensor_list inputs;  // all require grad
-  bool second_order = true;
-};
 
 TEST(NnMore, GradientsMatchFiniteDifferences) {
   Tensor sign = tensor({1.0, -1.0, -1.0, 1.0}, dtype(kFloat64));
@@ -323,16 +277,7 @@ TEST(NnMore, GradientsMatchFiniteDifferences) {
        [](const tensor_list& x) { return F::gaussian_nll_loss(x[0], x[1], x[2].abs() + 0.1); },
        {wave64({3, 2}), wave64({3, 2}, 1.0), wave64({3}, 2.0)}},
   };
-  for (const GradCase& c : table) {
-    tensor_list inputs = c.inputs;
-    for (Tensor& t : inputs) t.requires_grad_();
-    try {
-      EXPECT_TRUE(autograd::gradcheck(c.f, inputs)) << c.name;
-      if (c.second_order) EXPECT_TRUE(autograd::gradgradcheck(c.f, inputs)) << c.name;
-    } catch (const Error& e) {
-      ADD_FAILURE() << c.name << ": " << e.what();
-    }
-  }
+  check_grad_cases(table);
 }
 
 // ---- no NaN where a discarded branch overflows ----

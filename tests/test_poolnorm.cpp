@@ -9,17 +9,16 @@
 #include <map>
 #include <sstream>
 
-#include "fixture_json.h"
+#include "fixture_cases.h"
 #include "test_util.h"
 
 using namespace ember;
 namespace F = ember::nn::functional;
-using ember::test::load_fixture;
-using ember::test::tensor_from_json;
+using namespace ember::test;  // fixture_cases.h: the fixture readers and runners
 
 namespace {
 
-using Inputs = std::map<std::string, Tensor>;
+using Inputs = NamedInputs;
 using Result = std::tuple<Tensor, Tensor>;  // output, and max pooling's indices (else undefined)
 using Case = std::function<Result(const Inputs&)>;
 
@@ -126,51 +125,26 @@ const std::map<std::string, Case>& cases() {
   return table;
 }
 
-const nlohmann::json& functional_fixture() {
-  static const nlohmann::json j = load_fixture("nn/poolnorm_functional.json");
-  return j;
-}
-
-const nlohmann::json& module_fixture() {
-  static const nlohmann::json j = load_fixture("nn/poolnorm_modules.json");
-  return j;
-}
+const nlohmann::json& functional_fixture() { return ember::test::cached_fixture("nn/poolnorm_functional.json"); }
+const nlohmann::json& module_fixture() { return ember::test::cached_fixture("nn/poolnorm_modules.json"); }
 
 class PoolNormReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PoolNormReference, ForwardIndicesAndGradientsMatchPyTorch) {
   const nlohmann::json& c = functional_fixture().at(GetParam());
   ASSERT_TRUE(cases().count(GetParam())) << "no C++ case for " << GetParam();
-  Inputs in;
-  for (const auto& [name, value] : c.at("inputs").items()) {
-    Tensor t = tensor_from_json(value);
-    if (t.is_floating_point() && c.at("grads").contains(name)) t.requires_grad_();
-    in[name] = t;
-  }
-  auto [out, indices] = cases().at(GetParam())(in);
-  Tensor expected = tensor_from_json(c.at("output"));
-  EXPECT_EQ(out.dtype(), expected.dtype());
-  const double tol = out.dtype() == kFloat64 ? 1e-12 : 1e-5;
-  EXPECT_TENSOR_CLOSE(out, expected, tol, tol);
-  if (c.contains("indices")) {
-    ASSERT_TRUE(indices.defined()) << "the fixture has indices; the C++ case returns none";
-    EXPECT_TRUE(indices.equal(tensor_from_json(c.at("indices")))) << indices;
-  }
-  (out * tensor_from_json(c.at("weight"))).sum().backward();
-  for (const auto& [name, grad] : c.at("grads").items()) {
-    SCOPED_TRACE("gradient of " + name);
-    ASSERT_TRUE(in.at(name).grad().defined());
-    EXPECT_TENSOR_CLOSE(in.at(name).grad(), tensor_from_json(grad), tol, tol);
-  }
+  // The output and gradients as every fixture case; max pooling's indices checked on the way.
+  check_fixture_case(c, RequireGrad::kFloatingWithStoredGrad, [&](const Inputs& in) {
+    auto [out, indices] = cases().at(GetParam())(in);
+    if (c.contains("indices")) {
+      EXPECT_TRUE(indices.defined()) << "the fixture has indices; the C++ case returns none";
+      if (indices.defined()) EXPECT_TRUE(indices.equal(tensor_from_json(c.at("indices")))) << indices;
+    }
+    return out;
+  });
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : functional_fixture().items()) names.push_back(name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixture, PoolNormReference, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Fixture, PoolNormReference, ::testing::ValuesIn(case_names(functional_fixture())),
                          [](const auto& info) { return info.param; });
 
 TEST(PoolNorm, EveryTableCaseHasAFixture) {
@@ -299,18 +273,6 @@ TEST(PoolNormModules, BatchNormBuffersAreSavedLoadedAndCloned) {
 
 // ---- gradient check: central differences in float64 ----
 
-Tensor wave64(IntArrayRef sizes, double phase = 0.0, double scale = 1.0, double shift = 0.0) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return (arange(n, dtype(kFloat64)) * 0.731 + 0.3 + phase).sin().mul(scale).add(shift).reshape(sizes);
-}
-
-struct GradCase {
-  const char* name;
-  std::function<Tensor(const tensor_list&)> f;
-  tensor_list inputs;  // all require grad
-};
-
 TEST(PoolNorm, GradientsMatchFiniteDifferences) {
   const std::vector<GradCase> table = {
       {"max_pool2d_dilation_ceil",
@@ -356,16 +318,7 @@ TEST(PoolNorm, GradientsMatchFiniteDifferences) {
        [](const tensor_list& x) { return F::rms_norm(x[0], F::RMSNormFuncOptions({3}).weight(x[1])); },
        {wave64({2, 3}, 0, 2), wave64({3}, 1, 0.5, 1)}},
   };
-  for (const GradCase& c : table) {
-    tensor_list inputs = c.inputs;
-    for (Tensor& t : inputs) t.requires_grad_();
-    try {
-      EXPECT_TRUE(autograd::gradcheck(c.f, inputs)) << c.name;
-      EXPECT_TRUE(autograd::gradgradcheck(c.f, inputs)) << c.name;
-    } catch (const Error& e) {
-      ADD_FAILURE() << c.name << ": " << e.what();
-    }
-  }
+  check_grad_cases(table);
 }
 
 // ---- modules: options, indices, printouts ----

@@ -7,9 +7,6 @@
 // CUDA kernel does (no atomics there), so both devices add in the same order.
 #include "core/pool.h"
 
-#include <cmath>
-#include <limits>
-
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 
@@ -25,22 +22,12 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
     for (int64_t p = 0; p < planes; ++p) {
       const T* xp = x + p * g.H * g.W;
       for (int64_t oh = 0; oh < g.OH; ++oh) {
-        const PoolWindow wh = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, g.dH, g.adaptive);
+        const PoolWindow wh = pool_rows(g, oh, g.dH);
         for (int64_t ow = 0; ow < g.OW; ++ow) {
-          const PoolWindow ww = pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, g.dW, g.adaptive);
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t best_at = wh.start * g.W + ww.start;
-          for (int64_t h = wh.start; h < wh.end; h += wh.step)
-            for (int64_t w = ww.start; w < ww.end; w += ww.step) {
-              const T v = xp[h * g.W + w];
-              if (v > best || std::isnan(v)) {  // as PyTorch's kernels: a NaN wins, the last one kept
-                best = v;
-                best_at = h * g.W + w;
-              }
-            }
+          const PoolMax<T> best = pool_max(xp, g.W, wh, pool_cols(g, ow, g.dW));
           const int64_t o = (p * g.OH + oh) * g.OW + ow;
-          y[o] = best;
-          idx[o] = best_at;
+          y[o] = best.value;
+          idx[o] = best.at;
         }
       }
     }
@@ -56,14 +43,9 @@ void CpuBackend::avg_pool2d(const Tensor& out, const Tensor& in, const PoolGeome
     for (int64_t p = 0; p < planes; ++p) {
       const T* xp = x + p * g.H * g.W;
       for (int64_t oh = 0; oh < g.OH; ++oh) {
-        const PoolWindow wh = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, 1, g.adaptive);
-        for (int64_t ow = 0; ow < g.OW; ++ow) {
-          const PoolWindow ww = pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, 1, g.adaptive);
-          T sum = 0;
-          for (int64_t h = wh.start; h < wh.end; ++h)
-            for (int64_t w = ww.start; w < ww.end; ++w) sum += xp[h * g.W + w];
-          y[(p * g.OH + oh) * g.OW + ow] = sum / static_cast<T>(pool_divisor(g, wh, ww));
-        }
+        const PoolWindow wh = pool_rows(g, oh, 1);
+        for (int64_t ow = 0; ow < g.OW; ++ow)
+          y[(p * g.OH + oh) * g.OW + ow] = pool_average(xp, g, wh, pool_cols(g, ow, 1));
       }
     }
   });
@@ -78,22 +60,8 @@ void CpuBackend::avg_pool2d_backward(const Tensor& din, const Tensor& dout, cons
 #pragma omp parallel for if (din.numel() * g.kH * g.kW >= kParallelGrain)
     for (int64_t p = 0; p < planes; ++p) {
       const T* gp = gy + p * g.OH * g.OW;
-      for (int64_t h = 0; h < g.H; ++h) {
-        const PoolRange rh = pool_outputs_near(h, g.H, g.OH, g.kH, g.sH, g.pH, g.adaptive);
-        for (int64_t w = 0; w < g.W; ++w) {
-          const PoolRange rw = pool_outputs_near(w, g.W, g.OW, g.kW, g.sW, g.pW, g.adaptive);
-          T sum = 0;
-          for (int64_t oh = rh.lo; oh <= rh.hi; ++oh) {
-            const PoolWindow wh = pool_window(oh, g.H, g.OH, g.kH, g.sH, g.pH, 1, g.adaptive);
-            if (!pool_window_holds(wh, h)) continue;
-            for (int64_t ow = rw.lo; ow <= rw.hi; ++ow) {
-              const PoolWindow ww = pool_window(ow, g.W, g.OW, g.kW, g.sW, g.pW, 1, g.adaptive);
-              if (pool_window_holds(ww, w)) sum += gp[oh * g.OW + ow] / static_cast<T>(pool_divisor(g, wh, ww));
-            }
-          }
-          gx[(p * g.H + h) * g.W + w] = sum;
-        }
-      }
+      for (int64_t h = 0; h < g.H; ++h)
+        for (int64_t w = 0; w < g.W; ++w) gx[(p * g.H + h) * g.W + w] = avg_pool_input_grad(gp, g, h, w);
     }
   });
 }
