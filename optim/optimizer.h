@@ -151,8 +151,8 @@ class Optimizer {
   virtual std::unique_ptr<OptimizerParamState> make_param_state() const = 0;
   // Throws if `state` cannot serve a parameter of a group with `options` (e.g. Adam with amsgrad
   // but no max_exp_avg_sq); called by load_state before anything changes.
-  virtual void check_param_state(const OptimizerOptions& options, OptimizerParamState& state,
-                                 const std::string& where) const {}
+  virtual void check_param_state(const OptimizerOptions& /*options*/, OptimizerParamState& /*state*/,
+                                 const std::string& /*where*/) const {}
   // Runs `closure` with grad mode on, if given.
   static Tensor run_closure(const LossClosure& closure);
 

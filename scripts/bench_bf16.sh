@@ -7,6 +7,10 @@
 #
 #   bash scripts/bench_bf16.sh                       # baby and video, 2 threads
 #   PRESETS=video THREADS=1 bash scripts/bench_bf16.sh
+#   TORCH_PYTHON=venv/bin/python bash scripts/bench_bf16.sh   # the PyTorch peer from a venv (2.x)
+#
+# The PyTorch peer (bench/torch_step.py: nanoGPT's step, float32 and under torch.autocast bfloat16) runs
+# in the same go with $TORCH_PYTHON (default /usr/bin/python3, Debian's torch 1.13) when it has torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESETS=${PRESETS:-"baby video"}
@@ -35,3 +39,15 @@ for preset in $PRESETS; do
   done
 done
 for preset in $PRESETS; do env -u OPENBLAS_CORETYPE build-bench/bench/bench_bf16 --preset "$preset"; done
+peer=${TORCH_PYTHON:-/usr/bin/python3}
+if "$peer" -c "import torch" 2>/dev/null; then
+  for preset in $PRESETS; do
+    for t in $THREADS; do
+      for dtype in float32 bfloat16; do
+        # shellcheck disable=SC2046
+        env -u OPENBLAS_CORETYPE "$peer" bench/torch_step.py --preset "$preset" --threads "$t" --dtype "$dtype" \
+          $(steps_for "$preset")
+      done
+    done
+  done
+fi

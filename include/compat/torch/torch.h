@@ -65,6 +65,7 @@ using ember::one_hot;
 // libtorch's error type is c10::Error; Ember throws ember::Error (a std::runtime_error).
 namespace c10 {
 using Error = ember::Error;
+using BFloat16 = ember::BFloat16;  // libtorch's bfloat16 element type (at::BFloat16 is ember's, through at)
 }  // namespace c10
 
 // ==== nn mappings (issue 19, nn half): c10::str ====
@@ -408,7 +409,7 @@ class TypeMeta {
   }
   ember::ScalarType toScalarType() const { return type_; }
   size_t itemsize() const { return ember::element_size(type_); }
-  // libtorch's names: "float", "double", "long int", "bool".
+  // libtorch's names: "float", "double", "long int", "bool", "c10::BFloat16".
   std::string_view name() const {
     switch (type_) {
       case ember::kFloat32:
@@ -419,6 +420,8 @@ class TypeMeta {
         return "long int";
       case ember::kBool:
         return "bool";
+      case ember::kBFloat16:
+        return "c10::BFloat16";
     }
     return "?";
   }
