@@ -142,7 +142,8 @@ void DistributedDataParallel::launch(Bucket& bucket) {
   parts.reserve(bucket.params.size());
   for (size_t k : bucket.params) {
     const Tensor& g = params_[k].grad();
-    parts.push_back(g.defined() ? g.reshape({-1}) : zeros({params_[k].numel()}, TensorOptions().dtype(bucket.dtype).device(params_[k].device())));
+    const auto options = TensorOptions().dtype(bucket.dtype).device(params_[k].device());
+    parts.push_back(g.defined() ? g.reshape({-1}) : zeros({params_[k].numel()}, options));
   }
   bucket.flat = cat(parts).contiguous();
   bucket.work = pg_->all_reduce_async(bucket.flat, distributed::ReduceOp::SUM);

@@ -278,8 +278,9 @@ class NcclProcessGroup final : public ProcessGroup {
  private:
   void check_tensor(const char* op, const Tensor& t) const {
     EMBER_CHECK(t.defined(), "{}: got an undefined tensor", op);
-    EMBER_CHECK(t.is_cuda(), "{}: the nccl backend takes CUDA tensors (got one on {}); use the gloo backend for CPU tensors",
-                op, t.device().str());
+    EMBER_CHECK(t.is_cuda(),
+                "{}: the nccl backend takes CUDA tensors (got one on {}); use the gloo backend for CPU tensors", op,
+                t.device().str());
     EMBER_CHECK(t.device() == comm_->device,
                 "{}: this rank's nccl group is on {} (LOCAL_RANK's GPU) but the tensor is on {}; move it with "
                 ".to({})",

@@ -19,8 +19,8 @@ namespace dist = ember::distributed;
 
 std::string fresh_dir(const std::string& name) {
   static int count = 0;
-  const std::string dir = ::testing::TempDir() + "nccl_" + name + "_" + std::to_string(getpid()) + "_" +
-                          std::to_string(count++);
+  const std::string dir =
+      ::testing::TempDir() + "nccl_" + name + "_" + std::to_string(getpid()) + "_" + std::to_string(count++);
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
   return dir;
 }
