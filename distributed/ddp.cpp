@@ -50,7 +50,13 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<Module> module,
     bool seen = false;
     for (const Tensor& q : params_) seen = seen || q.unsafeGetTensorImpl() == p.unsafeGetTensorImpl();
     if (seen) continue;
-    EMBER_CHECK(p.is_cpu(), "DistributedDataParallel: parameter '{}' is on {}; the gloo backend reduces CPU tensors",
+    // One device for all, so each bucket lives there (CPU for gloo, the rank's GPU for nccl).
+    EMBER_CHECK(params_.empty() || p.device() == params_[0].device(),
+                "DistributedDataParallel: parameter '{}' is on {} but '{}' is on {}; put the module on one device",
+                item.key(), p.device().str(), names_[0], params_[0].device().str());
+    EMBER_CHECK(p.is_cpu() || pg_->backend() != "gloo",
+                "DistributedDataParallel: parameter '{}' is on {}; the gloo backend reduces CPU tensors (use the "
+                "nccl backend for CUDA parameters)",
                 item.key(), p.device().str());
     params_.push_back(p);
     names_.push_back(item.key());
@@ -136,7 +142,8 @@ void DistributedDataParallel::launch(Bucket& bucket) {
   parts.reserve(bucket.params.size());
   for (size_t k : bucket.params) {
     const Tensor& g = params_[k].grad();
-    parts.push_back(g.defined() ? g.reshape({-1}) : zeros({params_[k].numel()}, TensorOptions().dtype(bucket.dtype)));
+    const auto options = TensorOptions().dtype(bucket.dtype).device(params_[k].device());
+    parts.push_back(g.defined() ? g.reshape({-1}) : zeros({params_[k].numel()}, options));
   }
   bucket.flat = cat(parts).contiguous();
   bucket.work = pg_->all_reduce_async(bucket.flat, distributed::ReduceOp::SUM);

@@ -12,7 +12,8 @@
 // it ready; a bucket whose parameters are all ready is flattened and its all-reduce started on the
 // group's thread while backward goes on (buckets start in index order, the same on every rank). A
 // callback queued on the engine waits for every bucket and writes the averaged gradients back
-// before backward() returns. Not here: CUDA tensors, gradient-as-bucket-view, static graphs.
+// before backward() returns. CUDA parameters reduce over the nccl backend, where it was built (their
+// buckets on the GPU; compile-checked only). Not here: gradient-as-bucket-view, static graphs.
 #pragma once
 
 #include <memory>

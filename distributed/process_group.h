@@ -11,7 +11,8 @@
 // (gloo::allreduce, broadcast, allgather, barrier; reduce_scatter is an allreduce that keeps one block) on one
 // background thread per group, so collectives run in the order they were issued, on every rank.
 // Every collective has a timeout; a peer that died or never came makes it fail with an error
-// naming the op, this rank and the timeout. Not here: CUDA tensors, point-to-point send/recv.
+// naming the op, this rank and the timeout. CUDA tensors go to the nccl backend, where it was built
+// (make_nccl_process_group below). Not here: point-to-point send/recv.
 #pragma once
 
 #include <chrono>
@@ -94,6 +95,21 @@ std::shared_ptr<ProcessGroup> make_gloo_process_group(std::shared_ptr<Store> sto
 // without MPI.
 std::shared_ptr<ProcessGroup> make_mpi_process_group();
 
+// The NCCL backend on this rank's GPU (LOCAL_RANK's, else rank % device count), for CUDA tensors
+// (c10d's ProcessGroupNCCL). Built with the CUDA backend by nvcc when NCCL is found; elsewhere, and
+// on a machine without a GPU, throws saying so. Compile-checked only: not yet run on a GPU.
+std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank, int world_size,
+                                                      std::chrono::milliseconds timeout = kDefaultTimeout);
+
+inline constexpr const char* kNcclNeedsAGpu =
+    "the nccl backend needs a CUDA GPU and this machine has none that CUDA can use (check nvidia-smi); use the "
+    "gloo backend for CPU tensors";
+
+// The rendezvous of a communicator's id (NCCL's ncclUniqueId): rank 0 calls create() and sets the
+// bytes under `key`; every other rank reads them, waiting up to the store's timeout.
+std::vector<char> exchange_unique_id(Store& store, int rank, const std::string& key,
+                                     const std::function<std::vector<char>()>& create);
+
 struct InitOptions {
   std::string init_method;  // "file:///path", "tcp://host:port", or empty: "env://"
   int rank = -1;            // -1: from RANK
@@ -101,7 +117,8 @@ struct InitOptions {
   std::chrono::milliseconds timeout = kDefaultTimeout;
 };
 
-// torch.distributed.init_process_group: makes the default group. backend: "gloo" (or "mpi" where built).
+// torch.distributed.init_process_group: makes the default group. backend: "gloo", or "nccl" / "mpi"
+// where built.
 // With env:// (the default), reads MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE as torchrun and
 // ember-run set them.
 void init_process_group(const std::string& backend, const InitOptions& options = {});

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "core/error.h"
+#include "cuda/cuda.h"
 #include "distributed/process_group.h"
 
 namespace ember::distributed {
@@ -302,13 +303,40 @@ std::shared_ptr<ProcessGroup> make_mpi_process_group() {
 }
 #endif
 
+#ifndef EMBER_WITH_NCCL
+std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store>, int, int, std::chrono::milliseconds) {
+  EMBER_FAIL(
+      "init_process_group: this Ember was built without NCCL, so it has no nccl backend (it is built with the CUDA "
+      "backend compiled by nvcc, -DEMBER_CUDA=ON or AUTO, when nccl.h and libnccl are found in the CUDA toolkit); "
+      "use the gloo backend");
+}
+#endif
+
+std::vector<char> exchange_unique_id(Store& store, int rank, const std::string& key,
+                                     const std::function<std::vector<char>()>& create) {
+  if (rank == 0) {
+    std::vector<char> id = create();
+    store.set(key, id);
+    return id;
+  }
+  return store.get(key);
+}
+
 void init_process_group(const std::string& backend, const InitOptions& options) {
   EMBER_CHECK(!default_group, "init_process_group: trying to initialize the default process group twice");
   if (backend == "mpi") {
     default_group = make_mpi_process_group();
     return;
   }
-  EMBER_CHECK(backend == "gloo", "init_process_group: unknown backend '{}' (gloo or mpi)", backend);
+  EMBER_CHECK(backend == "gloo" || backend == "nccl", "init_process_group: unknown backend '{}' (gloo, nccl or mpi)",
+              backend);
+  // Before the store, so that every rank fails at once rather than waiting for the others.
+  if (backend == "nccl") {
+#ifndef EMBER_WITH_NCCL
+    make_nccl_process_group(nullptr, 0, 1, options.timeout);  // throws: why there is none
+#endif
+    EMBER_CHECK(cuda::device_count() > 0, "init_process_group: {}", kNcclNeedsAGpu);
+  }
   const int rank = options.rank >= 0 ? options.rank : env_int("RANK", 0, true);
   const int world = options.world_size >= 0 ? options.world_size : env_int("WORLD_SIZE", 1, true);
   std::shared_ptr<Store> store;
@@ -337,7 +365,8 @@ void init_process_group(const std::string& backend, const InitOptions& options) 
     store = make_tcp_store(host, port, rank == 0, options.timeout);
   }
   store->set_timeout(options.timeout);
-  default_group = make_gloo_process_group(store, rank, world, options.timeout);
+  default_group = backend == "nccl" ? make_nccl_process_group(store, rank, world, options.timeout)
+                                    : make_gloo_process_group(store, rank, world, options.timeout);
 }
 
 bool is_initialized() { return default_group != nullptr; }

@@ -9,7 +9,8 @@
 # compute-sanitizer (memcheck, racecheck and synccheck on the shared-memory kernels) when it is installed,
 # compiles the kernels for every shipped arch and checks ptxas's registers and spills
 # (scripts/check_cuda_build.sh), trains `ember-charlm train --preset tiny --device cuda` and
-# checks 20 steps' losses against the CPU's when that program was built, and runs
+# checks 20 steps' losses against the CPU's when that program was built, runs the nccl backend's
+# one-rank tests (and its collectives on 2 ranks when there are 2 GPUs), and runs
 # bench_cuda when benchmarks were built. Logs go to $BUILD_DIR/gpu_check/; a summary prints last
 # (paste it into docs/GPU.md with the date). Exits non-zero when any step failed.
 set -uo pipefail
@@ -104,6 +105,28 @@ PY
     step "charlm 20 steps: CUDA losses = CPU's" "$logs/charlm_parity.log" charlm_parity
   else
     skip "charlm tiny preset on CUDA" "ember-charlm was not built"
+  fi
+
+  # The nccl backend: one rank on this GPU (NCCL refuses two ranks on one GPU), then, with two GPUs
+  # or more, the collectives over 2 processes under ember-run, one GPU each.
+  dist_tests=$build/tests/distributed/ember_distributed_tests
+  if [ -x "$dist_tests" ] && grep -q "nccl backend ON" "$logs/configure.log"; then
+    nccl_one_rank() {
+      "$dist_tests" --gtest_filter='NcclBackend.*' 2>&1 | tee "$logs/nccl_tests.out"
+      local status=${PIPESTATUS[0]}
+      grep -qF "OK ] NcclBackend.OneRankOnTheGpu" "$logs/nccl_tests.out" || { echo "OneRankOnTheGpu did not run"; return 1; }
+      "$build/tests/distributed/nccl_compat" && return "$status"
+    }
+    step "nccl backend, 1 rank on the GPU" "$logs/nccl_one_rank.log" nccl_one_rank
+    gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+    if [ "$gpus" -ge 2 ]; then
+      step "nccl collectives, 2 ranks x 1 GPU" "$logs/nccl_two_ranks.log" env EMBER_DIST_BACKEND=nccl \
+        "$build/ember-run" --nproc_per_node 2 --master_port 29731 "$build/tests/distributed/dist_worker" collectives 60000
+    else
+      skip "nccl collectives, 2 ranks x 1 GPU" "needs 2 GPUs ($gpus here)"
+    fi
+  else
+    skip "nccl backend" "not built (needs Gloo, and NCCL in the CUDA toolkit)"
   fi
 
   if [ -x "$build/bench/bench_cuda" ]; then

@@ -1,7 +1,9 @@
 // One rank of the distributed tests (test_distributed.cpp starts several, directly or through
 // ember-run). Reads RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT; argv[1] names the scenario.
 // Checks its results itself against hand-computed values: prints "FAIL ..." and exits 1 on a
-// mismatch, prints "OK <scenario> rank R" and exits 0 when everything held.
+// mismatch, prints "OK <scenario> rank R" and exits 0 when everything held. EMBER_DIST_BACKEND=nccl
+// runs the collectives scenario on CUDA tensors over the nccl backend (one GPU per rank:
+// scripts/gpu_check.sh, on a machine with two GPUs or more).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -17,12 +19,14 @@ namespace dist = ember::distributed;
 namespace {
 
 int failures = 0;
+Device tensor_device = kCPU;  // where the collectives' tensors live: the rank's GPU under nccl
 
 void expect_equal(const std::string& what, const Tensor& got, const Tensor& want, double atol = 0) {
-  const bool ok = got.sizes() == want.sizes() && allclose(got.to(kFloat64), want.to(kFloat64), 1e-6, atol);
+  const Tensor g = got.cpu().to(kFloat64), w = want.cpu().to(kFloat64);
+  const bool ok = got.sizes() == want.sizes() && allclose(g, w, 1e-6, atol);
   if (ok) return;
   ++failures;
-  const double diff = (got.to(kFloat64) - want.to(kFloat64)).abs().max().item<double>();
+  const double diff = (g - w).abs().max().item<double>();
   std::printf("FAIL rank %d: %s: largest difference %g; first values:\n", dist::get_rank(), what.c_str(), diff);
   std::cout << got.reshape({-1}).narrow(0, 0, std::min<int64_t>(6, got.numel())) << "\n"
             << want.reshape({-1}).narrow(0, 0, std::min<int64_t>(6, want.numel())) << std::endl;
@@ -34,11 +38,11 @@ void collectives() {
   const int R = pg->size(), r = pg->rank();
   const double sum_r = R * (R - 1) / 2.0, sum_r1 = R * (R + 1) / 2.0;
   for (ScalarType dtype : {kFloat32, kFloat64, kInt64}) {
-    const auto opt = TensorOptions().dtype(dtype);
+    const auto opt = TensorOptions().dtype(dtype).device(tensor_device);
     const std::string dn(dtype_name(dtype));
     for (int64_t n : {1, 7, 1001}) {
       const Tensor base = arange(n, TensorOptions().dtype(kFloat64));
-      auto mine = [&](int q) { return (base * (q + 1) + q).to(dtype); };
+      auto mine = [&](int q) { return (base * (q + 1) + q).to(dtype).to(tensor_device); };
       const std::string tag = dn + " n=" + std::to_string(n);
 
       Tensor t = mine(r);
@@ -66,13 +70,13 @@ void collectives() {
 
       // Rank q's input block j is mine(q) + j; rank r receives op over q of block r.
       std::vector<Tensor> blocks;
-      for (int j = 0; j < R; ++j) blocks.push_back((mine(r).to(kFloat64) + j).to(dtype));
+      for (int j = 0; j < R; ++j) blocks.push_back((mine(r).cpu().to(kFloat64) + j).to(dtype).to(tensor_device));
       Tensor out = zeros({n}, opt);
       pg->reduce_scatter(out, blocks, dist::ReduceOp::SUM);
       expect_equal("reduce_scatter SUM " + tag, out, base * sum_r1 + sum_r + R * r);
       out = zeros({n}, opt);
       pg->reduce_scatter(out, blocks, dist::ReduceOp::MAX);
-      expect_equal("reduce_scatter MAX " + tag, out, mine(R - 1).to(kFloat64) + r);
+      expect_equal("reduce_scatter MAX " + tag, out, mine(R - 1).cpu().to(kFloat64) + r);
     }
   }
   pg->barrier();
@@ -243,7 +247,13 @@ int main(int argc, char** argv) {
   try {
     dist::InitOptions init;
     init.timeout = std::chrono::milliseconds(timeout_ms);
-    dist::init_process_group("gloo", init);
+    const char* backend = std::getenv("EMBER_DIST_BACKEND");
+    const std::string name = backend && *backend ? backend : "gloo";
+    if (name == "nccl") {
+      const char* local = std::getenv("LOCAL_RANK");
+      tensor_device = Device(kCUDA, local ? std::atoi(local) : 0);
+    }
+    dist::init_process_group(name, init);
     if (scenario == "collectives")
       collectives();
     else if (scenario == "early_exit")
