@@ -4,7 +4,8 @@
 // Ember's kernel packs, then multiplies tile by tile. vdpbf16ps treats a 32-bit lane as a pair of
 // bf16 values and adds a0*b0 + a1*b1 into a float lane, so K is walked two at a time:
 //   B is packed in panels of kNR = 32 columns: for each pair kk, 32 lanes (B[2kk][j], B[2kk+1][j]);
-//   A is packed in tiles of kMR = 8 rows: for each pair kk, 8 lanes (A[i][2kk], A[i][2kk+1]).
+//   A is packed in tiles of kMR = 8 rows: for each pair kk, 8 lanes (A[i][2kk], A[i][2kk+1]); a
+//   row-major A with even K already holds each pair as one 32-bit word, and is read in place.
 // A tile's pair is broadcast to all 16 lanes and multiplied with two panel registers, so an 8 x 32
 // block of C lives in 16 zmm accumulators for the whole of K. An odd K, and rows or columns past the
 // edge, are zeros in the packed copies; the edge tiles store under a mask. Rows of A are packed
