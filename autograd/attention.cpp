@@ -77,7 +77,9 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
                        Tensor lse = raw_empty({B, H, L}, q.dtype(), q.device());
                        if (backend_for(q).flash_attention(out, lse, q, k, v, scale)) return tensor_list{out, lse};
                      }
-                     Tensor probs = raw_empty({B, H, L, S}, q.dtype(), q.device());
+                     // bfloat16 heads (autocast) keep float32 weights: the softmax runs in float32 on the CPU
+                     const ScalarType probs_dtype = q.dtype() == kBFloat16 ? kFloat32 : q.dtype();
+                     Tensor probs = raw_empty({B, H, L, S}, probs_dtype, q.device());
                      if (!backend_for(q).causal_attention(out, probs, q, k, v, nz, scale)) return std::nullopt;
                      return tensor_list{out, probs};
                    },

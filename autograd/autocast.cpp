@@ -1,15 +1,27 @@
 // The autocast state (per thread, as PyTorch's) and the two casts its ops apply (autograd/autocast.h).
 #include "autograd/autocast.h"
 
+#include <unordered_map>
+
+#include "autograd/grad_mode.h"
 #include "core/error.h"
 
 namespace ember {
 
 namespace {
+// A weight's bf16 copy, made once per scope: `source` is held so its address is not reused while
+// the entry lives, and `version` is its version counter when cast (an in-place update since, such
+// as an optimizer step, makes the entry stale).
+struct CachedCast {
+  Tensor source;
+  uint32_t version;
+  Tensor cast;
+};
 struct AutocastState {
   bool enabled = false;
   ScalarType dtype = kBFloat16;  // torch 1.13's default CPU autocast dtype
   int nesting = 0;
+  std::unordered_map<const void*, CachedCast> cache;  // by the source's TensorImpl
 };
 thread_local AutocastState g_state;
 }  // namespace
@@ -26,7 +38,7 @@ autocast::autocast(DeviceType device, ScalarType dtype, bool enabled)
 autocast::~autocast() {
   g_state.enabled = previous_enabled_;
   g_state.dtype = previous_dtype_;
-  --g_state.nesting;
+  if (--g_state.nesting == 0) clear_cache();  // as torch.autocast's __exit__ on leaving the outermost scope
 }
 
 bool autocast::is_cpu_enabled() { return g_state.enabled; }
@@ -41,6 +53,8 @@ void autocast::set_autocast_cpu_dtype(ScalarType dtype) {
 }
 int autocast::increment_nesting() { return ++g_state.nesting; }
 int autocast::decrement_nesting() { return --g_state.nesting; }
+void autocast::clear_cache() { g_state.cache.clear(); }
+size_t autocast::cache_size() { return g_state.cache.size(); }
 
 namespace autograd {
 
@@ -53,7 +67,15 @@ bool eligible(const Tensor& x) {
 
 Tensor autocast_to_lower(const Tensor& x) {
   if (!eligible(x) || x.dtype() == g_state.dtype) return x;
-  return x.to(g_state.dtype);
+  // torch 1.13's cached_cast: float32 leaves that require grad (the weights) are cast once per
+  // scope; activations, which change every call, are not. Casts made without grad mode are not
+  // kept, since they carry no graph back to the weight.
+  if (!(x.dtype() == kFloat32 && x.requires_grad() && x.is_leaf())) return x.to(g_state.dtype);
+  auto it = g_state.cache.find(x.unsafeGetTensorImpl());
+  if (it != g_state.cache.end() && it->second.version == x._version()) return it->second.cast;
+  Tensor cast = x.to(g_state.dtype);
+  if (GradMode::is_enabled()) g_state.cache[x.unsafeGetTensorImpl()] = {x, x._version(), cast};
+  return cast;
 }
 
 Tensor autocast_to_float32(const Tensor& x) {

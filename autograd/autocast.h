@@ -15,9 +15,13 @@
 //   and float32 + bfloat16 promotes to float32), as in torch 1.13.
 // The casts are the differentiable Tensor::to, so gradients flow back in each input's dtype. The
 // state is per thread, as PyTorch's. Only the CPU with bfloat16 is supported; CUDA autocast is not
-// (bfloat16 tensors are CPU-only in Ember), and asking for it throws. Unlike PyTorch, casts of the
-// weights are not cached across ops within a scope (clear_cache() exists for the spelling).
+// (bfloat16 tensors are CPU-only in Ember), and asking for it throws. As in PyTorch, the bf16 copy of
+// a weight (a float32 leaf that requires grad) is made once and reused by every op in the scope; the
+// cache empties when the outermost scope exits (or on clear_cache()), and an entry whose weight was
+// modified in place since (its version counter moved, e.g. by an optimizer step) is made again.
 #pragma once
+
+#include <cstddef>
 
 #include "core/device.h"
 #include "core/tensor.h"
@@ -40,7 +44,8 @@ class autocast {
   static void set_autocast_cpu_dtype(ScalarType dtype);
   static int increment_nesting();
   static int decrement_nesting();
-  static void clear_cache() {}
+  static void clear_cache();  // this thread's cached weight casts
+  static size_t cache_size();
 
  private:
   bool previous_enabled_;

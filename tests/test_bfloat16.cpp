@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "autograd/attention.h"
+#include "autograd/autocast.h"
 #include "core/cpu/gemm_bf16.h"
 #include "fixture_json.h"
 #include "test_util.h"
@@ -199,6 +201,7 @@ void check_gemm(cpu::Bf16GemmKernel kernel, const GemmCase& c, bool add) {
   const int64_t lda = A.size(1), ldb = B.size(1);
   cpu::gemm_bf16({a.data(), c.ta, lda}, {b.data(), c.tb, ldb}, c.M, c.N, c.K, C.data(), c.N, add);
   double worst = 0;
+  std::vector<double> mags(C.size());
   for (int64_t i = 0; i < c.M; ++i)
     for (int64_t j = 0; j < c.N; ++j) {
       double ref = add ? 0.5 : 0.0, mag = ref;
@@ -210,10 +213,30 @@ void check_gemm(cpu::Bf16GemmKernel kernel, const GemmCase& c, bool add) {
       }
       const double err = std::abs(C[i * c.N + j] - ref) / (mag + 1e-30);
       worst = std::max(worst, err);
+      mags[i * c.N + j] = mag;
     }
   EXPECT_LE(worst, 2e-6 * std::sqrt(double(c.K) + 1))
       << cpu::bf16_gemm_kernel_name(kernel) << " M " << c.M << " N " << c.N << " K " << c.K << " ta " << c.ta << " tb "
       << c.tb << " add " << add;
+  if (add) return;
+  // The product rounded into bf16 (a matmul's result): the float32 sums above, each rounded once to
+  // nearest (half a bf16 ulp, 2^-8 relative: bf16 has 8 significant bits; the sums may be made in
+  // another order, so float32's error relative to the sum of |products| on top), into a C whose rows
+  // are longer than N (ldc = N + 3).
+  const int64_t ldc = c.N + 3;
+  std::vector<BFloat16> Cb(static_cast<size_t>(c.M * ldc), BFloat16(7.0f));
+  cpu::gemm_bf16_rounded({a.data(), c.ta, lda}, {b.data(), c.tb, ldb}, c.M, c.N, c.K, Cb.data(), ldc);
+  double worst_rounded = 0;
+  for (int64_t i = 0; i < c.M; ++i) {
+    for (int64_t j = 0; j < c.N; ++j) {
+      const double ref = C[i * c.N + j], got = float(Cb[i * ldc + j]);
+      const double allowed = std::ldexp(std::abs(ref), -8) + 4e-6 * std::sqrt(double(c.K) + 1) * mags[i * c.N + j];
+      worst_rounded = std::max(worst_rounded, std::abs(got - ref) / (allowed + 1e-30));
+    }
+    for (int64_t j = c.N; j < ldc; ++j) EXPECT_EQ(float(Cb[i * ldc + j]), 7.0f) << "wrote past N in row " << i;
+  }
+  EXPECT_LE(worst_rounded, 1.0)
+      << cpu::bf16_gemm_kernel_name(kernel) << " rounded, M " << c.M << " N " << c.N << " K " << c.K;
 }
 
 class Bf16Gemm : public ::testing::TestWithParam<cpu::Bf16GemmKernel> {
@@ -243,7 +266,9 @@ TEST_P(Bf16Gemm, MatchesFloat64OnOddShapes) {
                                           {130, 40, 77, false, true},
                                           {20, 40, 1101, true, false},  // K past two blocks of 512
                                           {9, 33, 1030, false, true},
-                                          {8, 32, 0, false, false}}) {
+                                          {8, 32, 0, false, false},
+                                          {37, 45, 64, false, true},      // A read in place, 5 rows past the tiles
+                                          {11, 70, 1536, false, false}}) {  // rounded in one pass deeper than 512
     check_gemm(GetParam(), c, false);
     check_gemm(GetParam(), c, true);
   }
@@ -365,6 +390,80 @@ TEST(Autocast, GptGradientsMatchFloat32WithinBFloat16Tolerance) {
   for (size_t i = 1; i < f32.size(); ++i) {
     const double rel = (bf16[i] - f32[i]).norm().item<double>() / (f32[i].norm().item<double>() + 1e-12);
     EXPECT_LT(rel, 0.03) << names[i - 1];
+  }
+}
+
+// The fused causal attention on bf16 heads (what autocast's projections give it) widens each head to
+// float32 and runs the float32 kernel, keeping float32 weights: its output and q, k, v gradients are
+// the float32 kernel's on the same (bf16) values, rounded once, bit for bit. The composed bf16 form
+// (bf16 scores, bf16 softmax) would be off by many bf16 ulps. Odd sizes: 37 queries and keys (past
+// the 32-query blocks), head dims 24 and 20, q, k, v strided views of one projection, and dropout.
+TEST(Autocast, FusedAttentionOnBFloat16HeadsIsFloat32Rounded) {
+  manual_seed(5);
+  const int64_t B = 2, H = 3, L = 37, E = 24, Ev = 20;
+  Tensor qkv = randn({B, L, H * (2 * E + Ev)}).to(kBFloat16).reshape({B, L, H, 2 * E + Ev}).transpose(1, 2);
+  Tensor noise = (rand({B, H, L, L}).gt(0.2).to(kFloat32) * 1.25).to(kBFloat16);
+  Tensor g = randn({B, H, L, Ev}).to(kBFloat16);
+  for (bool dropout : {false, true}) {
+    auto run = [&](ScalarType dtype) {
+      Tensor q = qkv.narrow(3, 0, E).to(dtype).detach().requires_grad_(true);
+      Tensor k = qkv.narrow(3, E, E).to(dtype).detach().requires_grad_(true);
+      Tensor v = qkv.narrow(3, 2 * E, Ev).to(dtype).detach().requires_grad_(true);
+      Tensor out = autograd::causal_attention(q, k, v, dropout ? noise.to(dtype) : Tensor(), 0.3);
+      out.backward(g.to(dtype));
+      return std::vector<Tensor>{out, q.grad(), k.grad(), v.grad()};
+    };
+    std::vector<Tensor> h = run(kBFloat16), f = run(kFloat32);
+    const char* names[] = {"out", "dq", "dk", "dv"};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(h[i].dtype(), kBFloat16) << names[i];
+      EXPECT_EQ(bits_of(h[i]), bits_of(f[i].to(kBFloat16))) << names[i] << " dropout " << dropout;
+    }
+  }
+}
+
+// Autocast's cache of weight casts (torch 1.13's cached_cast): a weight used twice in a scope is cast
+// once, and both uses send their gradient back to it; an in-place update of the weight (an
+// optimizer step) makes a new cast; leaving the outermost scope empties the cache; activations and
+// casts made without grad mode are not kept.
+TEST(Autocast, CachesWeightCastsPerScope) {
+  manual_seed(9);
+  Tensor w = randn({6, 8}).requires_grad_(true), x = randn({4, 8});
+  optim::SGD opt({w}, optim::SGDOptions(0.5));
+  namespace F = nn::functional;
+  Tensor y;
+  {
+    autocast outer;
+    Tensor first = autograd::autocast_to_lower(w);
+    EXPECT_EQ(first.dtype(), kBFloat16);
+    EXPECT_TRUE(autograd::autocast_to_lower(w).is_same(first));  // a hit
+    EXPECT_EQ(autocast::cache_size(), 1u);
+    autograd::autocast_to_lower(x);  // an activation: cast, not kept
+    autograd::autocast_to_lower(w * 2);  // not a leaf
+    EXPECT_EQ(autocast::cache_size(), 1u);
+    y = F::linear(x, w) + F::linear(x * 3, w);  // two uses of one cast
+    {
+      autocast inner;  // a nested scope shares the cache and leaves it as it was
+      EXPECT_TRUE(autograd::autocast_to_lower(w).is_same(first));
+    }
+    EXPECT_EQ(autocast::cache_size(), 1u);
+    y.to(kFloat32).sum().backward();
+    // d/dw sum(x w^T + 3x w^T) = 4 * column sums of x, for each of w's rows (bf16 products of x)
+    Tensor expected = (x.to(kBFloat16).to(kFloat32) * 4).sum(0, true).expand({6, 8});
+    EXPECT_TRUE(w.grad().allclose(expected, 1e-2, 1e-2)) << test::allclose_diff(w.grad(), expected);
+    opt.step();  // w changes in place: its version moves, the cached cast is stale
+    Tensor second = autograd::autocast_to_lower(w);
+    EXPECT_FALSE(second.is_same(first));
+    EXPECT_EQ(bits_of(second), bits_of(w.detach().to(kBFloat16)));
+    EXPECT_NE(bits_of(second), bits_of(first));
+    EXPECT_EQ(autocast::cache_size(), 1u);
+  }
+  EXPECT_EQ(autocast::cache_size(), 0u);  // emptied on leaving the outermost scope
+  {
+    autocast on;
+    NoGradGuard no_grad;
+    EXPECT_FALSE(autograd::autocast_to_lower(w).requires_grad());
+    EXPECT_EQ(autocast::cache_size(), 0u);  // a cast without a graph is not kept
   }
 }
 

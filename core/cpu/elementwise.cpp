@@ -3,6 +3,7 @@
 // Each family is one loop template applied to the functors of core/functors.h; the contiguous
 // case is a plain indexed loop the compiler vectorises, every other layout goes through the
 // generic strided walk of core/cpu/loops.h.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -172,9 +173,84 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   });
 }
 
+// bfloat16 operands (autocast's activations) in one pass: each run is taken kBf16Chunk values at a
+// time, its bf16 inputs widened into float buffers on the stack, the float32 loop run on them, and a
+// bf16 output rounded as it is written. No float32 copy of a tensor is made (the generic way of
+// core/cpu/bfloat16_float.h, which the other dtypes and the bool-valued ops keep).
+constexpr int64_t kBf16Chunk = 256;
+
+bool float32_or_bfloat16(std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts)
+    if (t->dtype() != kFloat32 && t->dtype() != kBFloat16) return false;
+  return true;
+}
+
+// n values of an operand (p, byte stride s) as contiguous floats: a contiguous float32 run in place,
+// anything else copied (and widened) into buf.
+const float* floats_of(const char* p, int64_t s, ScalarType dtype, int64_t n, float* buf) {
+  if (dtype == kFloat32) {
+    if (s == sizeof(float)) return reinterpret_cast<const float*>(p);
+    for (int64_t i = 0; i < n; ++i) buf[i] = *reinterpret_cast<const float*>(p + i * s);
+  } else if (s == sizeof(BFloat16)) {
+    bfloat16_to_float(buf, reinterpret_cast<const BFloat16*>(p), n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) buf[i] = static_cast<float>(*reinterpret_cast<const BFloat16*>(p + i * s));
+  }
+  return buf;
+}
+
+// Writes n floats to the output operand (p, byte stride s), rounding to bf16 where it is bf16.
+void store_floats(char* p, int64_t s, ScalarType dtype, const float* v, int64_t n) {
+  if (dtype == kFloat32) {
+    if (s == sizeof(float)) return (void)std::memcpy(p, v, n * sizeof(float));
+    for (int64_t i = 0; i < n; ++i) *reinterpret_cast<float*>(p + i * s) = v[i];
+  } else if (s == sizeof(BFloat16)) {
+    float_to_bfloat16(reinterpret_cast<BFloat16*>(p), v, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) *reinterpret_cast<BFloat16*>(p + i * s) = BFloat16(v[i]);
+  }
+}
+
+template <typename F>
+void bf16_unary_loop(const Tensor& out, const Tensor& in, F f) {
+  const ScalarType od = out.dtype(), id = in.dtype();
+  for_each_run<2>({&out, &in}, [&](char** p, const int64_t* s, int64_t n) {
+    alignas(64) float xb[kBf16Chunk], ob[kBf16Chunk];
+    for (int64_t i0 = 0; i0 < n; i0 += kBf16Chunk) {
+      const int64_t m = std::min(kBf16Chunk, n - i0);
+      unary_run_f32(ob, floats_of(p[1] + i0 * s[1], s[1], id, m, xb), m, f);
+      store_floats(p[0] + i0 * s[0], s[0], od, ob, m);
+    }
+  });
+}
+
+template <typename F>
+void bf16_binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  const ScalarType od = out.dtype(), ad = a.dtype(), bd = b.dtype();
+  for_each_run<3>({&out, &a, &b}, [&](char** p, const int64_t* s, int64_t n) {
+    alignas(64) float xb[kBf16Chunk], yb[kBf16Chunk], ob[kBf16Chunk];
+    for (int64_t i0 = 0; i0 < n; i0 += kBf16Chunk) {
+      const int64_t m = std::min(kBf16Chunk, n - i0);
+      const float* x = floats_of(p[1] + i0 * s[1], s[1], ad, m, xb);
+      const float* y = floats_of(p[2] + i0 * s[2], s[2], bd, m, yb);
+      binary_run_f32(ob, x, y, m, Operands::kBoth, f);
+      store_floats(p[0] + i0 * s[0], s[0], od, ob, m);
+    }
+  });
+}
+
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  if (any_bfloat16({&out, &in}) && float32_or_bfloat16({&out, &in})) {
+    switch (op) {
+#define EMBER_UNARY_CASE(Name, ...) \
+  case UnaryOp::Name:               \
+    return bf16_unary_loop(out, in, UnaryFn<UnaryOp::Name>{});
+      EMBER_UNARY_OPS(EMBER_UNARY_CASE)
+#undef EMBER_UNARY_CASE
+    }
+  }
   if (any_bfloat16({&out, &in})) {  // computed in float32, rounded once (core/cpu/bfloat16_float.h)
     Tensor out_f = float32_buffer(out);
     unary(op, out_f, float32_copy(*this, in));
@@ -192,6 +268,18 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (any_bfloat16({&out, &a, &b}) && float32_or_bfloat16({&out, &a, &b}) && !returns_bool(op)) {
+    using T = float;  // the result type R of the ops below
+    switch (op) {
+#define EMBER_BINARY_CASE(Name, name, expr, R)                               \
+  case BinaryOp::Name:                                                       \
+    if constexpr (std::is_same_v<R, float>)                                  \
+      return bf16_binary_loop(out, a, b, BinaryFn<BinaryOp::Name>{});        \
+    break;
+      EMBER_BINARY_OPS(EMBER_BINARY_CASE)
+#undef EMBER_BINARY_CASE
+    }
+  }
   if (any_bfloat16({&out, &a, &b})) {
     Tensor out_f = float32_buffer(out);
     binary(op, out_f, float32_copy(*this, a), float32_copy(*this, b));

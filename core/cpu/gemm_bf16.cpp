@@ -4,7 +4,8 @@
 // Ember's kernel packs, then multiplies tile by tile. vdpbf16ps treats a 32-bit lane as a pair of
 // bf16 values and adds a0*b0 + a1*b1 into a float lane, so K is walked two at a time:
 //   B is packed in panels of kNR = 32 columns: for each pair kk, 32 lanes (B[2kk][j], B[2kk+1][j]);
-//   A is packed in tiles of kMR = 8 rows: for each pair kk, 8 lanes (A[i][2kk], A[i][2kk+1]).
+//   A is packed in tiles of kMR = 8 rows: for each pair kk, 8 lanes (A[i][2kk], A[i][2kk+1]); a
+//   row-major A with even K already holds each pair as one 32-bit word, and is read in place.
 // A tile's pair is broadcast to all 16 lanes and multiplied with two panel registers, so an 8 x 32
 // block of C lives in 16 zmm accumulators for the whole of K. An odd K, and rows or columns past the
 // edge, are zeros in the packed copies; the edge tiles store under a mask. Rows of A are packed
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/bfloat16_float.h"
 #include "core/error.h"
 
 namespace ember::cpu {
@@ -33,6 +35,10 @@ constexpr int kMR = 8;        // rows of a tile of C (8 x 2 accumulators)
 constexpr int kNR = 32;       // columns of a panel: two zmm of 16 floats
 constexpr int64_t kMC = 128;  // rows of A packed at a time
 constexpr int64_t kKC = 512;  // depth of one pass (even, so the pairs of a block never straddle two)
+// The deepest K that gemm_bf16_rounded takes in one pass, rounding each tile as it leaves the
+// registers: a Linear's forward and input gradient (K = C, 3C, 4C); the weight gradient's K = B*T
+// sums into float32 scratch by passes of kKC.
+constexpr int64_t kRoundedPassK = 2048;
 
 inline uint32_t bits_at(const Bf16Matrix& m, int64_t r, int64_t c) {
   return m.trans ? m.p[c * m.ld + r].bits : m.p[r * m.ld + c].bits;
@@ -82,21 +88,27 @@ void pack_a(std::vector<uint32_t>& Ap, const Bf16Matrix& a, int64_t m0, int64_t 
   }
 }
 
-// One kMR x kNR block of C from a packed tile and panel; `rows` and `cols` cut it at the edges.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512bf16(const uint32_t* Ap,
-                                                                                     const uint32_t* Bp, int64_t kpairs,
-                                                                                     float* C, int64_t ldc,
-                                                                                     int64_t rows, int64_t cols,
-                                                                                     bool add) {
+// One kMR x kNR block of C from a tile of A and a panel of B; `rows` and `cols` cut it at the edges.
+// The tile's pair (r, kk) is the 32-bit word A[r * a_rs + kk * a_ks]: a packed tile (a_rs = 1,
+// a_ks = kMR), or a row-major A read in place (a_rs = ld / 2, a_ks = 1), whose rows past `rows` are
+// not read (the last row is read again, and its sums are not stored). The block is stored as float
+// (C, added to it when `add`) or, when Cb is given, rounded to bfloat16 (nearest even, as
+// BFloat16's constructor).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512bf16(
+    const uint32_t* A, int64_t a_rs, int64_t a_ks, const uint32_t* Bp, int64_t kpairs, float* C, BFloat16* Cb,
+    int64_t ldc, int64_t rows, int64_t cols, bool add) {
+  const uint32_t* arow[kMR];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r) arow[r] = A + std::min<int64_t>(r, rows - 1) * a_rs;
   __m512 acc[kMR][2];
 #pragma GCC unroll 8
   for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  for (int64_t kk = 0; kk < kpairs; ++kk) {
+  for (int64_t kk = 0, ka = 0; kk < kpairs; ++kk, ka += a_ks) {
     const __m512bh b0 = (__m512bh)_mm512_loadu_si512(Bp + kk * kNR);
     const __m512bh b1 = (__m512bh)_mm512_loadu_si512(Bp + kk * kNR + 16);
 #pragma GCC unroll 8
     for (int r = 0; r < kMR; ++r) {
-      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(Ap[kk * kMR + r]));
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(arow[r][ka]));
       acc[r][0] = _mm512_dpbf16_ps(acc[r][0], a, b0);
       acc[r][1] = _mm512_dpbf16_ps(acc[r][1], a, b1);
     }
@@ -106,6 +118,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512
 #pragma GCC unroll 8
   for (int r = 0; r < kMR; ++r) {
     if (r >= rows) break;
+    if (Cb) {
+      BFloat16* c = Cb + r * ldc;
+      _mm256_mask_storeu_epi16(c, m0, (__m256i)_mm512_cvtneps_pbh(acc[r][0]));
+      _mm256_mask_storeu_epi16(c + 16, m1, (__m256i)_mm512_cvtneps_pbh(acc[r][1]));
+      continue;
+    }
     float* c = C + r * ldc;
     __m512 v0 = acc[r][0], v1 = acc[r][1];
     if (add) {
@@ -117,19 +135,37 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512
   }
 }
 
+// Whether op(A) can be read in place, without packing: row-major, whole pairs (K even) on 4-byte
+// boundaries. A Linear's x and the input gradient's g are; a transposed A (the weight gradient's
+// g^T) is packed.
+bool a_in_place(const Bf16Matrix& a, int64_t K) {
+  return !a.trans && K % 2 == 0 && a.ld % 2 == 0 && reinterpret_cast<uintptr_t>(a.p) % 4 == 0;
+}
+
+// One pass over K (at most kKC, or all of K when rounding into Cb): C, or Cb, rows x columns.
 void gemm_avx512bf16_block(const Bf16Matrix& a, const Bf16Matrix& b, int64_t M, int64_t N, int64_t K, float* C,
-                           int64_t ldc, bool add) {
+                           BFloat16* Cb, int64_t ldc, bool add) {
   thread_local std::vector<uint32_t> Ap, Bp;
   const int64_t kpairs = (K + 1) / 2, panels = (N + kNR - 1) / kNR;
+  const bool in_place = a_in_place(a, K);
+  const uint32_t* A = reinterpret_cast<const uint32_t*>(a.p);
+  const int64_t a_ld = a.ld / 2;  // pairs per row of A, when read in place
   pack_b(Bp, b, K, N);
   for (int64_t m0 = 0; m0 < M; m0 += kMC) {
     const int64_t mc = std::min(kMC, M - m0), tiles = (mc + kMR - 1) / kMR;
-    pack_a(Ap, a, m0, mc, K);
+    if (!in_place) pack_a(Ap, a, m0, mc, K);
     for (int64_t panel = 0; panel < panels; ++panel) {
       const int64_t j0 = panel * kNR, cols = std::min<int64_t>(kNR, N - j0);
-      for (int64_t t = 0; t < tiles; ++t)
-        tile_avx512bf16(Ap.data() + t * kpairs * kMR, Bp.data() + panel * kpairs * kNR, kpairs,
-                        C + (m0 + t * kMR) * ldc + j0, ldc, std::min<int64_t>(kMR, mc - t * kMR), cols, add);
+      for (int64_t t = 0; t < tiles; ++t) {
+        const int64_t i0 = m0 + t * kMR, rows = std::min<int64_t>(kMR, mc - t * kMR);
+        const int64_t offset = i0 * ldc + j0;
+        if (in_place)
+          tile_avx512bf16(A + i0 * a_ld, a_ld, 1, Bp.data() + panel * kpairs * kNR, kpairs, C ? C + offset : nullptr,
+                          Cb ? Cb + offset : nullptr, ldc, rows, cols, add);
+        else
+          tile_avx512bf16(Ap.data() + t * kpairs * kMR, 1, kMR, Bp.data() + panel * kpairs * kNR, kpairs,
+                          C ? C + offset : nullptr, Cb ? Cb + offset : nullptr, ldc, rows, cols, add);
+      }
     }
   }
 }
@@ -138,11 +174,11 @@ void gemm_avx512bf16_block(const Bf16Matrix& a, const Bf16Matrix& b, int64_t M, 
 // the packed panels too long for L2.
 void gemm_avx512bf16(const Bf16Matrix& a, const Bf16Matrix& b, int64_t M, int64_t N, int64_t K, float* C, int64_t ldc,
                      bool add) {
-  if (K <= kKC) return gemm_avx512bf16_block(a, b, M, N, K, C, ldc, add);
+  if (K <= kKC) return gemm_avx512bf16_block(a, b, M, N, K, C, nullptr, ldc, add);
   for (int64_t k0 = 0; k0 < K; k0 += kKC) {
     const Bf16Matrix ak{a.p + (a.trans ? k0 * a.ld : k0), a.trans, a.ld};  // op(A)(i, k0 + k)
     const Bf16Matrix bk{b.p + (b.trans ? k0 : k0 * b.ld), b.trans, b.ld};  // op(B)(k0 + k, j)
-    gemm_avx512bf16_block(ak, bk, M, N, std::min(kKC, K - k0), C, ldc, add || k0 > 0);
+    gemm_avx512bf16_block(ak, bk, M, N, std::min(kKC, K - k0), C, nullptr, ldc, add || k0 > 0);
   }
 }
 
@@ -230,6 +266,16 @@ const char* bf16_gemm_kernel_name(Bf16GemmKernel kernel) {
       return "float32";
   }
   return "?";
+}
+
+void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, BFloat16* C, int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  if (current_kernel() == Bf16GemmKernel::kAvx512Bf16 && K > 0 && K <= kRoundedPassK)
+    return gemm_avx512bf16_block(a, b, M, N, K, nullptr, C, ldc, false);
+  thread_local std::vector<float> sums;
+  sums.resize(static_cast<size_t>(M * N));
+  gemm_bf16(a, b, M, N, K, sums.data(), N, false);
+  for (int64_t i = 0; i < M; ++i) float_to_bfloat16(C + i * ldc, sums.data() + i * N, N);
 }
 
 void gemm_bf16(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, float* C, int64_t ldc, bool add) {

@@ -94,27 +94,38 @@ void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N,
   }
 }
 
-// bfloat16 operands, float32 sums (core/cpu/gemm_bf16.h): the products are made in a float32 buffer
-// (holding the addend when `add`) and rounded into out once, as PyTorch's bf16 addmm does. Threads
-// split the work as for sgemm below: whole products, or one product's rows (or columns) in blocks.
+// bfloat16 operands, float32 sums (core/cpu/gemm_bf16.h), each result rounded into out once, as
+// PyTorch's bf16 addmm does: straight from the kernel's registers (gemm_bf16_rounded), or, with an
+// addend (`add`), through a float32 buffer that holds it. Threads split the work as for sgemm below:
+// whole products, or one product's rows (or columns) in blocks.
 void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tensor& b, BlasOperand la, BlasOperand lb,
                  bool add) {
   EMBER_CHECK(a.dtype() == kBFloat16 && b.dtype() == kBFloat16,
               "matmul: expected bfloat16 operands for a bfloat16 result, got {} and {}", dtype_name(a.dtype()),
               dtype_name(b.dtype()));
   const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a.sizes()[2];
-  Tensor acc = raw_empty(out.sizes(), kFloat32, out.device());
-  if (add) cpu.copy(acc, out);
+  Tensor acc;
+  if (add) {
+    acc = raw_empty(out.sizes(), kFloat32, out.device());
+    cpu.copy(acc, out);
+  }
   const BFloat16* A = a.data_ptr<BFloat16>();
   const BFloat16* B = b.data_ptr<BFloat16>();
-  float* C = acc.data_ptr<float>();
+  float* C = add ? acc.data_ptr<float>() : nullptr;
+  BFloat16* Cb = out.data_ptr<BFloat16>();
   const int64_t sa = a.strides()[0], sb = b.strides()[0];
   auto mat = [](BlasOperand l, const BFloat16* p) { return Bf16Matrix{p, l.trans == CblasTrans, l.ld}; };
+  // C[offset..] (M', N'; ldc N) = op(A') op(B'): summed into the float buffer, or rounded into out
+  auto product = [&](Bf16Matrix am, Bf16Matrix bm, int64_t m, int64_t n, int64_t offset) {
+    if (add)
+      gemm_bf16(am, bm, m, n, K, C + offset, N, true);
+    else
+      gemm_bf16_rounded(am, bm, m, n, K, Cb + offset, N);
+  };
   const int threads = (batch * M * N * K >= kGemmParallelWork) ? omp_get_max_threads() : 1;
   if (threads == 1 || batch >= threads) {
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-    for (int64_t i = 0; i < batch; ++i)
-      gemm_bf16(mat(la, A + i * sa), mat(lb, B + i * sb), M, N, K, C + i * M * N, N, add);
+    for (int64_t i = 0; i < batch; ++i) product(mat(la, A + i * sa), mat(lb, B + i * sb), M, N, i * M * N);
   } else {
     const bool by_rows = M >= N;
     const int64_t extent = by_rows ? M : N;
@@ -122,19 +133,17 @@ void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tens
     const int64_t blocks = (extent + block - 1) / block;
     for (int64_t i = 0; i < batch; ++i) {
       const BFloat16 *Ai = A + i * sa, *Bi = B + i * sb;
-      float* Ci = C + i * M * N;
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int64_t t = 0; t < blocks; ++t) {
         const int64_t lo = t * block, n = std::min(block, extent - lo);
         if (by_rows)
-          gemm_bf16(mat(la, Ai + (la.trans == CblasNoTrans ? lo * la.ld : lo)), mat(lb, Bi), n, N, K, Ci + lo * N, N,
-                    add);
+          product(mat(la, Ai + (la.trans == CblasNoTrans ? lo * la.ld : lo)), mat(lb, Bi), n, N, i * M * N + lo * N);
         else
-          gemm_bf16(mat(la, Ai), mat(lb, Bi + (lb.trans == CblasNoTrans ? lo : lo * lb.ld)), M, n, K, Ci + lo, N, add);
+          product(mat(la, Ai), mat(lb, Bi + (lb.trans == CblasNoTrans ? lo : lo * lb.ld)), M, n, i * M * N + lo);
       }
     }
   }
-  cpu.copy(out, acc);
+  if (add) cpu.copy(out, acc);
 }
 
 // out (contiguous) = a @ b, or out += a @ b when `add`.
