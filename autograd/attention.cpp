@@ -3,10 +3,11 @@
 // The output is allocated as (B, L, H, Ev) and returned as its (B, H, L, Ev) transpose, so the
 // usual `y.transpose(1, 2).contiguous()` that puts heads side by side copies nothing. The
 // gradients of q, k, v are laid out the same way. Saved for backward: q, k, v, the softmax
-// weights and the dropout noise; or, where the backend has flash_attention (CUDA) and there is no
-// dropout, q, k, v and one logsumexp per query row, from which its backward recomputes the weights. Under create_graph,
-// or on a backend without the fused backward, the backward recomputes the weights and applies the same formula with
-// differentiable ops.
+// weights and the dropout noise; or, where the backend has flash_attention (CUDA), q, k, v and one
+// logsumexp per query row, from which its backward recomputes the weights, and, with dropout, the
+// Philox seed and offset from which it redraws the mask (core/philox.h). Under create_graph, or on a
+// backend without the fused backward, the backward recomputes the weights and applies the same
+// formula with differentiable ops.
 #include "autograd/attention.h"
 
 #include <limits>
@@ -15,6 +16,7 @@
 #include "autograd/fused.h"
 #include "core/backend.h"
 #include "core/kernel.h"
+#include "core/random.h"
 #include "core/shape.h"
 
 namespace ember::autograd {
@@ -48,6 +50,69 @@ bool fused_kernel_applies(const Tensor& query, const Tensor& key, const Tensor& 
   return true;
 }
 
+// With p = softmax(s), s = scale q k^T (causal), pd = p * noise: dv = pd^T g, dpd = g v^T,
+// dp = dpd * noise, ds = p (dp - sum(dp p)) scale, dq = ds k, dk = ds^T q. From differentiable ops.
+tensor_list composed_backward(const Tensor& g, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& nz,
+                              double scale) {
+  // The weights are recomputed from differentiable ops: probs is a constant of q, k.
+  Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
+  Tensor weights = (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
+  Tensor dropped = nz.defined() ? weights * nz : weights;
+  Tensor dv = dropped.mT().matmul(g);
+  Tensor dp = g.matmul(v.mT());
+  if (nz.defined()) dp = dp * nz;
+  Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
+  return {ds.matmul(k), ds.mT().matmul(q), dv};
+}
+
+// The fused backward: saved holds q, k, v and the forward's (B, H, L, S) weights, or its (B, H, L)
+// logsumexp from flash_attention (with `dropout` the mask flash_attention drew).
+std::optional<tensor_list> fused_backward(const Tensor& g, const tensor_list& saved, const Tensor& nz,
+                                          const PhiloxDropout& dropout, double scale) {
+  Tensor q = rows_in_place(saved[0]), k = rows_in_place(saved[1]), v = rows_in_place(saved[2]);
+  const Tensor& probs_or_lse = saved[3];
+  Tensor go = rows_in_place(g);
+  Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
+  Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
+  Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
+  Backend& backend = backend_for(go);
+  const bool done = probs_or_lse.dim() == 3
+                        ? backend.flash_attention_backward(dq, dk, dv, go, q, k, v, probs_or_lse, scale, dropout)
+                        : backend.causal_attention_backward(dq, dk, dv, go, q, k, v, probs_or_lse, nz, scale);
+  if (!done) return std::nullopt;
+  return tensor_list{dq, dk, dv};
+}
+
+// Causal attention with dropout drawn inside flash_attention from `dropout`'s Philox words, one
+// node; std::nullopt where the backend has no such kernel or declines these sizes.
+std::optional<Tensor> flash_attention_with_dropout(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                   const PhiloxDropout& dropout, double scale) {
+  if (!fused_kernel_applies(query, key, value)) return std::nullopt;
+  const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
+  Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
+  Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
+  Tensor lse = raw_empty({B, H, L}, q.dtype(), q.device());
+  if (!backend_for(q).flash_attention(out, lse, q, k, v, scale, dropout)) return std::nullopt;
+  return apply_fused(
+      {.name = "ScaledDotProductAttentionBackward0",
+       .inputs = {query, key, value},
+       .saved = {query, key, value},
+       .forward = {.fused = [&]() -> std::optional<tensor_list> { return tensor_list{out, lse}; }},
+       .backward = {.composed = [dropout, scale, B, H, L, S](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                      // The mask the kernel drew, redrawn from the same Philox words as a (B, H, L, S) tensor.
+                      const Tensor& q = saved[0];
+                      Tensor nz = raw_empty({B, H, L, S}, q.dtype(), q.device());
+                      EMBER_CHECK(backend_for(nz).dropout_noise(nz, dropout),
+                                  "scaled_dot_product_attention: the {} backend ran flash_attention with dropout but "
+                                  "has no dropout_noise to redraw its mask",
+                                  backend_for(nz).name());
+                      return composed_backward(g, q, saved[1], saved[2], nz, scale);
+                    },
+                    .fused = [dropout, scale](const Tensor& g, const tensor_list& saved) {
+                      return fused_backward(g, saved, Tensor(), dropout, scale);
+                    }}});
+}
+
 }  // namespace
 
 Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale) {
@@ -61,8 +126,6 @@ Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale) {
 Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& noise,
                         double scale) {
   Tensor nz = noise.defined() ? kernel::contiguous(noise) : Tensor();
-  // With p = softmax(s), s = scale q k^T (causal), pd = p * noise: dv = pd^T g, dpd = g v^T,
-  // dp = dpd * noise, ds = p (dp - sum(dp p)) scale, dq = ds k, dk = ds^T q.
   return apply_fused(
       {.name = "ScaledDotProductAttentionBackward0",
        .inputs = {query, key, value},
@@ -75,7 +138,8 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
                      Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
                      if (!nz.defined()) {  // a GPU keeps a logsumexp per row instead of the weights
                        Tensor lse = raw_empty({B, H, L}, q.dtype(), q.device());
-                       if (backend_for(q).flash_attention(out, lse, q, k, v, scale)) return tensor_list{out, lse};
+                       if (backend_for(q).flash_attention(out, lse, q, k, v, scale, PhiloxDropout{}))
+                         return tensor_list{out, lse};
                      }
                      // bfloat16 heads (autocast) keep float32 weights: the softmax runs in float32 on the CPU
                      const ScalarType probs_dtype = q.dtype() == kBFloat16 ? kFloat32 : q.dtype();
@@ -88,35 +152,24 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
                          Tensor weights = causal_softmax(query, key, scale);
                          return (noise.defined() ? weights * noise : weights).matmul(value);
                        }},
-       .backward = {
-           .composed = [nz, scale](const Tensor& g, const tensor_list& saved) -> tensor_list {
-             const Tensor &q = saved[0], &k = saved[1], &v = saved[2];
-             // The weights are recomputed from differentiable ops: probs is a constant of q, k.
-             Tensor future = ember::ones({q.size(2), k.size(2)}, ember::dtype(kBool).device(q.device())).triu(1);
-             Tensor weights =
-                 (q.matmul(k.mT()) * scale).masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(-1);
-             Tensor dropped = nz.defined() ? weights * nz : weights;
-             Tensor dv = dropped.mT().matmul(g);
-             Tensor dp = g.matmul(v.mT());
-             if (nz.defined()) dp = dp * nz;
-             Tensor ds = weights * (dp - (dp * weights).sum({-1}, true)) * scale;
-             return {ds.matmul(k), ds.mT().matmul(q), dv};
-           },
-           .fused = [nz, scale](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
-             Tensor q = rows_in_place(saved[0]), k = rows_in_place(saved[1]), v = rows_in_place(saved[2]);
-             const Tensor& probs_or_lse = saved[3];  // (B, H, L, S) weights, or (B, H, L) from flash_attention
-             Tensor go = rows_in_place(g);
-             Tensor dq = heads_interleaved(q.sizes(), q.dtype(), q.device());
-             Tensor dk = heads_interleaved(k.sizes(), k.dtype(), k.device());
-             Tensor dv = heads_interleaved(v.sizes(), v.dtype(), v.device());
-             Backend& backend = backend_for(go);
-             const bool done =
-                 probs_or_lse.dim() == 3
-                     ? backend.flash_attention_backward(dq, dk, dv, go, q, k, v, probs_or_lse, scale)
-                     : backend.causal_attention_backward(dq, dk, dv, go, q, k, v, probs_or_lse, nz, scale);
-             if (!done) return std::nullopt;
-             return tensor_list{dq, dk, dv};
-           }}});
+       .backward = {.composed = [nz, scale](const Tensor& g, const tensor_list& saved) -> tensor_list {
+                      return composed_backward(g, saved[0], saved[1], saved[2], nz, scale);
+                    },
+                    .fused = [nz, scale](const Tensor& g, const tensor_list& saved) {
+                      return fused_backward(g, saved, nz, PhiloxDropout{}, scale);
+                    }}});
+}
+
+Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, double scale) {
+  EMBER_CHECK(dropout_p >= 0 && dropout_p < 1, "causal_attention: dropout_p must be in [0, 1), got {}", dropout_p);
+  if (dropout_p == 0) return causal_attention(query, key, value, Tensor(), scale);
+  // The mask covers the weights' shape (..., L, S): its Philox words are reserved whichever path draws it.
+  std::vector<int64_t> shape = broadcast_shapes(query.sizes().slice(0, query.dim() - 2),
+                                                key.sizes().slice(0, key.dim() - 2), "scaled_dot_product_attention");
+  shape.insert(shape.end(), {query.size(-2), key.size(-2)});
+  const PhiloxDropout dropout = reserve_dropout(dropout_p, numel_of(shape));
+  if (std::optional<Tensor> out = flash_attention_with_dropout(query, key, value, dropout, scale)) return *out;
+  return causal_attention(query, key, value, dropout_noise(shape, query.options(), dropout), scale);
 }
 
 }  // namespace ember::autograd

@@ -19,4 +19,10 @@ Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale);
 // dropout's scaled keep mask over the weights' shape (..., L, S), or undefined.
 Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& noise, double scale);
 
+// The same with dropout of probability dropout_p in [0, 1) on the weights. Where the backend has
+// flash_attention (CUDA), its kernels draw the mask from the Philox stream (core/philox.h) and keep
+// no (..., L, S) tensor; elsewhere noise = dropout_noise(weights' shape, dropout_p) (core/random.h:
+// on the CPU, PyTorch's bernoulli draws) and the overload above.
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p, double scale);
+
 }  // namespace ember::autograd

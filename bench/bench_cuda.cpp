@@ -127,6 +127,7 @@ class CountingBackend final : public Backend {
   EMBER_FUSED_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
   EMBER_OPTIMIZER_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
   EMBER_FLASH_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
+  EMBER_PHILOX_KERNELS(EMBER_COUNTED_OPTIONAL_KERNEL)
 #undef EMBER_COUNTED_OPTIONAL_KERNEL
 #undef EMBER_COUNTED_KERNEL
 
@@ -232,18 +233,20 @@ void BM_cuda_adamw_update(benchmark::State& state) {
   set_flops(state, 14.0 * n);
 }
 
-// Causal attention of the `video` GPT's heads: (B, H, T, hs) = (64, 6, 256, 64), no dropout, the
+// Causal attention of the `video` GPT's heads: (B, H, T, hs) = (64, 6, 256, 64), without dropout
+// and with the preset's 0.2 (the mask drawn from Philox inside the kernels), the
 // heads of one qkv projection (strided, as the model makes them). Forward reads q, k, v and writes
 // out and one logsumexp a row; the bytes count each tensor once (the kernel's floor), the FLOPs the
 // two products over the lower triangle.
 constexpr int64_t kHeads = 6, kHeadDim = kC / kHeads;
 Tensor video_qkv() { return gpu_randn({kB, kT, 3, kHeads, kHeadDim}); }
 Tensor head(const Tensor& qkv, int64_t which) { return qkv.select(2, which).transpose(1, 2); }
-void BM_cuda_attention(benchmark::State& state) {
+void BM_cuda_attention(benchmark::State& state, double dropout_p) {
   if (!have_gpu(state)) return;
   Tensor qkv = video_qkv();
   for (auto _ : state) {
-    Tensor y = nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, 0.0, true);
+    Tensor y =
+        nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, dropout_p, true);
     cuda::synchronize();
   }
   const double head_bytes = 4.0 * kB * kHeads * kT * kHeadDim;
@@ -252,10 +255,11 @@ void BM_cuda_attention(benchmark::State& state) {
 }
 // Backward: reads q, k, v, dout and the logsumexp, writes dq, dk, dv; the scores and dp are
 // recomputed three times (dq's two passes, dk/dv's one): 9 half-triangle products in all.
-void BM_cuda_attention_backward(benchmark::State& state) {
+void BM_cuda_attention_backward(benchmark::State& state, double dropout_p) {
   if (!have_gpu(state)) return;
   Tensor qkv = video_qkv().requires_grad_();
-  Tensor y = nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, 0.0, true);
+  Tensor y =
+      nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, dropout_p, true);
   Tensor dy = randn(y.sizes()).to(kCUDA);
   for (auto _ : state) {
     autograd::grad({y}, {qkv}, {dy}, /*retain_graph=*/true);
@@ -356,8 +360,10 @@ BENCHMARK(BM_cuda_layer_norm_backward)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_gelu)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_gelu_backward)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_adamw_update)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_cuda_attention)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_cuda_attention_backward)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_cuda_attention, no_dropout, 0.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_cuda_attention, dropout_0_2, 0.2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_cuda_attention_backward, no_dropout, 0.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_cuda_attention_backward, dropout_0_2, 0.2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_all)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_rows)->Unit(benchmark::kMillisecond);
 

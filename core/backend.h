@@ -17,6 +17,7 @@
 
 #include "core/conv_shape.h"
 #include "core/functors.h"
+#include "core/philox.h"
 #include "core/tensor.h"
 
 namespace ember {
@@ -142,17 +143,28 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
 // only one logsumexp per row and recomputes the weights tile by tile, as FlashAttention-2
 // does). An op tries these first, then the list above, then composes.
 #define EMBER_FLASH_KERNELS(X)                                                                                   \
-  /* Causal attention without dropout (query i sees keys j <= i), q (B, H, L, E), k (B, H, S, E), */             \
-  /* v (B, H, S, Ev), out (B, H, L, Ev) strided views whose last dim has stride 1; lse (B, H, L) contiguous */   \
-  /* receives each row's logsumexp of its scores scale * q k^T over the keys it sees. */                         \
+  /* Causal attention (query i sees keys j <= i), q (B, H, L, E), k (B, H, S, E), v (B, H, S, Ev), */         \
+  /* out (B, H, L, Ev) strided views whose last dim has stride 1; lse (B, H, L) contiguous receives each */      \
+  /* row's logsumexp of its scores scale * q k^T over the keys it sees. With dropout.active(), weight */         \
+  /* (b, h, i, j) is kept when dropout.keeps(((b * H + h) * L + i) * S + j) and scaled by dropout.scale(): */     \
+  /* the mask dropout_noise would write over (B, H, L, S), never stored. */                                      \
   X(flash_attention,                                                                                             \
-    (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v, double scale),     \
-    (out, lse, q, k, v, scale), "flash_attention", out, (&q, &k, &v))                                            \
-  /* Its backward given dout (strided like out) and the forward's lse: dq, dk, dv strided like q, k, v. */       \
+    (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v, double scale,      \
+     const PhiloxDropout& dropout),                                                                              \
+    (out, lse, q, k, v, scale, dropout), "flash_attention", out, (&q, &k, &v))                                   \
+  /* Its backward given dout (strided like out), the forward's lse and dropout: dq, dk, dv strided like q, */    \
+  /* k, v. */                                                                                                    \
   X(flash_attention_backward,                                                                                    \
     (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k, \
-     const Tensor& v, const Tensor& lse, double scale),                                                          \
-    (dq, dk, dv, dout, q, k, v, lse, scale), "flash_attention_backward", dq, (&dout, &q, &k, &v))
+     const Tensor& v, const Tensor& lse, double scale, const PhiloxDropout& dropout),                            \
+    (dq, dk, dv, dout, q, k, v, lse, scale, dropout), "flash_attention_backward", dq, (&dout, &q, &k, &v))
+
+// Counter-based random kernels: optional. A backend that has them draws from the Philox stream
+// (core/philox.h: a pure function of seed, offset and element); one without returns false and the op
+// draws from the default generator instead (PyTorch's CPU stream), so the CPU keeps torch's numbers.
+#define EMBER_PHILOX_KERNELS(X)                                                                               \
+  /* noise contiguous, floating: noise[i] = dropout.keeps(i) ? dropout.scale() : 0, dropout.active(). */      \
+  X(dropout_noise, (const Tensor& noise, const PhiloxDropout& dropout), (noise, dropout), "dropout", noise, ())
 
 // The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them
 // (Python's arithmetic); a kernel rounds them to the parameter's dtype, as PyTorch's kernels do.
@@ -240,6 +252,7 @@ class Backend {
   EMBER_FUSED_KERNELS(EMBER_OPTIONAL_KERNEL)
   EMBER_OPTIMIZER_KERNELS(EMBER_OPTIONAL_KERNEL)
   EMBER_FLASH_KERNELS(EMBER_OPTIONAL_KERNEL)
+  EMBER_PHILOX_KERNELS(EMBER_OPTIONAL_KERNEL)
 #undef EMBER_OPTIONAL_KERNEL
 };
 

@@ -171,6 +171,37 @@ Generator& default_generator() {
   return gen;
 }
 
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+namespace {
+// The Philox stream's seed and next word; unseeded, it starts from the default generator's seed.
+struct PhiloxState {
+  std::mutex mutex;
+  uint64_t seed = default_generator().initial_seed();
+  uint64_t offset = 0;
+};
+PhiloxState& philox_state() {
+  static PhiloxState state;
+  return state;
+}
+}  // namespace
+
+void philox_manual_seed(uint64_t seed) {
+  PhiloxState& state = philox_state();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.seed = seed;
+  state.offset = 0;
+}
+
+PhiloxSeedOffset philox_reserve(uint64_t words) {
+  PhiloxState& state = philox_state();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  const PhiloxSeedOffset taken{state.seed, state.offset};
+  state.offset += (words + 3) / 4 * 4;  // whole counters: the next call starts on a fresh one
+  return taken;
+}
+
+void manual_seed(uint64_t seed) {
+  default_generator().manual_seed(seed);
+  philox_manual_seed(seed);
+}
 
 }  // namespace ember

@@ -50,7 +50,20 @@ class Generator {
 
 // The process-wide default generator used when no generator is passed.
 Generator& default_generator();
-// torch::manual_seed: seeds the default CPU generator (and CUDA's, when built with CUDA).
+// torch::manual_seed: seeds the default CPU generator and the Philox stream below.
 void manual_seed(uint64_t seed);
+
+// The Philox stream (core/philox.h) that CUDA kernels draw from, as PyTorch's CUDA generator: a
+// seed and an offset, the index of the next unused 32-bit word. Each call that draws reserves its
+// words: philox_reserve(n) returns (seed, offset) and advances the offset by n rounded up to a
+// multiple of 4 (whole counters, as PyTorch advances its philox offset), so a mask depends only on
+// (seed, offset, element) and no two calls share a word. manual_seed and cuda::manual_seed reset it
+// to (seed, 0); unseeded, it starts from the default generator's initial seed. It is not PyTorch's
+// CUDA stream (docs/GPU.md, "Philox"), and Generator objects do not touch it.
+struct PhiloxSeedOffset {
+  uint64_t seed, offset;
+};
+PhiloxSeedOffset philox_reserve(uint64_t words);
+void philox_manual_seed(uint64_t seed);
 
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "core/backend.h"
 #include "core/error.h"
 #include "core/shape.h"
 
@@ -477,6 +478,22 @@ Tensor randperm(int64_t n, Generator generator, const TensorOptions& options) {
   }
   TensorOptions o = options.has_dtype() ? options : options.dtype(kInt64);
   return finish(out.to(o.device(), o.dtype()), o);
+}
+
+PhiloxDropout reserve_dropout(double p, int64_t elements) {
+  const PhiloxSeedOffset taken = philox_reserve(static_cast<uint64_t>(elements));
+  return {.seed = taken.seed, .offset = taken.offset, .p = p};
+}
+
+Tensor dropout_noise(IntArrayRef sizes, const TensorOptions& options, const PhiloxDropout& dropout) {
+  Tensor noise = empty(sizes, options);
+  if (noise.numel() > 0 && !backend_for(noise).dropout_noise(noise, dropout))
+    noise.bernoulli_(1 - dropout.p).div_(1 - dropout.p);
+  return noise;
+}
+
+Tensor dropout_noise(IntArrayRef sizes, const TensorOptions& options, double p) {
+  return dropout_noise(sizes, options, reserve_dropout(p, numel_of(sizes)));
 }
 
 Tensor bernoulli(const Tensor& self, double p, OptGenerator generator) {

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "core/generator.h"
+#include "core/philox.h"
 #include "core/tensor.h"
 
 namespace ember {
@@ -44,5 +45,15 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = 
 // N(mean, std) with the given sizes.
 Tensor normal(double mean, double std, IntArrayRef sizes, OptGenerator generator = std::nullopt,
               const TensorOptions& options = {});
+
+// Dropout's scaled keep mask of `sizes` (contiguous, floating): each element 1 / (1 - p) with
+// probability 1 - p, else 0; 0 < p < 1. It reserves numel words of the Philox stream
+// (core/generator.h) and fills from them where the backend has dropout_noise (CUDA); elsewhere it
+// draws bernoulli_(1 - p) from the default generator, PyTorch's CPU numbers.
+Tensor dropout_noise(IntArrayRef sizes, const TensorOptions& options, double p);
+// The same with the Philox words already reserved (dropout.active()).
+Tensor dropout_noise(IntArrayRef sizes, const TensorOptions& options, const PhiloxDropout& dropout);
+// Reserves the Philox words of a dropout over `elements` elements (philox_reserve).
+PhiloxDropout reserve_dropout(double p, int64_t elements);
 
 }  // namespace ember

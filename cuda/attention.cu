@@ -11,14 +11,19 @@
 //     dv_j = sum_i p_ij dout_i,  dk_j = scale sum_i ds_ij q_i
 //         (then one block per key tile, over the query tiles that see it)
 //   D is computed from the weights, as the CPU does, so out need not be kept.
+// Dropout (core/philox.h): weight (bh, i, j) is multiplied by z_ij = keep ? 1 / (1 - p) : 0, keep
+// drawn from Philox word offset + (bh L + i) S + j, after the row's sum l (which sees every weight):
+//   acc += (p z) v;  backward: dp_ij = z_ij dout_i . v_j, dv_j = sum_i p_ij z_ij dout_i, and
+//   D_i = sum_j p_ij dp_ij as before. The backward redraws z from the same words: no mask is stored.
 // Tiles of q, k, v and dout sit in shared memory, with the (kTile, kTile) scores of the current pair
 // of tiles; the running max and sum of a row live in the registers of the thread that owns the row,
 // the output and gradient accumulators in registers spread over the block. No (L, S) matrix reaches
 // global memory, tiles above the diagonal are never visited, and there are no atomics: dq and
-// dk/dv come from separate passes, so every run gives the same bits. Not here: dropout (the op
-// uses core/backend.h's causal_attention or composes then) and head dims over kMaxHeadDim.
+// dk/dv come from separate passes, so every run gives the same bits. Not here: head dims over
+// kMaxHeadDim (the op composes then).
 #include <cmath>
 
+#include "core/philox.h"
 #include "cuda/block_reduce.cuh"  // shared_scratch
 #include "cuda/kernels.h"
 
@@ -57,6 +62,20 @@ __device__ void load_tile(T* dst, const AttentionHeads& src, int64_t b, int64_t 
   }
 }
 
+// Dropout's factor z_ij of weight (bh, i, j): 1 / (1 - p) where Philox keeps it, else 0; 1 without dropout.
+template <typename T>
+struct DropoutFactor {
+  PhiloxDropout dropout;
+  int64_t L, S;
+  T scale;
+  __device__ DropoutFactor(const PhiloxDropout& d, int64_t L_, int64_t S_)
+      : dropout(d), L(L_), S(S_), scale(static_cast<T>(d.scale())) {}
+  __device__ T at(int64_t bh, int64_t i, int64_t j) const {
+    if (!dropout.active()) return T(1);
+    return dropout.keeps(static_cast<uint64_t>((bh * L + i) * S + j)) ? scale : T(0);
+  }
+};
+
 // a (n) . b (n), both in shared memory.
 template <typename T>
 __device__ T dot(const T* a, const T* b, int n) {
@@ -68,16 +87,18 @@ __device__ T dot(const T* a, const T* b, int n) {
 template <typename T>
 __global__ void __launch_bounds__(kFlashThreads)
     flash_attention_forward_kernel(AttentionHeads out, T* lse, AttentionHeads q, AttentionHeads k, AttentionHeads v,
-                                   int64_t H, int64_t L, int64_t S, int E, int Ev, T scale) {
+                                   int64_t H, int64_t L, int64_t S, int E, int Ev, T scale, PhiloxDropout dropout) {
   constexpr int kT = kTile<T>;
   const int64_t bh = blockIdx.x, b = bh / H, h = bh % H;
   const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kT;
   const int tid = threadIdx.x;
+  const DropoutFactor<T> drop(dropout, L, S);
   T* qs = shared_scratch<T>();  // (kT, E)
   T* ks = qs + kT * E;          // (kT, E)
   T* vs = ks + kT * E;          // (kT, Ev)
   T* ps = vs + kT * Ev;         // (kT, kT): scores, then weights
-  T* rescale = ps + kT * kT;    // (kT): e^(m - m') of each row, then its final sum l
+  T* zs = ps + kT * kT;         // (kT, kT): dropout's factors
+  T* rescale = zs + kT * kT;    // (kT): e^(m - m') of each row, then its final sum l
   load_tile<T>(qs, q, b, h, i0, L, E);
   T acc[kAccPerThread<T>];
   EMBER_UNROLL
@@ -92,7 +113,9 @@ __global__ void __launch_bounds__(kFlashThreads)
     for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
       const int r = idx / kT, c = idx % kT;
       const int64_t i = i0 + r, j = j0 + c;
-      ps[idx] = i < L && j < S && j <= i ? scale * dot(qs + r * E, ks + c * E, E) : T(-INFINITY);
+      const bool visible = i < L && j < S && j <= i;
+      ps[idx] = visible ? scale * dot(qs + r * E, ks + c * E, E) : T(-INFINITY);
+      zs[idx] = visible ? drop.at(bh, i, j) : T(0);
     }
     __syncthreads();
     if (tid < kT) {
@@ -104,7 +127,8 @@ __global__ void __launch_bounds__(kFlashThreads)
         alpha = exp(m - m_new);
         for (int c = 0; c < kT; ++c) {
           p[c] = exp(p[c] - m_new);
-          sum += p[c];
+          sum += p[c];  // l sums every weight; only out sees the dropped ones
+          p[c] *= zs[tid * kT + c];
         }
       } else {
         for (int c = 0; c < kT; ++c) p[c] = 0;
@@ -146,25 +170,29 @@ template <typename T>
 struct WeightAndGrad {
   T p, ds;
 };
+// With dropout, p is the dropped weight p z (what dv sums) and ds = p (z dp - D).
 template <typename T>
 __device__ WeightAndGrad<T> weight_and_grad(const T* qs, const T* dos, const T* ks, const T* vs, const T* lse_s,
-                                            const T* delta_s, int r, int c, int64_t i, int64_t j, int64_t L, int64_t S,
-                                            int E, int Ev, T scale) {
-  if (i >= L || j >= S || j > i) return {T(0), T(0)};
+                                            const T* delta_s, int r, int c, int64_t bh, int64_t i, int64_t j,
+                                            const DropoutFactor<T>& drop, int E, int Ev, T scale) {
+  if (i >= drop.L || j >= drop.S || j > i) return {T(0), T(0)};
   const T p = exp(scale * dot(qs + r * E, ks + c * E, E) - lse_s[r]);
-  const T dp = dot(dos + r * Ev, vs + c * Ev, Ev);
-  return {p, p * (dp - delta_s[r])};
+  const T z = drop.at(bh, i, j);
+  const T dp = z * dot(dos + r * Ev, vs + c * Ev, Ev);
+  return {p * z, p * (dp - delta_s[r])};
 }
 
 // delta (B * H * L) and dq for one tile of kTile queries, over the key tiles it sees.
 template <typename T>
 __global__ void __launch_bounds__(kFlashThreads)
     flash_attention_dq_kernel(AttentionHeads dq, T* delta, AttentionHeads dout, AttentionHeads q, AttentionHeads k,
-                              AttentionHeads v, const T* lse, int64_t H, int64_t L, int64_t S, int E, int Ev, T scale) {
+                              AttentionHeads v, const T* lse, int64_t H, int64_t L, int64_t S, int E, int Ev, T scale,
+                              PhiloxDropout dropout) {
   constexpr int kT = kTile<T>;
   const int64_t bh = blockIdx.x, b = bh / H, h = bh % H;
   const int64_t i0 = static_cast<int64_t>(blockIdx.y) * kT;
   const int tid = threadIdx.x;
+  const DropoutFactor<T> drop(dropout, L, S);
   T* qs = shared_scratch<T>();  // (kT, E)
   T* dos = qs + kT * E;         // (kT, Ev)
   T* ks = dos + kT * Ev;        // (kT, E)
@@ -189,7 +217,7 @@ __global__ void __launch_bounds__(kFlashThreads)
     __syncthreads();
     for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
       const int r = idx / kT, c = idx % kT;
-      dss[idx] = weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, i0 + r, j0 + c, L, S, E, Ev, scale).ds;
+      dss[idx] = weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, bh, i0 + r, j0 + c, drop, E, Ev, scale).ds;
     }
     __syncthreads();
     if (tid < kT)
@@ -210,7 +238,7 @@ __global__ void __launch_bounds__(kFlashThreads)
     __syncthreads();
     for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
       const int r = idx / kT, c = idx % kT;
-      dss[idx] = weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, i0 + r, j0 + c, L, S, E, Ev, scale).ds;
+      dss[idx] = weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, bh, i0 + r, j0 + c, drop, E, Ev, scale).ds;
     }
     __syncthreads();
     EMBER_UNROLL
@@ -239,11 +267,12 @@ template <typename T>
 __global__ void __launch_bounds__(kFlashThreads)
     flash_attention_dkdv_kernel(AttentionHeads dk, AttentionHeads dv, AttentionHeads dout, AttentionHeads q,
                                 AttentionHeads k, AttentionHeads v, const T* lse, const T* delta, int64_t H, int64_t L,
-                                int64_t S, int E, int Ev, T scale) {
+                                int64_t S, int E, int Ev, T scale, PhiloxDropout dropout) {
   constexpr int kT = kTile<T>;
   const int64_t bh = blockIdx.x, b = bh / H, h = bh % H;
   const int64_t j0 = static_cast<int64_t>(blockIdx.y) * kT;
   const int tid = threadIdx.x;
+  const DropoutFactor<T> drop(dropout, L, S);
   T* ks = shared_scratch<T>();  // (kT, E)
   T* vs = ks + kT * E;          // (kT, Ev)
   T* qs = vs + kT * Ev;         // (kT, E)
@@ -273,7 +302,7 @@ __global__ void __launch_bounds__(kFlashThreads)
     for (int idx = tid; idx < kT * kT; idx += kFlashThreads) {
       const int r = idx / kT, c = idx % kT;
       const WeightAndGrad<T> w =
-          weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, i0 + r, j0 + c, L, S, E, Ev, scale);
+          weight_and_grad(qs, dos, ks, vs, lse_s, delta_s, r, c, bh, i0 + r, j0 + c, drop, E, Ev, scale);
       ps[idx] = w.p;
       dss[idx] = w.ds;
     }
@@ -326,12 +355,14 @@ bool flash_attention_fits(int64_t BH, int64_t L, int64_t S, int64_t E, int64_t E
 
 void launch_flash_attention(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S, int64_t E,
                             int64_t Ev, const AttentionHeads& out, void* lse, const AttentionHeads& q,
-                            const AttentionHeads& k, const AttentionHeads& v, double scale) {
+                            const AttentionHeads& k, const AttentionHeads& v, double scale,
+                            const PhiloxDropout& dropout) {
   dispatch_floating_type("flash_attention", type, [&]<typename T>() {
     constexpr int64_t kT = kTile<T>;
-    const size_t shmem = (kT * (2 * E + Ev) + kT * kT + kT) * sizeof(T);
+    const size_t shmem = (kT * (2 * E + Ev) + 2 * kT * kT + kT) * sizeof(T);
     EMBER_LAUNCH(tile_grid<T>(B * H, L), kFlashThreads, shmem, s, flash_attention_forward_kernel<T>)
-    (out, static_cast<T*>(lse), q, k, v, H, L, S, static_cast<int>(E), static_cast<int>(Ev), static_cast<T>(scale));
+    (out, static_cast<T*>(lse), q, k, v, H, L, S, static_cast<int>(E), static_cast<int>(Ev), static_cast<T>(scale),
+     dropout);
     check_launch("flash_attention");
   });
 }
@@ -340,7 +371,7 @@ void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B,
                                      int64_t E, int64_t Ev, const AttentionHeads& dq, const AttentionHeads& dk,
                                      const AttentionHeads& dv, void* delta, const AttentionHeads& dout,
                                      const AttentionHeads& q, const AttentionHeads& k, const AttentionHeads& v,
-                                     const void* lse, double scale) {
+                                     const void* lse, double scale, const PhiloxDropout& dropout) {
   dispatch_floating_type("flash_attention_backward", type, [&]<typename T>() {
     constexpr int64_t kT = kTile<T>;
     const int e = static_cast<int>(E), ev = static_cast<int>(Ev);
@@ -348,10 +379,10 @@ void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B,
     T* d = static_cast<T*>(delta);
     const size_t shmem = (2 * kT * (E + Ev) + 2 * kT * kT + 2 * kT) * sizeof(T);
     EMBER_LAUNCH(tile_grid<T>(B * H, L), kFlashThreads, shmem, s, flash_attention_dq_kernel<T>)
-    (dq, d, dout, q, k, v, ls, H, L, S, e, ev, static_cast<T>(scale));
+    (dq, d, dout, q, k, v, ls, H, L, S, e, ev, static_cast<T>(scale), dropout);
     check_launch("flash_attention_backward");
     EMBER_LAUNCH(tile_grid<T>(B * H, S), kFlashThreads, shmem, s, flash_attention_dkdv_kernel<T>)
-    (dk, dv, dout, q, k, v, ls, d, H, L, S, e, ev, static_cast<T>(scale));
+    (dk, dv, dout, q, k, v, ls, d, H, L, S, e, ev, static_cast<T>(scale), dropout);
     check_launch("flash_attention_backward");
   });
 }

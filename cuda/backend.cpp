@@ -56,13 +56,18 @@ void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int6
 // out, lse (B * H * L) and the heads as core/backend.h's flash_attention says; flash_attention_fits() holds.
 void launch_flash_attention(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S, int64_t E,
                             int64_t Ev, const AttentionHeads& out, void* lse, const AttentionHeads& q,
-                            const AttentionHeads& k, const AttentionHeads& v, double scale);
+                            const AttentionHeads& k, const AttentionHeads& v, double scale,
+                            const PhiloxDropout& dropout);
 // delta: scratch of B * H * L values of the dtype.
 void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S,
                                      int64_t E, int64_t Ev, const AttentionHeads& dq, const AttentionHeads& dk,
                                      const AttentionHeads& dv, void* delta, const AttentionHeads& dout,
                                      const AttentionHeads& q, const AttentionHeads& k, const AttentionHeads& v,
-                                     const void* lse, double scale);
+                                     const void* lse, double scale, const PhiloxDropout& dropout);
+
+// ---- random.cu ----
+// noise (n) contiguous, float32 or float64: dropout's scaled keep mask (core/backend.h's dropout_noise).
+void launch_dropout_noise(cudaStream_t s, ScalarType type, int64_t n, void* noise, const PhiloxDropout& dropout);
 
 // ---- optim.cu ----
 void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
@@ -289,20 +294,20 @@ AttentionHeads heads_of(const Tensor& t) { return {t.raw_data_ptr(), t.strides()
 }  // namespace
 
 bool CudaBackend::flash_attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
-                                  const Tensor& v, double scale) {
+                                  const Tensor& v, double scale, const PhiloxDropout& dropout) {
   const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], S = k.sizes()[2];
   const int64_t E = q.sizes()[3], Ev = v.sizes()[3];
   if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;  // the op composes instead
   cudaStream_t s = prepare(out.device());
   dispatch_floating(q.dtype(), "flash_attention", []<typename T>() {});
   launch_flash_attention(s, q.dtype(), B, H, L, S, E, Ev, heads_of(out), lse.raw_data_ptr(), heads_of(q), heads_of(k),
-                         heads_of(v), scale);
+                         heads_of(v), scale, dropout);
   return true;
 }
 
 bool CudaBackend::flash_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                            const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& lse,
-                                           double scale) {
+                                           double scale, const PhiloxDropout& dropout) {
   const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], S = k.sizes()[2];
   const int64_t E = q.sizes()[3], Ev = v.sizes()[3];
   if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
@@ -311,7 +316,15 @@ bool CudaBackend::flash_attention_backward(const Tensor& dq, const Tensor& dk, c
   Tensor delta = empty({B, H, L}, q.options());  // rowsum(dP * P), written by the dq pass
   launch_flash_attention_backward(s, q.dtype(), B, H, L, S, E, Ev, heads_of(dq), heads_of(dk), heads_of(dv),
                                   delta.raw_data_ptr(), heads_of(dout), heads_of(q), heads_of(k), heads_of(v),
-                                  lse.raw_data_ptr(), scale);
+                                  lse.raw_data_ptr(), scale, dropout);
+  return true;
+}
+
+// ---- random (random.cu) ----
+
+bool CudaBackend::dropout_noise(const Tensor& noise, const PhiloxDropout& dropout) {
+  if (noise.dtype() != kFloat32 && noise.dtype() != kFloat64) return false;  // bfloat16: the CPU generator's mask
+  launch_dropout_noise(prepare(noise.device()), noise.dtype(), noise.numel(), noise.raw_data_ptr(), dropout);
   return true;
 }
 

@@ -18,8 +18,9 @@ bool is_available();
 int device_count();
 // Waits until every kernel queued on the current device has finished.
 void synchronize();
-// CUDA tensors are filled from Ember's CPU generator on the host (core/random.cpp), so there is
-// no separate device generator to seed: this does nothing; seed with ember::manual_seed.
+// Seeds the Philox stream of CUDA's dropout kernels (core/generator.h's philox_manual_seed), as
+// ember::manual_seed also does. Other random fills of CUDA tensors (rand, randn, bernoulli_) come
+// from Ember's CPU generator on the host (core/random.cpp): seed those with ember::manual_seed.
 void manual_seed(uint64_t seed);
 // Bytes held by live tensors / the most ever held / held from the driver including the cache,
 // on device `device` (rounded to the allocator's size classes, as PyTorch reports them).

@@ -61,6 +61,8 @@ class CudaBackend final : public Backend {
                            const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) override;
   // Causal attention that keeps only out and a logsumexp per row (attention.cu, FlashAttention-2 style).
   EMBER_FLASH_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
+  // Dropout's mask from the Philox stream (random.cu).
+  EMBER_PHILOX_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
   // The optimizer kernels it has, multi-tensor: a few launches for all parameters (optim.cu).
   // RMSprop and Adagrad compose their updates from tensor ops on CUDA.
   bool adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,

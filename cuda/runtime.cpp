@@ -8,6 +8,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "core/generator.h"
 #include "cuda/allocator.h"
 #include "cuda/cuda.h"
 #include "cuda/cuda_backend.h"
@@ -113,7 +114,7 @@ void synchronize() {
   EMBER_CUDA_CHECK(cudaStreamSynchronize(prepare(Device(kCUDA, device))));
 }
 
-void manual_seed(uint64_t) {}
+void manual_seed(uint64_t seed) { philox_manual_seed(seed); }
 
 size_t memory_allocated(int device) { return device_allocator(device).stats().allocated; }
 size_t max_memory_allocated(int device) { return device_allocator(device).stats().max_allocated; }

@@ -3,6 +3,7 @@
 // Linked instead of cuda/*.cu and cuda/*.cpp when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
 // for a CUDA tensor gets a clear error instead of a link failure or an #ifdef in its own code.
 #include "core/backend.h"
+#include "core/generator.h"
 #include "cuda/cuda.h"
 
 namespace ember {
@@ -39,7 +40,7 @@ namespace cuda {
 bool is_available() { return false; }
 int device_count() { return 0; }
 void synchronize() {}
-void manual_seed(uint64_t) {}
+void manual_seed(uint64_t seed) { philox_manual_seed(seed); }
 size_t memory_allocated(int) { return 0; }
 size_t max_memory_allocated(int) { return 0; }
 size_t memory_reserved(int) { return 0; }

@@ -9,6 +9,7 @@
 #include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
+#include "core/random.h"
 #include "core/shape.h"
 
 namespace ember::nn::functional {
@@ -80,10 +81,9 @@ Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
     Tensor zero = zeros({}, input.options());
     return options.inplace() ? input.mul_(zero) : input * zero;
   }
-  // PyTorch's CPU dropout: one bernoulli draw per element (keep with probability 1 - p), scaled.
-  Tensor noise = empty_like(input);
-  noise.bernoulli_(1 - p);
-  noise.div_(1 - p);
+  // PyTorch's CPU dropout: one bernoulli draw per element (keep with probability 1 - p), scaled;
+  // on CUDA, one kernel from the Philox stream (core/random.h). The product keeps the mask for backward.
+  Tensor noise = ember::dropout_noise(input.sizes(), input.options(), p);
   return options.inplace() ? input.mul_(noise) : input * noise;
 }
 
@@ -187,22 +187,12 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
               key.sizes(), value.sizes());
   EMBER_CHECK(!(is_causal && attn_mask.defined()), "{}: attn_mask must not be given when is_causal is true", op);
   EMBER_CHECK(dropout_p >= 0 && dropout_p <= 1, "{}: dropout_p has to be between 0 and 1, but got {}", op, dropout_p);
-  const int64_t L = query.size(-2), S = key.size(-2);
   const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
 
-  // Causal: dropout's scaled keep mask over the weights' shape (..., L, S), drawn before the scores
-  // so the fused kernel can take it (nothing random happens in between: these are the numbers
-  // dropout(weights) would draw). An attn_mask may widen the weights' shape, so masked paths draw later.
-  Tensor noise;
-  if (is_causal && dropout_p > 0 && dropout_p < 1) {
-    std::vector<int64_t> qb(query.sizes().begin(), query.sizes().end() - 2),
-        kb(key.sizes().begin(), key.sizes().end() - 2);
-    std::vector<int64_t> shape = broadcast_shapes(qb, kb, op);
-    shape.insert(shape.end(), {L, S});
-    noise = empty(shape, query.options()).bernoulli_(1 - dropout_p).div_(1 - dropout_p);
-  }
-  // one fused primitive where the backend has it, else the same composition
-  if (is_causal && dropout_p < 1) return autograd::causal_attention(query, key, value, noise, factor);
+  // Causal: one fused primitive where the backend has it, else the same composition. Its dropout
+  // mask covers the weights' shape (..., L, S) and is drawn before the scores (nothing random happens
+  // in between: these are the numbers dropout(weights) would draw), or inside the kernel on CUDA.
+  if (is_causal && dropout_p < 1) return autograd::causal_attention(query, key, value, dropout_p, factor);
 
   Tensor weights;
   if (is_causal) {

@@ -7,10 +7,14 @@
 // CPU's weights), and the public op with autograd, forward and every gradient. Sizes are the
 // tiles' edges: one query, one head, L and S not multiples of the tile (16 floats, 8 doubles),
 // L != S both ways, E != Ev, the largest head dim (128) and one past it (the op then composes).
+// With dropout: the kernels' Philox mask against the CPU's fused attention given the same mask as a
+// noise tensor, built on the host from core/philox.h with the kernels' indexing, and the op in
+// training (flash_attention taken, no noise tensor) against the CPU composition given that mask.
 // Without a usable GPU, or the emulator, the tests skip with "no CUDA device".
 #include <cmath>
 #include <limits>
 
+#include "autograd/attention.h"
 #include "core/backend.h"
 #include "test_util.h"
 
@@ -75,7 +79,7 @@ TEST_P(CudaAttention, KernelsMatchTheCpu) {
     ASSERT_TRUE(cpu.causal_attention(out, probs, q, k, v, Tensor(), scale));
     Tensor qg = q.to(kGpu), kg = k.to(kGpu), vg = v.to(kGpu);
     Tensor outg = heads(B, H, L, Ev, dt).to(kGpu), lseg = empty({B, H, L}, dtype(dt).device(kGpu));
-    ASSERT_TRUE(gpu.flash_attention(outg, lseg, qg, kg, vg, scale)) << where;
+    ASSERT_TRUE(gpu.flash_attention(outg, lseg, qg, kg, vg, scale, PhiloxDropout{})) << where;
     EXPECT_TENSOR_CLOSE(outg.cpu(), out, tol.rtol, tol.atol) << where << " out";
     EXPECT_TENSOR_CLOSE(lseg.cpu(), reference_lse(q, k, scale), tol.rtol, tol.atol) << where << " lse";
 
@@ -83,7 +87,8 @@ TEST_P(CudaAttention, KernelsMatchTheCpu) {
     ASSERT_TRUE(cpu.causal_attention_backward(dq, dk, dv, g, q, k, v, probs, Tensor(), scale));
     Tensor dqg = heads(B, H, L, E, dt).to(kGpu), dkg = heads(B, H, S, E, dt).to(kGpu);
     Tensor dvg = heads(B, H, S, Ev, dt).to(kGpu);
-    ASSERT_TRUE(gpu.flash_attention_backward(dqg, dkg, dvg, g.to(kGpu), qg, kg, vg, lseg, scale)) << where;
+    ASSERT_TRUE(gpu.flash_attention_backward(dqg, dkg, dvg, g.to(kGpu), qg, kg, vg, lseg, scale, PhiloxDropout{}))
+        << where;
     EXPECT_TENSOR_CLOSE(dqg.cpu(), dq, tol.rtol, 10 * tol.atol) << where << " dq";
     EXPECT_TENSOR_CLOSE(dkg.cpu(), dk, tol.rtol, 10 * tol.atol) << where << " dk";
     EXPECT_TENSOR_CLOSE(dvg.cpu(), dv, tol.rtol, 10 * tol.atol) << where << " dv";
@@ -95,7 +100,7 @@ TEST_P(CudaAttention, KernelDeclinesHeadDimsPastTheLargest) {
   const ScalarType dt = GetParam();
   Tensor q = randn({1, 1, 2, 129}, dtype(dt).device(kGpu));
   Tensor out = empty({1, 1, 2, 129}, dtype(dt).device(kGpu)), lse = empty({1, 1, 2}, dtype(dt).device(kGpu));
-  EXPECT_FALSE(backend_for(kGpu).flash_attention(out, lse, q, q, q, 0.1));
+  EXPECT_FALSE(backend_for(kGpu).flash_attention(out, lse, q, q, q, 0.1, PhiloxDropout{}));
 }
 
 // Through scaled_dot_product_attention and autograd: the heads of one (B, T, 3, H, E) projection,
@@ -119,6 +124,140 @@ TEST_P(CudaAttention, OpForwardAndGradientsMatchTheCpu) {
     (yc * weighting).sum().backward();
     (yg * weighting.to(kGpu)).sum().backward();
     EXPECT_TENSOR_CLOSE(xg.grad().cpu(), xc.grad(), tol.rtol, 10 * tol.atol) << where << " grad of q, k, v";
+  }
+}
+
+// Dropout's scaled keep mask (B, H, L, S) that flash_attention draws: weight (b, h, i, j) takes word
+// offset + ((b H + h) L + i) S + j; built on the host.
+Tensor host_attention_noise(int64_t B, int64_t H, int64_t L, int64_t S, ScalarType dt, const PhiloxDropout& d) {
+  Tensor noise = empty({B, H, L, S}, dtype(kFloat64));
+  double* n = noise.data_ptr<double>();
+  for (int64_t e = 0; e < noise.numel(); ++e) n[e] = d.keeps(static_cast<uint64_t>(e)) ? d.scale() : 0.0;
+  return noise.to(dt);
+}
+
+TEST_P(CudaAttention, KernelsWithDropoutMatchTheCpuGivenTheMask) {
+  const ScalarType dt = GetParam();
+  const Tolerance tol = tolerance(dt);
+  Backend& gpu = backend_for(kGpu);
+  Backend& cpu = backend_for(Device(kCPU));
+  manual_seed(13);
+  const PhiloxDropout drop{.seed = 1234, .offset = 40, .p = 0.3};
+  for (const auto [B, H, L, S, E, Ev] : kShapes) {
+    const std::string where = fmt::format("B={} H={} L={} S={} E={} Ev={} {}", B, H, L, S, E, Ev, dtype_name(dt));
+    const double scale = 1.0 / std::sqrt(static_cast<double>(E));
+    Tensor q = heads(B, H, L, E, dt), k = heads(B, H, S, E, dt), v = heads(B, H, S, Ev, dt);
+    Tensor g = heads(B, H, L, Ev, dt);
+    Tensor noise = host_attention_noise(B, H, L, S, dt, drop);
+    Tensor out = empty({B, H, L, Ev}, dtype(dt)), probs = empty({B, H, L, S}, dtype(dt));
+    ASSERT_TRUE(cpu.causal_attention(out, probs, q, k, v, noise, scale));
+    Tensor qg = q.to(kGpu), kg = k.to(kGpu), vg = v.to(kGpu);
+    Tensor outg = heads(B, H, L, Ev, dt).to(kGpu), lseg = empty({B, H, L}, dtype(dt).device(kGpu));
+    ASSERT_TRUE(gpu.flash_attention(outg, lseg, qg, kg, vg, scale, drop)) << where;
+    EXPECT_TENSOR_CLOSE(outg.cpu(), out, tol.rtol, tol.atol) << where << " out";
+    EXPECT_TENSOR_CLOSE(lseg.cpu(), reference_lse(q, k, scale), tol.rtol, tol.atol) << where << " lse";
+
+    Tensor dq = empty(q.sizes(), dtype(dt)), dk = empty(k.sizes(), dtype(dt)), dv = empty(v.sizes(), dtype(dt));
+    ASSERT_TRUE(cpu.causal_attention_backward(dq, dk, dv, g, q, k, v, probs, noise, scale));
+    Tensor dqg = heads(B, H, L, E, dt).to(kGpu), dkg = heads(B, H, S, E, dt).to(kGpu);
+    Tensor dvg = heads(B, H, S, Ev, dt).to(kGpu);
+    ASSERT_TRUE(gpu.flash_attention_backward(dqg, dkg, dvg, g.to(kGpu), qg, kg, vg, lseg, scale, drop)) << where;
+    EXPECT_TENSOR_CLOSE(dqg.cpu(), dq, tol.rtol, 10 * tol.atol) << where << " dq";
+    EXPECT_TENSOR_CLOSE(dkg.cpu(), dk, tol.rtol, 10 * tol.atol) << where << " dk";
+    EXPECT_TENSOR_CLOSE(dvg.cpu(), dv, tol.rtol, 10 * tol.atol) << where << " dv";
+  }
+}
+
+// The CUDA backend, counting the flash_attention calls that drew dropout and every dropout_noise call.
+class CountingCudaBackend final : public Backend {
+ public:
+  explicit CountingCudaBackend(Backend& in) : in_(in) {}
+  const char* name() const override { return in_.name(); }
+  void* allocate(size_t n, Device d) override { return in_.allocate(n, d); }
+  void deallocate(void* p, Device d) override { in_.deallocate(p, d); }
+  void copy_to_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_to_host(dst, src, n, d); }
+  void copy_from_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_from_host(dst, src, n, d); }
+#define FORWARD_KERNEL(name, params, args, ...) \
+  void name params override { in_.name args; }
+#define FORWARD_OPTIONAL_KERNEL(name, params, args, ...) \
+  bool name params override { return in_.name args; }
+  EMBER_BACKEND_KERNELS(FORWARD_KERNEL)
+  EMBER_FUSED_KERNELS(FORWARD_OPTIONAL_KERNEL)
+  EMBER_OPTIMIZER_KERNELS(FORWARD_OPTIONAL_KERNEL)
+#undef FORWARD_OPTIONAL_KERNEL
+#undef FORWARD_KERNEL
+  bool flash_attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
+                       double scale, const PhiloxDropout& dropout) override {
+    const bool done = in_.flash_attention(out, lse, q, k, v, scale, dropout);
+    flash_with_dropout += done && dropout.active();
+    return done;
+  }
+  bool flash_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                                const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& lse, double scale,
+                                const PhiloxDropout& dropout) override {
+    const bool done = in_.flash_attention_backward(dq, dk, dv, dout, q, k, v, lse, scale, dropout);
+    flash_backward_with_dropout += done && dropout.active();
+    return done;
+  }
+  bool dropout_noise(const Tensor& noise, const PhiloxDropout& dropout) override {
+    ++noise_calls;
+    return in_.dropout_noise(noise, dropout);
+  }
+  int flash_with_dropout = 0, flash_backward_with_dropout = 0, noise_calls = 0;
+
+ private:
+  Backend& in_;
+};
+
+// scaled_dot_product_attention in training with dropout, as the GPT calls it: on CUDA one
+// flash_attention with the mask drawn inside (no (B, H, L, S) noise tensor), forward and every
+// gradient equal to the CPU composition given the host's mask for the words the call reserved; under
+// create_graph the composed backward redraws that mask (one dropout_noise call).
+TEST_P(CudaAttention, OpWithDropoutTakesTheFlashKernelAndMatchesTheCpu) {
+  const ScalarType dt = GetParam();
+  const Tolerance tol = tolerance(dt);
+  const double p = 0.2;
+  for (const int64_t T : {1, 17, 40}) {
+    const int64_t B = 2, H = 3, E = 8;
+    const std::string where = fmt::format("B={} H={} T={} E={} {}", B, H, T, E, dtype_name(dt));
+    manual_seed(14);
+    Tensor qkv = randn({B, T, 3, H, E}, dtype(dt)), weighting = randn({B, H, T, E}, dtype(dt));
+    const double scale = 1.0 / std::sqrt(static_cast<double>(E));
+    auto split = [](const Tensor& x) {
+      return tensor_list{x.select(2, 0).transpose(1, 2), x.select(2, 1).transpose(1, 2),
+                         x.select(2, 2).transpose(1, 2)};
+    };
+    // The CPU: causal softmax * the host's mask @ v, composed.
+    Tensor noise = host_attention_noise(B, H, T, T, dt, {.seed = 99, .offset = 8, .p = p});
+    Tensor xc = qkv.clone().requires_grad_();
+    tensor_list c = split(xc);
+    Tensor yc = (autograd::causal_softmax(c[0], c[1], scale) * noise).matmul(c[2]);
+    (yc * weighting).sum().backward();
+
+    CountingCudaBackend counting(backend_for(kGpu));
+    ScopedBackendOverride use(kCUDA, counting);
+    Tensor xg = qkv.to(kGpu).requires_grad_();
+    manual_seed(99);
+    philox_reserve(5);  // the call's words start at offset 8
+    tensor_list gsplit = split(xg);
+    Tensor yg = F::scaled_dot_product_attention(gsplit[0], gsplit[1], gsplit[2], {}, p, /*is_causal=*/true);
+    EXPECT_EQ(counting.flash_with_dropout, 1) << where;
+    EXPECT_EQ(counting.noise_calls, 0) << where;
+    EXPECT_TENSOR_CLOSE(yg.cpu(), yc, tol.rtol, tol.atol) << where << " out";
+    Tensor wg = weighting.to(kGpu);
+    (yg * wg).sum().backward();
+    EXPECT_EQ(counting.flash_backward_with_dropout, 1) << where;
+    EXPECT_TENSOR_CLOSE(xg.grad().cpu(), xc.grad(), tol.rtol, 10 * tol.atol) << where << " grad of q, k, v";
+
+    // create_graph: the composed backward, from differentiable ops and the redrawn mask.
+    manual_seed(99);
+    philox_reserve(5);
+    Tensor x2 = qkv.to(kGpu).requires_grad_();
+    tensor_list s2 = split(x2);
+    Tensor y2 = F::scaled_dot_product_attention(s2[0], s2[1], s2[2], {}, p, true);
+    tensor_list grads = autograd::grad({(y2 * wg).sum()}, {x2}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+    EXPECT_EQ(counting.noise_calls, 1) << where;
+    EXPECT_TENSOR_CLOSE(grads[0].detach().cpu(), xc.grad(), tol.rtol, 10 * tol.atol) << where << " create_graph";
   }
 }
 
