@@ -1,4 +1,4 @@
-// nll_loss: forward and backward side by side.
+// nll_loss and the fused cross_entropy: forward and backward side by side.
 //
 // The class dim is moved last and the rest flattened, so the work is on a (N, C) table:
 //   forward  loss_i = -x[i, t_i]  (0 where t_i == ignore_index), then reduced
@@ -6,6 +6,8 @@
 #include "autograd/loss.h"
 
 #include "autograd/autograd.h"
+#include "autograd/fused.h"
+#include "core/backend.h"
 #include "core/kernel.h"
 
 namespace ember {
@@ -15,20 +17,24 @@ using autograd::record;
 
 namespace {}  // namespace
 
-void detail::check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
+void detail::check_nll_loss_target_shape(const Tensor& input, const Tensor& target, const char* op) {
   kernel::check_same_device(op, {input, target});
   EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "{}: input must be floating point of shape (C), (N, C) or (N, C, d1, ...), got {} {}", op,
               dtype_name(input.dtype()), input.sizes());
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
-  const int64_t C = input.size(class_dim);
   std::vector<int64_t> expected = input.sizes().vec();
   expected.erase(expected.begin() + class_dim);
   EMBER_CHECK(target.dtype() == kInt64, "{}: expected int64 class indices as target, got {}", op,
               dtype_name(target.dtype()));
   EMBER_CHECK(target.sizes() == IntArrayRef(expected), "{}: expected target of shape {} for input {}, got {}", op,
               IntArrayRef(expected), input.sizes(), target.sizes());
+}
+
+void detail::check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op) {
+  check_nll_loss_target_shape(input, target, op);
   if (target.numel() == 0) return;
+  const int64_t C = input.size(input.dim() == 1 ? 0 : 1);
   NoGradGuard no_grad;
   Tensor checked = target.masked_fill(target.eq(ignore_index), 0);
   const int64_t lo = checked.min().item<int64_t>(), hi = checked.max().item<int64_t>();
@@ -103,4 +109,74 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, 
   return out;
 }
 
+// cross_entropy in one kernel per direction, on the (N, C) table of logits:
+//   forward  loss_i = lse_i - (1 - s) x[i, t_i] - (s / C) sum_c x[i, c]   (0 where t_i is ignored)
+//   backward dx[i, c] = g_i (softmax(x_i)[c] - (1 - s) [c == t_i] - s / C)
+// g_i is the loss's gradient per row: g, or g / count for the mean over the targets not ignored.
+std::optional<Tensor> detail::fused_cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction,
+                                                  int64_t ignore_index, double label_smoothing) {
+  const char* op = "cross_entropy";
+  check_nll_loss_target_shape(input, target, op);
+  if (input.dim() > 2 || !input.is_contiguous() || (input.dtype() != kFloat32 && input.dtype() != kFloat64) ||
+      input.size(-1) == 0)
+    return std::nullopt;
+  const Tensor logits = input.dim() == 1 ? input.unsqueeze(0) : input;  // (N, C)
+  const Tensor rows_target = target.reshape({-1}).contiguous();         // (N)
+  const int64_t N = logits.size(0), C = logits.size(1);
+  const double s = label_smoothing;
+  const auto per_row = [reduction, N](const Tensor& g, double count) {  // (N) gradient of each row's loss
+    switch (reduction) {
+      case Reduction::None:
+        return g.reshape({N}).contiguous();
+      case Reduction::Sum:
+        return g.expand({N});
+      case Reduction::Mean:
+        break;
+    }
+    return (g / count).expand({N});
+  };
+  Tensor out, lse;  // lse (N): each row's logsumexp, for the backward
+  double count = 0;  // targets not ignored, read back with the bad-target check
+  {
+    NoGradGuard no_grad;  // kernels only: the node is recorded below
+    Tensor losses = empty({N}, logits.options());
+    lse = empty({N}, logits.options());
+    Tensor status = from_vector<int64_t>({ignore_index, 0}, {2}).to(logits.device());
+    if (!backend_for(logits).cross_entropy(losses, lse, status, logits, rows_target, ignore_index, s))
+      return std::nullopt;
+    const Tensor host = status.to(kCPU);  // one read back: the check and the count together
+    const int64_t bad = host.data_ptr<int64_t>()[0];
+    EMBER_CHECK(bad == ignore_index, "{}: target {} is out of bounds for {} classes (input {}, target {})", op, bad, C,
+                input.sizes(), target.sizes());
+    count = static_cast<double>(host.data_ptr<int64_t>()[1]);
+    out = reduction == Reduction::None  ? losses.reshape(target.sizes())
+          : reduction == Reduction::Sum ? losses.sum()
+                                        : losses.sum() / count;
+  }
+  if (!any_requires_grad({&input})) return out;
+  const bool vector_input = input.dim() == 1;
+  autograd::FusedBackward backward{
+      // From differentiable ops (create_graph): softmax(x) minus the smoothed one-hot, scaled per row.
+      .composed = [=](const Tensor& g, const tensor_list& saved) -> tensor_list {
+        const Tensor &x = saved[0], &t = saved[1];
+        Tensor valid = t.ne(ignore_index);
+        Tensor index = t.masked_fill(valid.logical_not(), 0).unsqueeze(1);  // (N, 1)
+        Tensor goal = zeros({N, C}, x.options())
+                          .scatter_add(1, index, full({N, 1}, 1 - s, x.options()))
+                          .add(s / static_cast<double>(C));  // (N, C) smoothed one-hot
+        Tensor scale = per_row(g, count) * valid.to(x.dtype());
+        Tensor dx = (x.softmax(1) - goal) * scale.unsqueeze(1);
+        return {vector_input ? dx.squeeze(0) : dx};
+      },
+      .fused = [=](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
+        const Tensor &x = saved[0], &t = saved[1], &row_lse = saved[2];
+        Tensor dx = empty(x.sizes(), x.options());
+        if (!backend_for(x).cross_entropy_backward(dx, per_row(g, count), x, row_lse, t, ignore_index, s))
+          return std::nullopt;
+        return tensor_list{vector_input ? dx.squeeze(0) : dx};
+      }};
+  autograd::record_fused(s > 0 ? "AddBackward0" : "NllLossBackward0", out, {input}, {logits, rows_target, lse},
+                         autograd::SaveOutput::kNo, std::move(backward));
+  return out;
+}
 }  // namespace ember

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/tensor.h"
 
@@ -42,6 +43,17 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 namespace detail {
 // nll_loss's checks of input and target, with errors that name `op` (cross_entropy's are its own).
 void check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op);
+// Its checks of dtype and shape only: the caller finds targets out of range itself.
+void check_nll_loss_target_shape(const Tensor& input, const Tensor& target, const char* op);
+
+// cross_entropy of class indices through the backend's fused kernel (Backend::cross_entropy), for
+// (C) or (N, C) contiguous float32 / float64 logits: log-softmax, loss and gradient each one pass
+// per row, one node ("NllLossBackward0", or "AddBackward0" with label smoothing, as PyTorch's
+// grad_fn of the loss). std::nullopt where it does not apply (other shapes or dtypes, a backend
+// without the kernel): nn::functional::cross_entropy then composes log_softmax and nll_loss.
+// Targets out of range throw, naming cross_entropy and the target.
+std::optional<Tensor> fused_cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction,
+                                          int64_t ignore_index, double label_smoothing);
 }  // namespace detail
 
 }  // namespace ember

@@ -346,6 +346,50 @@ void BM_cuda_sum_lastdim(benchmark::State& state) {
   set_bytes(state, static_cast<double>(x.nbytes()));
 }
 
+// ---- cross-entropy, embedding backward and Linear's bias at the `video` preset: N = B * T rows, vocab 65 ----
+
+constexpr int64_t kVocab = 65;
+
+// Fused cross-entropy forward (mean) and backward: reads the (N, V) logits twice (once each way)
+// and writes dlogits; the (N) targets, losses and logsumexps are small beside them.
+void BM_cuda_cross_entropy(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor logits = gpu_randn({kB * kT, kVocab}).requires_grad_();
+  Tensor targets = randint(kVocab, {kB * kT}, dtype(kInt64)).to(kCUDA);
+  for (auto _ : state) {
+    Tensor loss = nn::functional::cross_entropy(logits, targets);
+    autograd::grad({loss}, {logits});
+    cuda::synchronize();
+  }
+  set_bytes(state, 3.0 * static_cast<double>(logits.nbytes()));
+  set_flops(state, 10.0 * static_cast<double>(logits.numel()));
+}
+
+// Token embedding backward, (N, C) gradients summed into 65 rows: index_add without atomics.
+void BM_cuda_embedding_backward(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor weight = gpu_randn({kVocab, kC}).requires_grad_();
+  Tensor idx = randint(kVocab, {kB, kT}, dtype(kInt64)).to(kCUDA), dy = gpu_randn({kB, kT, kC});
+  Tensor y = nn::functional::embedding(idx, weight);
+  for (auto _ : state) {
+    autograd::grad({y}, {weight}, {dy}, /*retain_graph=*/true);
+    cuda::synchronize();
+  }
+  // dy read once; the chunk sums (a 32nd of it) written and read back
+  set_bytes(state, static_cast<double>(dy.nbytes()) * (1 + 2.0 / 32));
+  set_flops(state, static_cast<double>(dy.numel()));
+}
+
+// Linear(C, 4C) forward with its bias: addmm as one gemm with beta = 1 over the copied bias.
+void BM_cuda_linear(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor x = gpu_randn({kB * kT, kC}), w = gpu_randn({4 * kC, kC}), b = gpu_randn({4 * kC});
+  for (auto _ : state) {
+    Tensor y = nn::functional::linear(x, w, b);
+    cuda::synchronize();
+  }
+  set_flops(state, 2.0 * kB * kT * kC * 4 * kC);
+}
 }  // namespace
 
 BENCHMARK(BM_cuda_matmul)->ArgsProduct({{1024, 4096}, {0, 1}})->Unit(benchmark::kMillisecond);
@@ -366,6 +410,9 @@ BENCHMARK_CAPTURE(BM_cuda_attention_backward, no_dropout, 0.0)->Unit(benchmark::
 BENCHMARK_CAPTURE(BM_cuda_attention_backward, dropout_0_2, 0.2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_all)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_rows)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_cross_entropy)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_embedding_backward)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_linear)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   if ((argc == 3 || argc == 4) && std::strcmp(argv[1], "--count-calls") == 0)

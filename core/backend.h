@@ -123,6 +123,22 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
      const Tensor& mean, const Tensor& rstd, const Tensor& weight),                                                  \
     (din, dweight, dbias, dout, in, mean, rstd, weight), "layer_norm_backward", din.defined() ? din : dout,          \
     (&dout, &in))                                                                                                    \
+  /* Cross-entropy of class indices over contiguous logits (N, C), label smoothing s, in one pass per row: */       \
+  /* losses (N) = lse_i - (1 - s) x[i, t_i] - (s / C) sum_c x[i, c], 0 where t_i == ignore_index; lse (N) */          \
+  /* receives each row's logsumexp, kept for the backward. target (N) int64 contiguous. status (2) int64, */          \
+  /* set by the caller to {ignore_index, 0}: a target outside [0, C) that is not ignore_index is written to */        \
+  /* status[0] (its row's loss is then undefined), and status[1] += the number of rows not ignored. */                \
+  X(cross_entropy,                                                                                                   \
+    (const Tensor& losses, const Tensor& lse, const Tensor& status, const Tensor& logits, const Tensor& target,       \
+     int64_t ignore_index, double label_smoothing),                                                                  \
+    (losses, lse, status, logits, target, ignore_index, label_smoothing), "cross_entropy", losses, (&logits, &target)) \
+  /* Its backward, one pass per row: dlogits (N, C) = dlosses_i (softmax(x_i) - (1 - s) onehot(t_i) - s / C), */      \
+  /* rows of zeros where t_i == ignore_index; dlosses (N) any stride (0: one gradient for every row). */              \
+  X(cross_entropy_backward,                                                                                          \
+    (const Tensor& dlogits, const Tensor& dlosses, const Tensor& logits, const Tensor& lse, const Tensor& target,     \
+     int64_t ignore_index, double label_smoothing),                                                                  \
+    (dlogits, dlosses, logits, lse, target, ignore_index, label_smoothing), "cross_entropy_backward", dlogits,       \
+    (&dlosses, &logits))                                                                                             \
   /* Causal attention (query i sees keys j <= i) over (B, H) matrices: q (B, H, L, E), k (B, H, S, E), */            \
   /* v (B, H, S, Ev) and out (B, H, L, Ev) are strided views whose last dim has stride 1; probs */                   \
   /* (B, H, L, S) contiguous receives the softmax weights (zero above the diagonal), kept for the */                 \

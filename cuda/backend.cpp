@@ -69,6 +69,16 @@ void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B,
 // noise (n) contiguous, float32 or float64: dropout's scaled keep mask (core/backend.h's dropout_noise).
 void launch_dropout_noise(cudaStream_t s, ScalarType type, int64_t n, void* noise, const PhiloxDropout& dropout);
 
+// ---- loss.cu ----
+// status: the two int64 of Backend::cross_entropy's contract.
+void launch_cross_entropy(cudaStream_t s, ScalarType type, int64_t N, int64_t V, void* losses, void* lse,
+                          int64_t* status, const void* logits, const int64_t* target, int64_t ignore_index,
+                          double label_smoothing);
+// dlosses[i * g_stride] is row i's gradient.
+void launch_cross_entropy_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t V, void* dlogits,
+                                   const void* dlosses, int64_t g_stride, const void* logits, const void* lse,
+                                   const int64_t* target, int64_t ignore_index, double label_smoothing);
+
 // ---- optim.cu ----
 void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
                         const std::vector<AdamHyper>& hyper);
@@ -93,6 +103,10 @@ void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int
 // out (outer, out_len, inner) rows idx[i] += src (outer, n_index, inner); atomics, so repeated indices add up.
 void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index, const int64_t* idx,
                       void* out, const void* src);
+// The same without atomics, deterministic, for floating types: `seg` sorts the n_index positions by
+// value; partial holds outer * seg.chunks * inner values of the dtype.
+void launch_index_add_sorted(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index,
+                             const IndexSegments& seg, void* partial, void* out, const void* src);
 // For each of n index positions: `calc` gives the offset into the strided tensor with `dim` held at 0.
 // gather: out[i] = in[off + idx[i] * dim_stride]; scatter_add: out[off + idx[i] * dim_stride] += src[i].
 void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
@@ -287,6 +301,29 @@ bool CudaBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, 
   return true;
 }
 
+// ---- fused: cross-entropy (loss.cu); logits, dlogits (N, V) and target (N) contiguous ----
+
+bool CudaBackend::cross_entropy(const Tensor& losses, const Tensor& lse, const Tensor& status, const Tensor& logits,
+                                const Tensor& target, int64_t ignore_index, double label_smoothing) {
+  if (logits.dtype() != kFloat32 && logits.dtype() != kFloat64) return false;
+  cudaStream_t s = prepare(logits.device());
+  launch_cross_entropy(s, logits.dtype(), logits.sizes()[0], logits.sizes()[1], losses.raw_data_ptr(),
+                       lse.raw_data_ptr(), status.data_ptr<int64_t>(), logits.raw_data_ptr(),
+                       target.data_ptr<int64_t>(), ignore_index, label_smoothing);
+  return true;
+}
+
+bool CudaBackend::cross_entropy_backward(const Tensor& dlogits, const Tensor& dlosses, const Tensor& logits,
+                                         const Tensor& lse, const Tensor& target, int64_t ignore_index,
+                                         double label_smoothing) {
+  if (logits.dtype() != kFloat32 && logits.dtype() != kFloat64) return false;
+  cudaStream_t s = prepare(logits.device());
+  launch_cross_entropy_backward(s, logits.dtype(), logits.sizes()[0], logits.sizes()[1], dlogits.raw_data_ptr(),
+                                dlosses.raw_data_ptr(), dlosses.strides()[0], logits.raw_data_ptr(),
+                                lse.raw_data_ptr(), target.data_ptr<int64_t>(), ignore_index, label_smoothing);
+  return true;
+}
+
 // ---- attention (attention.cu) ----
 
 namespace {
@@ -422,11 +459,69 @@ void CudaBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
                       static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(), in.raw_data_ptr());
 }
 
+namespace {
+
+// IndexSegments (cuda/kernels.h) of n indices in [0, len), made on the host: one int64 buffer on
+// `device` holding order, chunk_begin, rows and seg_begin, and the two counts.
+struct SortedIndex {
+  Tensor buffer;
+  int64_t chunks = 0, segments = 0;
+};
+
+SortedIndex sort_index(const int64_t* idx, int64_t n, int64_t len, Device device) {
+  std::vector<int64_t> order(n);
+  if (len <= 2 * n + 1024) {  // a counting sort by value; stable: positions stay in order
+    std::vector<int64_t> next(len + 1, 0);
+    for (int64_t i = 0; i < n; ++i) ++next[idx[i] + 1];
+    for (int64_t v = 0; v < len; ++v) next[v + 1] += next[v];
+    for (int64_t i = 0; i < n; ++i) order[next[idx[i]]++] = i;
+  } else {  // few indices into a long dim
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return idx[a] < idx[b]; });
+  }
+  std::vector<int64_t> chunk_begin, rows, seg_begin;
+  for (int64_t p = 0; p < n;) {
+    const int64_t value = idx[order[p]];
+    rows.push_back(value);
+    seg_begin.push_back(static_cast<int64_t>(chunk_begin.size()));
+    int64_t end = p;
+    while (end < n && idx[order[end]] == value) ++end;
+    for (; p < end; p += kIndexAddChunk) chunk_begin.push_back(p);
+    p = end;
+  }
+  SortedIndex sorted{Tensor(), static_cast<int64_t>(chunk_begin.size()), static_cast<int64_t>(rows.size())};
+  chunk_begin.push_back(n);
+  seg_begin.push_back(sorted.chunks);
+  std::vector<int64_t> all = order;
+  for (const std::vector<int64_t>* part : {&chunk_begin, &rows, &seg_begin})
+    all.insert(all.end(), part->begin(), part->end());
+  sorted.buffer = from_vector<int64_t>(all, {static_cast<int64_t>(all.size())}).to(device);
+  return sorted;
+}
+
+}  // namespace
+
+// Floating types: deterministic, sorted on the host (one read back of the index, which the op
+// read already to check its range); int64 adds exactly in any order, so it keeps the atomics.
 void CudaBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
   cudaStream_t s = prepare(out.device());
   check_atomic_dtype(out, "index_add");
-  launch_index_add(s, out.dtype(), blocks_around(out.sizes().vec(), dim), index.numel(),
-                   static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(), src.raw_data_ptr());
+  const Blocks3 blocks = blocks_around(out.sizes().vec(), dim);
+  const int64_t n = index.numel();
+  if (!is_floating_point(out.dtype()) || n == 0 || src.numel() == 0) {
+    launch_index_add(s, out.dtype(), blocks, n, static_cast<const int64_t*>(index.raw_data_ptr()), out.raw_data_ptr(),
+                     src.raw_data_ptr());
+    return;
+  }
+  dispatch_floating(out.dtype(), "index_add", []<typename T>() {});
+  const Tensor host = index.to(kCPU).contiguous();
+  const SortedIndex sorted = sort_index(host.data_ptr<int64_t>(), n, blocks.len, out.device());
+  const int64_t* base = sorted.buffer.data_ptr<int64_t>();
+  const IndexSegments seg{base, base + n, base + n + sorted.chunks + 1, base + n + sorted.chunks + 1 + sorted.segments,
+                          sorted.chunks, sorted.segments};
+  Tensor partial = empty({blocks.outer * sorted.chunks * blocks.inner}, out.options());  // the chunks' sums
+  launch_index_add_sorted(s, out.dtype(), blocks, n, seg, partial.raw_data_ptr(), out.raw_data_ptr(),
+                          src.raw_data_ptr());
 }
 
 void CudaBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {

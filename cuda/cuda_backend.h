@@ -59,6 +59,13 @@ class CudaBackend final : public Backend {
                   const Tensor& bias, double eps) override;
   bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
                            const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) override;
+  // Cross-entropy of class indices, one pass per row each way (loss.cu).
+  bool cross_entropy(const Tensor& losses, const Tensor& lse, const Tensor& status, const Tensor& logits,
+                     const Tensor& target, int64_t ignore_index, double label_smoothing) override;
+  bool cross_entropy_backward(const Tensor& dlogits, const Tensor& dlosses, const Tensor& logits, const Tensor& lse,
+                              const Tensor& target, int64_t ignore_index, double label_smoothing) override;
+  // addend + a @ b as one cuBLAS gemm with beta = 1 over the addend copied into out (matmul.cpp).
+  bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) override;
   // Causal attention that keeps only out and a logsumexp per row (attention.cu, FlashAttention-2 style).
   EMBER_FLASH_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
   // Dropout's mask from the Philox stream (random.cu).

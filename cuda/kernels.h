@@ -97,6 +97,15 @@ struct AttentionHeads {
 bool flash_attention_fits(int64_t BH, int64_t L, int64_t S, int64_t E, int64_t Ev);
 
 // ---- index.cu; indices are in range (the op checked) ----
+// The positions of an index sorted by value, for index_add without atomics (device pointers):
+// order (n) the positions, stable; chunk_begin (chunks + 1) where each chunk of at most
+// kIndexAddChunk positions of one value begins in order; rows (segments) the distinct values,
+// ascending; seg_begin (segments + 1) where each value's chunks begin.
+inline constexpr int64_t kIndexAddChunk = 32;
+struct IndexSegments {
+  const int64_t *order, *chunk_begin, *rows, *seg_begin;
+  int64_t chunks, segments;
+};
 
 // Calls f.template operator()<T>() with T the C++ type of `type` (fmt-free twin of backend.h's dispatch).
 template <typename F>

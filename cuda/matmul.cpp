@@ -1,4 +1,5 @@
-// CUDA matmul through cuBLAS: one strided-batched gemm per call, transposed views passed as flags.
+// CUDA matmul (and matmul_add, beta = 1) through cuBLAS: one strided-batched gemm per call, transposed
+// views passed as flags.
 //
 // cuBLAS is column-major, Ember row-major. A row-major (M, N) matrix is the column-major (N, M)
 // matrix with the same bytes, so out = a @ b is computed as out^T = b^T @ a^T with a and b swapped
@@ -38,13 +39,15 @@ std::optional<GemmOperand> layout_of(const Tensor& t) {
   return gemm_layout(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]);
 }
 
-}  // namespace
-
-void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in) {
+// out = a @ b + beta * out: beta 0 (out is written, never read) or 1 (the product is added to it).
+void gemm(CudaBackend& backend, const Tensor& out, const Tensor& a_in, const Tensor& b_in, int beta) {
   const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a_in.sizes()[2];
   prepare(out.device());
   if (out.numel() == 0) return;
-  if (K == 0) return fill(out, 0);
+  if (K == 0) {
+    if (beta == 0) backend.fill(out, 0);
+    return;
+  }
   EMBER_CHECK(is_floating_point(out.dtype()),
               "matmul: \"addmm_cuda\" not implemented for '{}' tensors on CUDA; convert to float32 or float64",
               dtype_name(out.dtype()));
@@ -54,11 +57,11 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   Tensor a = a_in, b = b_in;
   if (!layout_of(a)) {
     a = raw_empty(a_in.sizes(), a_in.dtype(), a_in.device());
-    copy(a, a_in);
+    backend.copy(a, a_in);
   }
   if (!layout_of(b)) {
     b = raw_empty(b_in.sizes(), b_in.dtype(), b_in.device());
-    copy(b, b_in);
+    backend.copy(b, b_in);
   }
   const GemmOperand la = *layout_of(a), lb = *layout_of(b);
   cublasHandle_t h = cublas_handle(out.device());
@@ -66,16 +69,30 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   const long long sa = batch == 1 ? 0 : a.strides()[0], sb = batch == 1 ? 0 : b.strides()[0], sc = M * N;
   // Column-major: out^T (N, M) = b^T (N, K) @ a^T (K, M).
   if (out.dtype() == kFloat32) {
-    const float one = 1, zero = 0;
+    const float one = 1, c_scale = static_cast<float>(beta);
     EMBER_CUBLAS_CHECK(cublasSgemmStridedBatched(
         h, lb.op, la.op, m, n, k, &one, b.data_ptr<float>(), static_cast<int>(lb.ld), sb, a.data_ptr<float>(),
-        static_cast<int>(la.ld), sa, &zero, out.data_ptr<float>(), m, sc, count));
+        static_cast<int>(la.ld), sa, &c_scale, out.data_ptr<float>(), m, sc, count));
   } else {
-    const double one = 1, zero = 0;
+    const double one = 1, c_scale = beta;
     EMBER_CUBLAS_CHECK(cublasDgemmStridedBatched(
         h, lb.op, la.op, m, n, k, &one, b.data_ptr<double>(), static_cast<int>(lb.ld), sb, a.data_ptr<double>(),
-        static_cast<int>(la.ld), sa, &zero, out.data_ptr<double>(), m, sc, count));
+        static_cast<int>(la.ld), sa, &c_scale, out.data_ptr<double>(), m, sc, count));
   }
+}
+
+}  // namespace
+
+void CudaBackend::matmul(const Tensor& out, const Tensor& a, const Tensor& b) { gemm(*this, out, a, b, 0); }
+
+// The addend (a broadcast bias, any strides) is copied into out first, then cuBLAS adds the product
+// to it (beta = 1): as on the CPU, the sum costs no pass of its own (the copy replaces the zeroed
+// output's write), and Linear's forward is two kernels, not three.
+bool CudaBackend::matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) {
+  if (!is_floating_point(out.dtype()) || out.dtype() == kBFloat16) return false;
+  copy(out, addend);
+  gemm(*this, out, a, b, 1);
+  return true;
 }
 
 }  // namespace ember::cuda

@@ -147,6 +147,9 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Cr
 
   // class indices: PyTorch's nll_loss on the log-probabilities, plus the smoothing term
   const int64_t ignore = options.ignore_index();
+  if (std::optional<Tensor> fused =
+          ember::detail::fused_cross_entropy(input, target, options.reduction(), ignore, smoothing))
+    return *fused;
   ember::detail::check_nll_loss_target(input, target, ignore, "cross_entropy");
   Tensor logp = input.log_softmax(class_dim);
   Tensor loss = nll_loss(logp, target, options.reduction(), ignore);

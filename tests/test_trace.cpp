@@ -106,71 +106,21 @@ TEST(AutogradTrace, SmallModelSequence) {
       "gelu out [4, 8] float32 cpu <- [4, 8]",
       // Linear(8, 2)
       "addmm out [1, 4, 2] float32 cpu <- [1, 4, 2], [1, 4, 8], [1, 8, 2]",
-      // cross_entropy checks the targets: masked_fill(target == ignore_index, 0), then min and max read
-      // back to the host (copy)
-      "fill out [] int64 cpu",
-      "eq out [4] bool cpu <- [4], [4]",
-      "fill out [] int64 cpu",
-      "where out [4] int64 cpu <- [4], [4], [4]",
-      "min out [1] int64 cpu <- [4]",
-      "copy out [] int64 cpu <- []",
-      "max out [1] int64 cpu <- [4]",
-      "copy out [] int64 cpu <- []",
-      // log_softmax
-      "log_softmax out [4, 2] float32 cpu <- [4, 2]",
-      // nll_loss checks them again
-      "fill out [] int64 cpu",
-      "eq out [4] bool cpu <- [4], [4]",
-      "fill out [] int64 cpu",
-      "where out [4] int64 cpu <- [4], [4], [4]",
-      "min out [1] int64 cpu <- [4]",
-      "copy out [] int64 cpu <- []",
-      "max out [1] int64 cpu <- [4]",
-      "copy out [] int64 cpu <- []",
-      // nll_loss: valid = target != ignore_index; index = target.masked_fill(!valid, 0)
-      "fill out [] int64 cpu",
-      "ne out [4] bool cpu <- [4], [4]",
-      "fill out [] bool cpu",
-      "eq out [4] bool cpu <- [4], [4]",
-      "fill out [] int64 cpu",
-      "where out [4] int64 cpu <- [4], [4], [4]",
-      // gather checks its index (min, max), then loss_i = -logp[i, t_i], 0 where not valid
-      "min out [1, 1] int64 cpu <- [4, 1]",
-      "copy out [] int64 cpu <- []",
-      "max out [1, 1] int64 cpu <- [4, 1]",
-      "copy out [] int64 cpu <- []",
-      "gather out [4, 1] float32 cpu <- [4, 2], [4, 1]",
-      "neg out [4] float32 cpu <- [4]",
-      "fill out [] bool cpu",
-      "eq out [4] bool cpu <- [4], [4]",
-      "fill out [] float32 cpu",
-      "where out [4] float32 cpu <- [4], [4], [4]",
-      // mean over the valid targets: valid.sum() as float, losses.sum() / count
-      "copy out [4] int64 cpu <- [4]",
-      "sum out [1] int64 cpu <- [4]",
-      "copy out [] float32 cpu <- []",
+      // cross_entropy, fused (core/cpu/loss.cpp): the status word {ignore_index, 0} made on the host,
+      // one kernel for the per-row losses (checking the targets, counting those not ignored), then
+      // the mean: losses.sum() / count
+      "copy out [2] int64 cpu <- [2]",
+      "cross_entropy out [4] float32 cpu <- [4, 2], [4]",
       "sum out [1] float32 cpu <- [4]",
+      "fill out [] float32 cpu",
       "div out [] float32 cpu <- [], []",
       // backward starts from d loss / d loss = 1
       "fill out [] float32 cpu",
-      // NllLossBackward0: -g / count into a zero (N, C) table at the targets (scatter_add checks its index)
+      // NllLossBackward0 of the logits: g / count, then one kernel (softmax - one-hot) * g / count
       "backward NllLossBackward0",
-      "backward NllLossBackward0: div out [] float32 cpu <- [], []",
-      "backward NllLossBackward0: neg out [4] float32 cpu <- [4]",
-      "backward NllLossBackward0: fill out [] bool cpu",
-      "backward NllLossBackward0: eq out [4] bool cpu <- [4], [4]",
       "backward NllLossBackward0: fill out [] float32 cpu",
-      "backward NllLossBackward0: where out [4] float32 cpu <- [4], [4], [4]",
-      "backward NllLossBackward0: fill out [4, 2] float32 cpu",
-      "backward NllLossBackward0: min out [1, 1] int64 cpu <- [4, 1]",
-      "backward NllLossBackward0: copy out [] int64 cpu <- []",
-      "backward NllLossBackward0: max out [1, 1] int64 cpu <- [4, 1]",
-      "backward NllLossBackward0: copy out [] int64 cpu <- []",
-      "backward NllLossBackward0: copy out [4, 2] float32 cpu <- [4, 2]",
-      "backward NllLossBackward0: scatter_add out [4, 2] float32 cpu <- [4, 1], [4, 1]",
-      // LogSoftmaxBackward0: one fused kernel
-      "backward LogSoftmaxBackward0",
-      "backward LogSoftmaxBackward0: log_softmax_backward out [4, 2] float32 cpu <- [4, 2], [4, 2]",
+      "backward NllLossBackward0: div out [] float32 cpu <- [], []",
+      "backward NllLossBackward0: cross_entropy_backward out [4, 2] float32 cpu <- [4], [4, 2]",
       // AddmmBackward0 of Linear(8, 2): dbias = sum over rows, dx = g W, and dW^T made in W^T's own
       // layout, as (g^T x)^T (PyTorch's choice), so dW comes out contiguous
       "backward AddmmBackward0",

@@ -249,3 +249,9 @@ T atomicAdd(T* address, T value) {
   *address = old + value;
   return old;
 }
+template <typename T>
+T atomicCAS(T* address, T compare, T value) {
+  const T old = *address;
+  if (old == compare) *address = value;
+  return old;
+}

@@ -1,0 +1,116 @@
+// CUDA fused cross-entropy over class indices (see Backend::cross_entropy), the twin of
+// core/cpu/loss.cpp: N rows of V logits, contiguous.
+//
+// Forward: one block per row reads the row once. Each thread keeps an online max and sum of
+// exp(x - max) over its columns (a larger value rescales the sum by exp(old max - new max)); the
+// block then reduces the maxima, rescales each thread's sum to the row's max and reduces the sums,
+// so lse = max + log(sum) never overflows. The label-smoothing term adds one more reduction of the
+// row's sum of logits, only when s > 0. A bad target (outside [0, V), not ignore_index) is
+// reported by the first row that meets it through atomicCAS on status[0]; the host reads status
+// once after the launch (the op's one read back), along with the count of rows not ignored, which
+// each block adds to status[1] once. The grid is capped at kLossGrid blocks so that count costs
+// few atomics. Backward: dlogits is elementwise given lse, one thread per element (rows of 65 fill
+// a block's warps no worse than rows of 50,000). Sums accumulate in the row's type, as softmax does.
+#include "cuda/block_reduce.cuh"
+#include "cuda/kernels.h"
+
+namespace ember::cuda {
+
+namespace {
+
+constexpr int64_t kLossGrid = 2048;  // blocks of the forward; each loops over N / kLossGrid rows
+
+template <typename T>
+__global__ void __launch_bounds__(kMaxRowBlock)
+    cross_entropy_kernel(int64_t N, int64_t V, T* losses, T* lse, unsigned long long* status, const T* logits,
+                         const int64_t* target, int64_t ignore_index, T smoothing) {
+  T* scratch = shared_scratch<T>();
+  unsigned long long counted = 0;  // rows not ignored, on thread 0
+  for (int64_t r = blockIdx.x; r < N; r += gridDim.x) {
+    const T* x = logits + r * V;
+    T mx = -INFINITY, sum = 0, total = 0;
+    for (int64_t c = threadIdx.x; c < V; c += blockDim.x) {
+      const T v = x[c];
+      if (v > mx) {
+        sum = sum * exp(mx - v) + T(1);  // exp(-inf) = 0 on the thread's first value
+        mx = v;
+      } else {
+        sum += exp(v - mx);
+      }
+      total += v;
+    }
+    const T row_max = block_reduce(
+        mx, [](T a, T b) { return a > b ? a : b; }, scratch);
+    const T mine = sum == T(0) ? T(0) : sum * exp(mx - row_max);  // a thread without columns adds 0
+    const T row_sum = block_reduce(
+        mine, [](T a, T b) { return a + b; }, scratch);
+    T row_total = 0;
+    if (smoothing != T(0))
+      row_total = block_reduce(
+          total, [](T a, T b) { return a + b; }, scratch);
+    if (threadIdx.x == 0) {
+      const T l = row_max + ::log(row_sum);
+      const int64_t t = target[r];
+      lse[r] = l;
+      if (t == ignore_index) {
+        losses[r] = 0;
+      } else if (t < 0 || t >= V) {
+        losses[r] = NAN;
+        atomicCAS(status, static_cast<unsigned long long>(ignore_index), static_cast<unsigned long long>(t));
+      } else {
+        losses[r] = l - (T(1) - smoothing) * x[t] - smoothing / static_cast<T>(V) * row_total;
+        ++counted;
+      }
+    }
+  }
+  if (threadIdx.x == 0 && counted > 0) atomicAdd(status + 1, counted);
+}
+
+// dx[i, c] = g_i (exp(x[i, c] - lse_i) - (1 - s) [c == t_i] - s / V), 0 in ignored rows.
+template <typename T>
+__global__ void __launch_bounds__(kBlockSize)
+    cross_entropy_backward_kernel(int64_t N, int64_t V, T* dlogits, const T* dlosses, int64_t g_stride,
+                                  const T* logits, const T* lse, const int64_t* target, int64_t ignore_index,
+                                  T smoothing) {
+  const T everywhere = smoothing / static_cast<T>(V), on_target = T(1) - smoothing;
+  const int64_t n = N * V, stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < n; at += stride) {
+    const int64_t r = at / V, c = at % V, t = target[r];
+    if (t == ignore_index) {
+      dlogits[at] = 0;
+      continue;
+    }
+    const T p = exp(logits[at] - lse[r]);
+    dlogits[at] = dlosses[r * g_stride] * (p - everywhere - (c == t ? on_target : T(0)));
+  }
+}
+
+}  // namespace
+
+void launch_cross_entropy(cudaStream_t s, ScalarType type, int64_t N, int64_t V, void* losses, void* lse,
+                          int64_t* status, const void* logits, const int64_t* target, int64_t ignore_index,
+                          double label_smoothing) {
+  dispatch_floating_type("cross_entropy", type, [&]<typename T>() {
+    if (N == 0) return;
+    const int block = block_for_row(V);
+    EMBER_LAUNCH(std::min(N, kLossGrid), block, block * sizeof(T), s, cross_entropy_kernel<T>)
+    (N, V, static_cast<T*>(losses), static_cast<T*>(lse), reinterpret_cast<unsigned long long*>(status),
+     static_cast<const T*>(logits), target, ignore_index, static_cast<T>(label_smoothing));
+    check_launch("cross_entropy");
+  });
+}
+
+void launch_cross_entropy_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t V, void* dlogits,
+                                   const void* dlosses, int64_t g_stride, const void* logits, const void* lse,
+                                   const int64_t* target, int64_t ignore_index, double label_smoothing) {
+  dispatch_floating_type("cross_entropy_backward", type, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(N * V);
+    if (ls.grid == 0) return;
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, cross_entropy_backward_kernel<T>)
+    (N, V, static_cast<T*>(dlogits), static_cast<const T*>(dlosses), g_stride, static_cast<const T*>(logits),
+     static_cast<const T*>(lse), target, ignore_index, static_cast<T>(label_smoothing));
+    check_launch("cross_entropy_backward");
+  });
+}
+
+}  // namespace ember::cuda
