@@ -8,6 +8,7 @@
 #
 #   bash scripts/bench_sample.sh                 # 2000 characters, 1 thread
 #   NUM_CHARS=500 THREADS=2 bash scripts/bench_sample.sh
+#   TORCH_PYTHON=venv/bin/python bash scripts/bench_sample.sh   # the peer on PyTorch 2.x from a venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NUM_CHARS=${NUM_CHARS:-2000}
@@ -34,10 +35,12 @@ for n in 255 "$NUM_CHARS"; do
   cmp -s "$run_dir/sample_${n}_true.txt" "$run_dir/sample_${n}_false.txt" && echo "  same characters with and without the cache" \
     || echo "  THE TEXTS DIFFER"
 done
-if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+peer=${TORCH_PYTHON:-/usr/bin/python3}  # TORCH_PYTHON=venv/bin/python for PyTorch 2.x
+if "$peer" -c "import torch" 2>/dev/null; then
   for n in 255 "$NUM_CHARS"; do
-    /usr/bin/python3 bench/torch_sample.py --num_chars "$n" --threads "$THREADS"
+    echo "pytorch $("$peer" -c 'import torch; print(torch.__version__)') nanoGPT generate, $n chars:"
+    "$peer" bench/torch_sample.py --num_chars "$n" --threads "$THREADS"
   done
 else
-  echo "no PyTorch for /usr/bin/python3 (apt-get install python3-torch): no peer"
+  echo "no PyTorch for $peer (apt-get install python3-torch, or TORCH_PYTHON=venv/bin/python): no peer"
 fi

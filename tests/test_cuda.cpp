@@ -7,21 +7,17 @@
 // "no CUDA device"; the file uses only the public API, so it builds in builds without CUDA too.
 #include <limits>
 
+#include "cuda_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
+using namespace ember::cuda_test;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const Device kGpu(kCUDA);
 
 using In = const tensor_list&;
-
-struct Tolerance {
-  double rtol, atol;
-};
-Tolerance tolerance(ScalarType dt) { return dt == kFloat64 ? Tolerance{1e-10, 1e-12} : Tolerance{1e-4, 1e-5}; }
 
 // An int64 index tensor with `values` in `shape`, on `dev`.
 Tensor idx(Device dev, std::vector<int64_t> values, std::vector<int64_t> shape) {

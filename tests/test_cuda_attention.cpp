@@ -16,30 +16,17 @@
 
 #include "autograd/attention.h"
 #include "core/backend.h"
+#include "cuda_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
+using namespace ember::cuda_test;
 
 namespace {
 
-const Device kGpu(kCUDA);
 namespace F = nn::functional;
 
-struct Tolerance {
-  double rtol, atol;
-};
-Tolerance tolerance(ScalarType dt) { return dt == kFloat64 ? Tolerance{1e-10, 1e-12} : Tolerance{1e-4, 1e-5}; }
-
-class CudaAttention : public ::testing::TestWithParam<ScalarType> {
- protected:
-  void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  }
-};
-
-std::string dtype_case_name(const ::testing::TestParamInfo<ScalarType>& info) {
-  return std::string(dtype_name(info.param));
-}
+class CudaAttention : public CudaDtypeTest {};
 
 struct AttentionShape {
   int64_t B, H, L, S, E, Ev;

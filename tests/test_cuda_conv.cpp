@@ -7,20 +7,16 @@
 // leave input values unread, groups, a transposed convolution whose blocks overlap. Without a usable
 // GPU, or the emulator, every test skips with "no CUDA device".
 #include "core/backend.h"
+#include "cuda_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
+using namespace ember::cuda_test;
 namespace F = ember::nn::functional;
 
 namespace {
 
-const Device kGpu(kCUDA);
 using In = const tensor_list&;
-
-struct Tolerance {
-  double rtol, atol;
-};
-Tolerance tolerance(ScalarType dt) { return dt == kFloat64 ? Tolerance{1e-10, 1e-12} : Tolerance{1e-4, 1e-5}; }
 
 struct ConvCase {
   const char* name;

@@ -8,29 +8,16 @@
 // of more tensors and chunks than one launch takes. Without a usable GPU, or the emulator, the
 // tests skip with "no CUDA device".
 #include "core/backend.h"
+#include "cuda_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
+using namespace ember::cuda_test;
 
 namespace {
 
-const Device kGpu(kCUDA);
 
-struct Tolerance {
-  double rtol, atol;
-};
-Tolerance tolerance(ScalarType dt) { return dt == kFloat64 ? Tolerance{1e-10, 1e-12} : Tolerance{1e-4, 1e-5}; }
-
-class CudaFused : public ::testing::TestWithParam<ScalarType> {
- protected:
-  void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  }
-};
-
-std::string dtype_case_name(const ::testing::TestParamInfo<ScalarType>& info) {
-  return std::string(dtype_name(info.param));
-}
+class CudaFused : public CudaDtypeTest {};
 
 // ---- LayerNorm ----
 

@@ -7,30 +7,17 @@
 // than a block (1024), more rows than the forward's grid (2048), indices repeated more often than
 // one chunk holds (32). Without a usable GPU, or the emulator, the tests skip with "no CUDA device".
 #include "core/backend.h"
+#include "cuda_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
+using namespace ember::cuda_test;
 
 namespace {
 
 namespace F = nn::functional;
-const Device kGpu(kCUDA);
 
-struct Tolerance {
-  double rtol, atol;
-};
-Tolerance tolerance(ScalarType dt) { return dt == kFloat64 ? Tolerance{1e-10, 1e-12} : Tolerance{1e-4, 1e-5}; }
-
-class CudaLoss : public ::testing::TestWithParam<ScalarType> {
- protected:
-  void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  }
-};
-
-std::string dtype_case_name(const ::testing::TestParamInfo<ScalarType>& info) {
-  return std::string(dtype_name(info.param));
-}
+class CudaLoss : public CudaDtypeTest {};
 
 // Targets in [0, C), every fifth row ignore_index (-100).
 Tensor random_targets(int64_t N, int64_t C) {

@@ -12,14 +12,15 @@
 #include "core/backend.h"
 #include "core/philox.h"
 #include "cuda/cuda.h"
+#include "cuda_test_util.h"
 #include "test_util.h"
 
 using namespace ember;
+using namespace ember::cuda_test;
 
 namespace {
 
 namespace F = nn::functional;
-const Device kGpu(kCUDA);
 
 struct KnownAnswer {
   PhiloxBlock counter;
@@ -84,16 +85,7 @@ TEST(Philox, ReserveAdvancesTheOffsetByWholeCounters) {
 
 // ---- CUDA dropout ----
 
-class CudaDropout : public ::testing::TestWithParam<ScalarType> {
- protected:
-  void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
-  }
-};
-
-std::string dtype_case_name(const ::testing::TestParamInfo<ScalarType>& info) {
-  return std::string(dtype_name(info.param));
-}
+class CudaDropout : public CudaDtypeTest {};
 
 // The mask PhiloxDropout{seed, offset, p} gives n elements, built on the host.
 Tensor host_mask(IntArrayRef sizes, ScalarType dt, uint64_t seed, uint64_t offset, double p) {
