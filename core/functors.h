@@ -13,8 +13,12 @@
 
 #ifdef __CUDACC__
 #define EMBER_HD __host__ __device__
+#define EMBER_HD_INLINE __host__ __device__ __forceinline__
 #else
 #define EMBER_HD
+// For formulas the CPU's vectorised loops must inline: GCC's size limits otherwise leave a call in
+// the loop body (GELU's backward was one call per element), and a loop with a call stays scalar.
+#define EMBER_HD_INLINE inline __attribute__((always_inline))
 #endif
 
 namespace ember {
@@ -188,7 +192,7 @@ EMBER_HD T fmod_(T a, T b) {
 //   tanh:   d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
 // The composed form of both (for create_graph) is in autograd/elementwise.cpp.
 template <typename T>
-EMBER_HD T gelu_backward_(T g, T x) {
+EMBER_HD_INLINE T gelu_backward_(T g, T x) {
   if constexpr (std::is_floating_point_v<T>) {
     // One exponential serves both terms: erf(z), z = x / sqrt(2), needs e^(-z^2) = sqrt(2 pi) phi(x).
     const T z = x * T(kSqrtHalf);
@@ -200,7 +204,7 @@ EMBER_HD T gelu_backward_(T g, T x) {
   }
 }
 template <typename T>
-EMBER_HD T gelu_tanh_backward_(T g, T x) {
+EMBER_HD_INLINE T gelu_tanh_backward_(T g, T x) {
   if constexpr (std::is_floating_point_v<T>) {
     const T t = std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x));
     const T du = T(kGeluTanhScale) * (T(1) + T(3 * kGeluTanhCubic) * x * x);
