@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "core/cpu/gemm_bf16.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -195,6 +196,27 @@ TEST(CharLMSafety, ThreadsMustBeBetweenOneAndFourTimesTheCores) {
   const fs::path dir = fresh_dir("threads");
   EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--threads", "100000"})), "--threads must be between");
   EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--threads", "-3"})), "got -3");
+  fs::remove_all(dir);
+}
+
+// EMBER_BF16_GEMM is read at the first bfloat16 product, whose threads used to throw the error out of
+// an OpenMP region: std::terminate ("terminate called recursively"), SIGABRT. Now it is a message.
+TEST(CharLMSafety, BadBf16GemmVariableIsAnErrorNotAnAbort) {
+  const fs::path dir = fresh_dir("bf16gemm");
+  auto with_kernel = [&](const std::string& value) {
+    return run(train_args(dir, dir / value, {"--dtype", "bfloat16", "--max_iters", "2", "--threads", "2"}),
+               {"EMBER_BF16_GEMM=" + value});
+  };
+  const Result bogus = with_kernel("bogus");
+  EXPECT_FAILS_WITH(bogus, "EMBER_BF16_GEMM: expected avx512bf16, openblas or float32, got 'bogus'");
+  EXPECT_LT(bogus.status, 128) << "ended by a signal:\n" << bogus.output;
+  if (!cpu::openblas_has_sbgemm()) {
+    const Result openblas = with_kernel("openblas");
+    EXPECT_FAILS_WITH(openblas, "EMBER_BF16_GEMM=openblas: this OpenBLAS has no cblas_sbgemm");
+    EXPECT_LT(openblas.status, 128) << "ended by a signal:\n" << openblas.output;
+  }
+  const Result float32 = with_kernel("float32");
+  EXPECT_EQ(float32.status, 0) << float32.output;
   fs::remove_all(dir);
 }
 

@@ -220,8 +220,10 @@ Bf16GemmKernel default_kernel() {
     EMBER_CHECK(v != "openblas" || openblas_has_sbgemm(),
                 "EMBER_BF16_GEMM=openblas: this OpenBLAS has no cblas_sbgemm (built without BUILD_BFLOAT16)");
     if (v == "openblas") return Bf16GemmKernel::kOpenBlas;
-    if (v == "avx512bf16" && cpu_has_avx512_bf16()) return Bf16GemmKernel::kAvx512Bf16;
     EMBER_CHECK(v == "avx512bf16", "EMBER_BF16_GEMM: expected avx512bf16, openblas or float32, got '{}'", v);
+    EMBER_CHECK(cpu_has_avx512_bf16(),
+                "EMBER_BF16_GEMM=avx512bf16: this CPU has no AVX512_BF16 (cpuid); use openblas or float32");
+    return Bf16GemmKernel::kAvx512Bf16;
   }
   return cpu_has_avx512_bf16() ? Bf16GemmKernel::kAvx512Bf16 : Bf16GemmKernel::kFloat32;
 }

@@ -103,6 +103,9 @@ void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tens
   EMBER_CHECK(a.dtype() == kBFloat16 && b.dtype() == kBFloat16,
               "matmul: expected bfloat16 operands for a bfloat16 result, got {} and {}", dtype_name(a.dtype()),
               dtype_name(b.dtype()));
+  // The kernel choice (EMBER_BF16_GEMM) is made on first use, which may throw: make it here, outside
+  // the parallel regions below, from which an exception cannot escape (it would end the process).
+  bf16_gemm_kernel();
   const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a.sizes()[2];
   Tensor acc;
   if (add) {
