@@ -72,10 +72,22 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void bernoulli_word
                                                                                       int64_t m, uint64_t threshold) {
   bernoulli_from_words_any(out, words, m, threshold);
 }
+// bfloat16 as its bits: 1.0 is 0x3F80 (converting each bool through BFloat16's rounding constructor
+// would cost a scalar call per element, a tenth of a bf16 GPT step's time in dropout).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void bernoulli_words_bf16(uint16_t* out,
+                                                                                       const uint32_t* words, int64_t m,
+                                                                                       uint64_t threshold) {
+  for (int64_t i = 0; i < m; ++i) {
+    const uint64_t u = (static_cast<uint64_t>(words[2 * i] & 0x1fffffu) << 32) | words[2 * i + 1];
+    out[i] = u < threshold ? uint16_t{0x3F80} : uint16_t{0};
+  }
+}
 template <typename T>
 void bernoulli_from_words(T* out, const uint32_t* words, int64_t m, uint64_t threshold) {
   if constexpr (std::is_same_v<T, float>)
     bernoulli_words_f32(out, words, m, threshold);
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    bernoulli_words_bf16(reinterpret_cast<uint16_t*>(out), words, m, threshold);
   else
     bernoulli_from_words_any(out, words, m, threshold);
 }

@@ -142,6 +142,29 @@ TEST(BFloat16, ElementwiseAndReductionsMatchPyTorch) {
   EXPECT_EQ(big.sum().dtype(), kBFloat16);
 }
 
+// bernoulli_ on bf16 (dropout's mask under autocast) draws as float32 does, element for element: the
+// same generator words, stored as the bits of 1.0 (0x3F80) and 0.
+TEST(BFloat16, BernoulliDrawsTheFloat32Mask) {
+  for (double p : {0.0, 0.3, 0.9, 1.0}) {
+    Tensor f = empty({5003}), h = empty({5003}, kBFloat16);  // past a 2048 chunk and off the vector width
+    manual_seed(11);
+    f.bernoulli_(p);
+    manual_seed(11);
+    h.bernoulli_(p);
+    const std::vector<uint16_t> bits = bits_of(h);
+    const std::vector<float> mask = f.to_vector<float>();
+    int64_t ones = 0, mismatches = 0;
+    for (size_t i = 0; i < bits.size(); ++i) {
+      EXPECT_TRUE(bits[i] == 0x3F80 || bits[i] == 0) << "element " << i << " bits " << bits[i];
+      ones += bits[i] == 0x3F80;
+      mismatches += (bits[i] == 0x3F80) != (mask[i] == 1.0f);
+    }
+    EXPECT_EQ(mismatches, 0) << "p " << p;
+    if (p == 0.0) EXPECT_EQ(ones, 0);
+    if (p == 1.0) EXPECT_EQ(ones, 5003);
+  }
+}
+
 TEST(BFloat16, OpsWithoutABFloat16KernelSaySo) {
   Tensor h = ones({2, 3}, dtype(kBFloat16));
   EXPECT_THROWS_WITH(h.argmax(1), "not implemented for 'BFloat16'");
@@ -218,14 +241,14 @@ void check_gemm(cpu::Bf16GemmKernel kernel, const GemmCase& c, bool add) {
   EXPECT_LE(worst, 2e-6 * std::sqrt(double(c.K) + 1))
       << cpu::bf16_gemm_kernel_name(kernel) << " M " << c.M << " N " << c.N << " K " << c.K << " ta " << c.ta << " tb "
       << c.tb << " add " << add;
-  if (add) return;
   // The product rounded into bf16 (a matmul's result): the float32 sums above, each rounded once to
   // nearest (half a bf16 ulp, 2^-8 relative: bf16 has 8 significant bits; the sums may be made in
   // another order, so float32's error relative to the sum of |products| on top), into a C whose rows
-  // are longer than N (ldc = N + 3).
+  // are longer than N (ldc = N + 3). With `add`, C's own 0.5 is the addend (addmm's bias).
   const int64_t ldc = c.N + 3;
   std::vector<BFloat16> Cb(static_cast<size_t>(c.M * ldc), BFloat16(7.0f));
-  cpu::gemm_bf16_rounded({a.data(), c.ta, lda}, {b.data(), c.tb, ldb}, c.M, c.N, c.K, Cb.data(), ldc);
+  for (int64_t i = 0; i < c.M && add; ++i) std::fill_n(Cb.begin() + i * ldc, c.N, BFloat16(0.5f));
+  cpu::gemm_bf16_rounded({a.data(), c.ta, lda}, {b.data(), c.tb, ldb}, c.M, c.N, c.K, Cb.data(), ldc, add);
   double worst_rounded = 0;
   for (int64_t i = 0; i < c.M; ++i) {
     for (int64_t j = 0; j < c.N; ++j) {
@@ -235,8 +258,8 @@ void check_gemm(cpu::Bf16GemmKernel kernel, const GemmCase& c, bool add) {
     }
     for (int64_t j = c.N; j < ldc; ++j) EXPECT_EQ(float(Cb[i * ldc + j]), 7.0f) << "wrote past N in row " << i;
   }
-  EXPECT_LE(worst_rounded, 1.0)
-      << cpu::bf16_gemm_kernel_name(kernel) << " rounded, M " << c.M << " N " << c.N << " K " << c.K;
+  EXPECT_LE(worst_rounded, 1.0) << cpu::bf16_gemm_kernel_name(kernel) << " rounded, M " << c.M << " N " << c.N << " K "
+                                << c.K << " add " << add;
 }
 
 class Bf16Gemm : public ::testing::TestWithParam<cpu::Bf16GemmKernel> {
@@ -267,8 +290,9 @@ TEST_P(Bf16Gemm, MatchesFloat64OnOddShapes) {
                                           {20, 40, 1101, true, false},  // K past two blocks of 512
                                           {9, 33, 1030, false, true},
                                           {8, 32, 0, false, false},
-                                          {37, 45, 64, false, true},      // A read in place, 5 rows past the tiles
-                                          {11, 70, 1536, false, false}}) {  // rounded in one pass deeper than 512
+                                          {37, 45, 64, false, true},       // A read in place, 5 rows past the tiles
+                                          {11, 70, 1536, false, false},    // rounded in one pass deeper than 512
+                                          {10, 35, 2100, false, true}}) {  // too deep to round in one pass
     check_gemm(GetParam(), c, false);
     check_gemm(GetParam(), c, true);
   }
@@ -289,6 +313,14 @@ TEST_P(Bf16Gemm, MatmulOfBFloat16Tensors) {
   Tensor big = randn({200, 300}).to(kBFloat16), big2 = randn({300, 150}).to(kBFloat16);  // split across threads
   Tensor p = big.matmul(big2), pref = big.to(kFloat32).matmul(big2.to(kFloat32));
   EXPECT_TRUE(p.to(kFloat32).allclose(pref, 8e-3, 1e-3)) << test::allclose_diff(p.to(kFloat32), pref);
+  // addmm with a full (M, N) addend, split across threads, K deeper than one 512 pass (the GPT's
+  // MLP projection): the addend is added to the float32 sums, then rounded once.
+  Tensor in = randn({200, 1536}).to(kBFloat16), proj = (randn({1536, 96}) * 0.05).to(kBFloat16);
+  Tensor addend = (randn({200, 96}) * 3).to(kBFloat16);
+  Tensor q = addmm(addend, in, proj);
+  Tensor qref = addend.to(kFloat32) + in.to(kFloat32).matmul(proj.to(kFloat32));
+  EXPECT_EQ(q.dtype(), kBFloat16);
+  EXPECT_TRUE(q.to(kFloat32).allclose(qref, 8e-3, 1e-3)) << test::allclose_diff(q.to(kFloat32), qref);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Bf16Gemm,
@@ -438,7 +470,7 @@ TEST(Autocast, CachesWeightCastsPerScope) {
     EXPECT_EQ(first.dtype(), kBFloat16);
     EXPECT_TRUE(autograd::autocast_to_lower(w).is_same(first));  // a hit
     EXPECT_EQ(autocast::cache_size(), 1u);
-    autograd::autocast_to_lower(x);  // an activation: cast, not kept
+    autograd::autocast_to_lower(x);      // an activation: cast, not kept
     autograd::autocast_to_lower(w * 2);  // not a leaf
     EXPECT_EQ(autocast::cache_size(), 1u);
     y = F::linear(x, w) + F::linear(x * 3, w);  // two uses of one cast

@@ -88,12 +88,20 @@ void pack_a(std::vector<uint32_t>& Ap, const Bf16Matrix& a, int64_t m0, int64_t 
   }
 }
 
+// The first lanes (mask m) of a bf16 row as floats: a bf16 is the high half of a float's bits. The
+// maskz forms because GCC 12 warns of the unmasked ones' undefined start value.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 widen_bf16(__mmask16 m,
+                                                                                             const BFloat16* p) {
+  const __m512i wide = _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, p));
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(m, wide, 16));
+}
+
 // One kMR x kNR block of C from a tile of A and a panel of B; `rows` and `cols` cut it at the edges.
 // The tile's pair (r, kk) is the 32-bit word A[r * a_rs + kk * a_ks]: a packed tile (a_rs = 1,
 // a_ks = kMR), or a row-major A read in place (a_rs = ld / 2, a_ks = 1), whose rows past `rows` are
 // not read (the last row is read again, and its sums are not stored). The block is stored as float
 // (C, added to it when `add`) or, when Cb is given, rounded to bfloat16 (nearest even, as
-// BFloat16's constructor).
+// BFloat16's constructor), after adding Cb's own values to it in float32 when `add`.
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512bf16(
     const uint32_t* A, int64_t a_rs, int64_t a_ks, const uint32_t* Bp, int64_t kpairs, float* C, BFloat16* Cb,
     int64_t ldc, int64_t rows, int64_t cols, bool add) {
@@ -120,8 +128,13 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void tile_avx512
     if (r >= rows) break;
     if (Cb) {
       BFloat16* c = Cb + r * ldc;
-      _mm256_mask_storeu_epi16(c, m0, (__m256i)_mm512_cvtneps_pbh(acc[r][0]));
-      _mm256_mask_storeu_epi16(c + 16, m1, (__m256i)_mm512_cvtneps_pbh(acc[r][1]));
+      __m512 v0 = acc[r][0], v1 = acc[r][1];
+      if (add) {  // widen the bf16 addend (its bits in a float's high half), add, round once
+        v0 = _mm512_add_ps(v0, widen_bf16(m0, c));
+        v1 = _mm512_add_ps(v1, widen_bf16(m1, c + 16));
+      }
+      _mm256_mask_storeu_epi16(c, m0, (__m256i)_mm512_cvtneps_pbh(v0));
+      _mm256_mask_storeu_epi16(c + 16, m1, (__m256i)_mm512_cvtneps_pbh(v1));
       continue;
     }
     float* c = C + r * ldc;
@@ -270,13 +283,15 @@ const char* bf16_gemm_kernel_name(Bf16GemmKernel kernel) {
   return "?";
 }
 
-void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, BFloat16* C, int64_t ldc) {
+void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, BFloat16* C, int64_t ldc,
+                       bool add) {
   if (M == 0 || N == 0) return;
   if (current_kernel() == Bf16GemmKernel::kAvx512Bf16 && K > 0 && K <= kRoundedPassK)
-    return gemm_avx512bf16_block(a, b, M, N, K, nullptr, C, ldc, false);
+    return gemm_avx512bf16_block(a, b, M, N, K, nullptr, C, ldc, add);
   thread_local std::vector<float> sums;
   sums.resize(static_cast<size_t>(M * N));
-  gemm_bf16(a, b, M, N, K, sums.data(), N, false);
+  for (int64_t i = 0; i < M && add; ++i) bfloat16_to_float(sums.data() + i * N, C + i * ldc, N);
+  gemm_bf16(a, b, M, N, K, sums.data(), N, add);
   for (int64_t i = 0; i < M; ++i) float_to_bfloat16(C + i * ldc, sums.data() + i * N, N);
 }
 

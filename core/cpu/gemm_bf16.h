@@ -30,10 +30,13 @@ struct Bf16Matrix {
 enum class Bf16GemmKernel { kAvx512Bf16, kOpenBlas, kFloat32 };
 
 void gemm_bf16(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, float* C, int64_t ldc, bool add);
-// The same product rounded into bfloat16 C (M, N; ldc), no addend: what a bf16 matmul stores.
-// Ember's kernel rounds each tile as it leaves the registers (no float32 copy of C) where K fits
-// one pass; otherwise, and with the other kernels, the float32 sums are made in scratch first.
-void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, BFloat16* C, int64_t ldc);
+// The same product rounded into bfloat16 C (M, N; ldc): what a bf16 matmul stores. With `add`, C's
+// own values are the addend (addmm's bias, copied there first): C = round(C + op(A) op(B)), the sum
+// in float32 and rounded once. Ember's kernel adds and rounds each tile as it leaves the registers
+// (no float32 copy of C) where K fits one pass; otherwise, and with the other kernels, the float32
+// sums are made in scratch first.
+void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, BFloat16* C, int64_t ldc,
+                       bool add = false);
 
 // Whether cpuid (leaf 7, sub-leaf 1, EAX bit 5) reports AVX512_BF16, with AVX-512 usable by the OS.
 bool cpu_has_avx512_bf16();

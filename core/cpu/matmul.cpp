@@ -95,11 +95,11 @@ void split_gemm(int threads, BlasOperand a, BlasOperand b, int64_t M, int64_t N,
 }
 
 // bfloat16 operands, float32 sums (core/cpu/gemm_bf16.h), each result rounded into out once, as
-// PyTorch's bf16 addmm does: straight from the kernel's registers (gemm_bf16_rounded), or, with an
-// addend (`add`), through a float32 buffer that holds it. Threads split the work as for sgemm below:
-// whole products, or one product's rows (or columns) in blocks.
-void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tensor& b, BlasOperand la, BlasOperand lb,
-                 bool add) {
+// PyTorch's bf16 addmm does, straight from the kernel's registers (gemm_bf16_rounded); with `add`,
+// out already holds the addend (addmm's bias), which the kernel adds in float32 before rounding.
+// Threads split the work as for sgemm below: whole products, or one product's rows (or columns) in
+// blocks.
+void matmul_bf16(const Tensor& out, const Tensor& a, const Tensor& b, BlasOperand la, BlasOperand lb, bool add) {
   EMBER_CHECK(a.dtype() == kBFloat16 && b.dtype() == kBFloat16,
               "matmul: expected bfloat16 operands for a bfloat16 result, got {} and {}", dtype_name(a.dtype()),
               dtype_name(b.dtype()));
@@ -107,23 +107,14 @@ void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tens
   // the parallel regions below, from which an exception cannot escape (it would end the process).
   bf16_gemm_kernel();
   const int64_t batch = out.sizes()[0], M = out.sizes()[1], N = out.sizes()[2], K = a.sizes()[2];
-  Tensor acc;
-  if (add) {
-    acc = raw_empty(out.sizes(), kFloat32, out.device());
-    cpu.copy(acc, out);
-  }
   const BFloat16* A = a.data_ptr<BFloat16>();
   const BFloat16* B = b.data_ptr<BFloat16>();
-  float* C = add ? acc.data_ptr<float>() : nullptr;
   BFloat16* Cb = out.data_ptr<BFloat16>();
   const int64_t sa = a.strides()[0], sb = b.strides()[0];
   auto mat = [](BlasOperand l, const BFloat16* p) { return Bf16Matrix{p, l.trans == CblasTrans, l.ld}; };
-  // C[offset..] (M', N'; ldc N) = op(A') op(B'): summed into the float buffer, or rounded into out
+  // out[offset..] (M', N'; ldc N) = op(A') op(B') (+ out's own values when add), rounded
   auto product = [&](Bf16Matrix am, Bf16Matrix bm, int64_t m, int64_t n, int64_t offset) {
-    if (add)
-      gemm_bf16(am, bm, m, n, K, C + offset, N, true);
-    else
-      gemm_bf16_rounded(am, bm, m, n, K, Cb + offset, N);
+    gemm_bf16_rounded(am, bm, m, n, K, Cb + offset, N, add);
   };
   const int threads = (batch * M * N * K >= kGemmParallelWork) ? omp_get_max_threads() : 1;
   if (threads == 1 || batch >= threads) {
@@ -146,7 +137,6 @@ void matmul_bf16(CpuBackend& cpu, const Tensor& out, const Tensor& a, const Tens
       }
     }
   }
-  if (add) cpu.copy(out, acc);
 }
 
 // out (contiguous) = a @ b, or out += a @ b when `add`.
@@ -168,7 +158,7 @@ void matmul_into(CpuBackend& cpu, const Tensor& out, const Tensor& a_in, const T
     cpu.copy(b, b_in);
   }
   BlasOperand la = *layout(a), lb = *layout(b);
-  if (out.dtype() == kBFloat16) return matmul_bf16(cpu, out, a, b, la, lb, add);
+  if (out.dtype() == kBFloat16) return matmul_bf16(out, a, b, la, lb, add);
   EMBER_CHECK(a.dtype() != kBool, "matmul: not implemented for bool tensors");
   dispatch(out.dtype(), "matmul", [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) {
