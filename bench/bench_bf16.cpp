@@ -5,10 +5,13 @@
 //   float32     the fallback: widen to float32, then sgemm
 // Shapes are (M, N, K) with the layouts a training step uses: x @ W^T (forward), g @ W (input
 // gradient), g^T x (weight gradient), and the attention products; M is a slice of B*T rows, as
-// Ember splits a product across threads by rows. Prints GFLOP/s per kernel and shape.
+// Ember splits a product across threads by rows. Prints GFLOP/s per kernel and shape, after the
+// core's own limits: 16 independent chains of vfmadd231ps and of vdpbf16ps on zmm registers (enough
+// to hide their latency), which is what a kernel's GFLOP/s should be read against.
 //
 //   build-bench/bench/bench_bf16 [--preset baby|video] [--reps N]
 #include <cblas.h>
+#include <immintrin.h>
 
 #include <chrono>
 #include <cstdio>
@@ -52,6 +55,38 @@ double seconds_per_call(int reps, F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
 }
 
+// GFLOP/s of one core issuing only vdpbf16ps (`bf16`: 64 flops each) or vfmadd231ps (32) on 16
+// independent zmm accumulators (distinct start values, so the compiler cannot merge the chains).
+template <bool bf16>
+__attribute__((target("avx512f,avx512bf16"))) double peak_gflops() {
+  constexpr int64_t kIters = 20'000'000;
+  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(1e-7f);
+  const __m512bh u = (__m512bh)_mm512_set1_epi16(0x3F80), v = (__m512bh)_mm512_set1_epi16(0x3380);
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t it = 0; it < kIters; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = bf16 ? _mm512_dpbf16_ps(acc[i], u, v) : _mm512_fmadd_ps(acc[i], x, y);
+  }
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  float sink = 0;
+  for (int i = 0; i < 16; ++i) sink += _mm512_reduce_add_ps(acc[i]);
+  if (sink == 1.2345f) std::printf(" ");  // keep the chains alive
+  return double(kIters) * 16 * (bf16 ? 64 : 32) / t / 1e9;
+}
+
+void print_peaks() {
+  if (!__builtin_cpu_supports("avx512f")) return;
+  const double fma = peak_gflops<false>();
+  if (!ember::cpu::cpu_has_avx512_bf16()) {
+    std::printf("# this core's limit: vfmadd231ps zmm %.1f GFLOP/s (float32)\n", fma);
+    return;
+  }
+  std::printf("# this core's limits: vfmadd231ps zmm %.1f GFLOP/s (float32), vdpbf16ps zmm %.1f GFLOP/s (bf16)\n", fma,
+              peak_gflops<true>());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +97,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::stoi(argv[i + 1]);
   }
   ember::set_num_threads(1);
+  print_peaks();
   std::printf("# %s shapes, one thread; GFLOP/s (avx512_bf16 in cpuid: %s)\n", preset.c_str(),
               ember::cpu::cpu_has_avx512_bf16() ? "yes" : "no");
   std::printf("%-15s %5s %5s %5s %9s %11s %9s %9s\n", "product", "M", "N", "K", "sgemm", "avx512bf16", "openblas",

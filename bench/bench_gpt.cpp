@@ -12,7 +12,9 @@
 
 #include "bench_gpt_common.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   bench::Args args = bench::parse_args(argc, argv);
   ember::set_num_threads(args.threads);
   ember::manual_seed(1337);
@@ -52,4 +54,18 @@ int main(int argc, char** argv) {
     loss_value = loss.item<double>();
   };
   bench::run_and_report("ember", args, step, [&] { return loss_value; });
+  return 0;
+}
+
+}  // namespace
+
+// An error (a kernel this machine lacks, say EMBER_BF16_GEMM=openblas without sbgemm) is a message
+// and exit status 1, not std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_gpt: %s\n", e.what());
+    return 1;
+  }
 }
