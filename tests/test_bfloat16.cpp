@@ -9,6 +9,7 @@
 
 #include "autograd/attention.h"
 #include "autograd/autocast.h"
+#include "core/backend.h"
 #include "core/cpu/gemm_bf16.h"
 #include "fixture_json.h"
 #include "test_util.h"
@@ -140,6 +141,32 @@ TEST(BFloat16, ElementwiseAndReductionsMatchPyTorch) {
   expect_within_ulps(bits_of(big.mean({1})), bits("mean_dim1"), 1, "mean(1)");
   expect_within_ulps(bits_of(big.mean()), bits("mean_all"), 1, "mean");
   EXPECT_EQ(big.sum().dtype(), kBFloat16);
+}
+
+// A sum over leading dims of a bf16 tensor (a bf16 Linear's bias gradient) sums blocks of widened
+// rows without a float32 copy of the input; it must keep the bits of the float32 sum of the widened
+// tensor, rounded once: on one thread and split across threads, rows not a multiple of 4 or of the
+// widening block, two leading dims, and a float32 result.
+TEST(BFloat16, SumOverLeadingDimsIsTheFloat32SumRounded) {
+  manual_seed(5);
+  for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{5, 3}, {67, 41}, {1001, 77}, {4099, 96}}) {
+    // Magnitudes over many binades, so that float32's sums round and their grouping shows in the bits.
+    Tensor x = (randn({rows, cols}) * (randn({rows, cols}) * 4).exp()).to(kBFloat16);
+    Tensor widened = x.to(kFloat32);
+    Tensor got = x.sum({0});
+    EXPECT_EQ(got.dtype(), kBFloat16);
+    EXPECT_EQ(bits_of(got), bits_of(widened.sum({0}).to(kBFloat16))) << rows << " x " << cols;
+    // The float32 sums themselves, before rounding (the backend with a float32 output: bits).
+    Tensor sums = empty({1, cols});
+    backend_for(Device(kCPU)).reduce(ReduceOp::Sum, sums, x, std::vector<int64_t>{0});
+    EXPECT_EQ(sums.to_vector<float>(), widened.sum({0}).to_vector<float>()) << rows << " x " << cols << " float32";
+  }
+  Tensor x3 = randn({6, 50, 33}).to(kBFloat16);
+  EXPECT_EQ(bits_of(x3.sum({0, 1})), bits_of(x3.to(kFloat32).sum({0, 1}).to(kBFloat16)));
+  // Not leading dims, or not contiguous: the general loop, the same values.
+  EXPECT_EQ(bits_of(x3.sum({1})), bits_of(x3.to(kFloat32).sum({1}).to(kBFloat16)));
+  Tensor xt = randn({40, 70}).to(kBFloat16).t();
+  EXPECT_EQ(bits_of(xt.sum({0})), bits_of(xt.to(kFloat32).sum({0}).to(kBFloat16)));
 }
 
 // bernoulli_ on bf16 (dropout's mask under autocast) draws as float32 does, element for element: the

@@ -81,6 +81,55 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void sum_rows_into_
   sum_rows_into(acc, x, rows, cols);
 }
 
+// Whether a sum over `dims` of `in` is over its leading dims only, both tensors contiguous: the
+// (rows, cols) -> (cols) shape of a bias gradient.
+bool sums_leading_dims(const Tensor& out, const Tensor& in, IntArrayRef dims) {
+  bool leading_only = in.is_contiguous() && out.is_contiguous() && !dims.empty() && out.numel() > 1;
+  for (size_t i = 0; i < dims.size(); ++i) leading_only = leading_only && dims[i] == static_cast<int64_t>(i);
+  return leading_only && in.numel() / out.numel() >= 4;
+}
+
+// o[c] = the sum over rows r of x[r][c], for a sum over leading dims (sums_leading_dims). Each
+// thread (when it pays to have more than one) sums its own block of rows, the rows it most likely
+// wrote itself and has in its cache, into a partial row with sum_block(acc, b, e) (rows [b, e));
+// then the partial rows are added in thread order. The result depends on the thread count only
+// through that grouping of rows. (A sum to one value keeps the double accumulator of the loops below.)
+template <typename T, typename SumBlock>
+void sum_leading_rows(T* o, int64_t rows, int64_t cols, SumBlock sum_block) {
+  const int max_threads = omp_get_max_threads();
+  const int threads = rows * cols >= kParallelGrain && rows >= 4 * max_threads ? max_threads : 1;
+  ThreadPartials<T> partial(threads, cols);
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+    const int64_t chunk = (rows + nt - 1) / nt, b = std::min(rows, id * chunk), e = std::min(rows, b + chunk);
+    if (b < e) sum_block(partial.row(static_cast<int>(id)), b, e);
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (int64_t c = 0; c < cols; ++c) {
+      T v = T(0);
+      for (int64_t t = 0; t < nt; ++t) v += partial.row(static_cast<int>(t))[c];
+      o[c] = v;
+    }
+  }
+}
+
+// The same sum of a bf16 (rows, cols) into float32 o: each thread widens its rows a block at a time
+// into float scratch and sums them as the float32 kernel does (blocks of a multiple of 4 rows keep
+// sum_rows_into's grouping), so the result has the bits of the float32 sum of the widened tensor,
+// without a float32 copy of it (the bias gradient of a bf16 Linear: (B*T, 4C)).
+void sum_leading_rows_bf16(float* o, const BFloat16* x, int64_t rows, int64_t cols) {
+  sum_leading_rows(o, rows, cols, [&](float* acc, int64_t b, int64_t e) {
+    constexpr int64_t kBlockRows = 32;
+    std::vector<float> wide(static_cast<size_t>(std::min(kBlockRows, e - b) * cols));
+    for (int64_t r = b; r < e; r += kBlockRows) {
+      const int64_t n = std::min(kBlockRows, e - r);
+      bfloat16_to_float(wide.data(), x + r * cols, n * cols);
+      sum_rows_into_f32(acc, wide.data(), n, cols);
+    }
+  });
+}
+
 // Folds `in` (type T) into `out` (type O, keepdim shape) with reducer R.
 template <typename T, typename O, typename R>
 void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
@@ -125,39 +174,15 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
   }
   constexpr bool kRowSum = std::is_same_v<R, SumR<T>> && std::is_same_v<O, T> && std::is_floating_point_v<T>;
   if constexpr (kRowSum) {
-    // A sum over the leading dims of a contiguous input, as (rows, cols) -> (cols) for a bias
-    // gradient: each thread (when it pays to have more than one) sums its own block of rows, the
-    // rows it most likely wrote itself and has in its cache, into a partial row; then the partial
-    // rows are added in thread order. The result depends on the thread count only through that
-    // grouping of rows. (A sum to one value keeps the double accumulator of the loops below.)
-    bool leading_only = in.is_contiguous() && out.is_contiguous() && !dims.empty() && out.numel() > 1;
-    for (size_t i = 0; i < dims.size(); ++i) leading_only = leading_only && dims[i] == static_cast<int64_t>(i);
-    const int64_t cols = out.numel(), rows = cols ? in.numel() / cols : 0;
-    const int max_threads = omp_get_max_threads();
-    const int threads = in.numel() >= kParallelGrain && rows >= 4 * max_threads ? max_threads : 1;
-    if (leading_only && rows >= 4) {
+    if (sums_leading_dims(out, in, dims)) {
       const T* x = in.data_ptr<T>();
-      ThreadPartials<T> partial(threads, cols);
-#pragma omp parallel num_threads(threads)
-      {
-        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
-        const int64_t chunk = (rows + nt - 1) / nt, b = std::min(rows, id * chunk), e = std::min(rows, b + chunk);
-        T* acc = partial.row(static_cast<int>(id));
-        if (b < e) {
-          if constexpr (std::is_same_v<T, float>)
-            sum_rows_into_f32(acc, x + b * cols, e - b, cols);
-          else
-            sum_rows_into(acc, x + b * cols, e - b, cols);
-        }
-#pragma omp barrier
-#pragma omp for schedule(static)
-        for (int64_t c = 0; c < cols; ++c) {
-          T v = T(0);
-          for (int64_t t = 0; t < nt; ++t) v += partial.row(static_cast<int>(t))[c];
-          o[c] = v;
-        }
-      }
-      return;
+      const int64_t cols = out.numel();
+      return sum_leading_rows(o, in.numel() / cols, cols, [&](T* acc, int64_t b, int64_t e) {
+        if constexpr (std::is_same_v<T, float>)
+          sum_rows_into_f32(acc, x + b * cols, e - b, cols);
+        else
+          sum_rows_into(acc, x + b * cols, e - b, cols);
+      });
     }
   }
   // One output fed by one long run must not be split across threads (they would race on it).
@@ -213,7 +238,10 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArr
   }
   if (any_bfloat16({&out, &in})) {  // accumulated in float32, rounded once (core/cpu/bfloat16_float.h)
     Tensor out_f = float32_buffer(out);
-    reduce(op, out_f, float32_copy(*this, in), dims);
+    if (op == ReduceOp::Sum && in.dtype() == kBFloat16 && sums_leading_dims(out, in, dims))
+      sum_leading_rows_bf16(out_f.data_ptr<float>(), in.data_ptr<BFloat16>(), in.numel() / out.numel(), out.numel());
+    else
+      reduce(op, out_f, float32_copy(*this, in), dims);
     return round_back(*this, out, out_f);
   }
   dispatch(in.dtype(), op_name(op), [&]<typename T>() {
