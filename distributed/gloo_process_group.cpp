@@ -2,6 +2,7 @@
 // that runs the collectives in the order they were issued, and Gloo's algorithms on tensor memory.
 // Each collective gets the next tag (the same sequence on every rank), and Gloo's own timeout; a
 // gloo::Exception becomes an ember::Error naming the op, the rank and the timeout.
+#include <signal.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -112,12 +113,25 @@ void check_avg(const char* op, ReduceOp rop, const Tensor& t) {
               "{}: ReduceOp::AVG needs a floating-point tensor (got int64); use SUM and divide", op);
 }
 
+// A rank that dies closes its sockets, and Gloo's next write to one raises SIGPIPE, whose default
+// action ends this process without a word (the test of a rank that exits saw a peer die so, under
+// load). With SIGPIPE ignored the write fails with EPIPE, and the collective throws an error naming
+// the op and the rank, as it does for PyTorch under Python (which ignores SIGPIPE at start-up). A
+// handler or disposition the program set itself is left alone.
+void ignore_sigpipe_unless_handled() {
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL &&
+      (current.sa_flags & SA_SIGINFO) == 0)
+    signal(SIGPIPE, SIG_IGN);
+}
+
 class GlooProcessGroup final : public ProcessGroup {
  public:
   GlooProcessGroup(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout)
       : rank_(rank), size_(size), timeout_(timeout) {
     EMBER_CHECK(size >= 1 && rank >= 0 && rank < size,
                 "init_process_group: rank {} is not in [0, world_size) with world_size {}", rank, size);
+    ignore_sigpipe_unless_handled();
     gloo::transport::tcp::attr attr;
     if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface && *iface) {
       attr.iface = iface;

@@ -87,10 +87,18 @@ std::vector<Rank> run_ranks(const std::string& scenario, int world, int timeout_
   return ranks;
 }
 
+// How a rank ended, for failure messages: "exit 3" or "killed by signal 13".
+std::string ended(int status) {
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "status " + std::to_string(status);
+}
+
 void expect_all_ok(const std::vector<Rank>& ranks, const std::string& scenario) {
   for (size_t r = 0; r < ranks.size(); ++r) {
     EXPECT_TRUE(WIFEXITED(ranks[r].status) && WEXITSTATUS(ranks[r].status) == 0)
-        << scenario << " rank " << r << " of " << ranks.size() << " failed; its output:\n"
+        << scenario << " rank " << r << " of " << ranks.size() << " failed (" << ended(ranks[r].status)
+        << "); its output:\n"
         << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("OK " + scenario), std::string::npos) << ranks[r].output;
   }
@@ -106,7 +114,9 @@ TEST(Distributed, RankThatExitsMakesTheOthersFailWithinTheTimeout) {
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(WEXITSTATUS(ranks[1].status), 3);
   for (int r : {0, 2}) {
-    EXPECT_TRUE(WIFEXITED(ranks[r].status) && WEXITSTATUS(ranks[r].status) == 0) << ranks[r].output;
+    EXPECT_TRUE(WIFEXITED(ranks[r].status) && WEXITSTATUS(ranks[r].status) == 0)
+        << "rank " << r << ": " << ended(ranks[r].status) << "; its output:\n"
+        << ranks[r].output;
     EXPECT_NE(ranks[r].output.find("caught: all_reduce: rank " + std::to_string(r) + " of 3"), std::string::npos)
         << ranks[r].output;
   }
