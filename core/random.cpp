@@ -59,13 +59,13 @@ double normal_double(Generator& g, double mean, double std) {
   return radius * std::cos(theta) * std + mean;
 }
 
-// out[i] = (53 low bits of (words[2i] << 32 | words[2i + 1])) < threshold, vectorised.
+// out[i] = one if (53 low bits of (words[2i] << 32 | words[2i + 1])) < threshold, else 0; vectorised.
 template <typename T>
 inline __attribute__((always_inline)) void bernoulli_from_words_any(T* out, const uint32_t* words, int64_t m,
-                                                                    uint64_t threshold) {
+                                                                    uint64_t threshold, T one = T(1)) {
   for (int64_t i = 0; i < m; ++i) {
     const uint64_t u = (static_cast<uint64_t>(words[2 * i] & 0x1fffffu) << 32) | words[2 * i + 1];
-    out[i] = static_cast<T>(u < threshold);
+    out[i] = u < threshold ? one : T(0);
   }
 }
 __attribute__((target_clones("avx512f", "avx2", "default"))) void bernoulli_words_f32(float* out, const uint32_t* words,
@@ -77,10 +77,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void bernoulli_word
 __attribute__((target_clones("avx512f", "avx2", "default"))) void bernoulli_words_bf16(uint16_t* out,
                                                                                        const uint32_t* words, int64_t m,
                                                                                        uint64_t threshold) {
-  for (int64_t i = 0; i < m; ++i) {
-    const uint64_t u = (static_cast<uint64_t>(words[2 * i] & 0x1fffffu) << 32) | words[2 * i + 1];
-    out[i] = u < threshold ? uint16_t{0x3F80} : uint16_t{0};
-  }
+  bernoulli_from_words_any(out, words, m, threshold, uint16_t{0x3F80});
 }
 template <typename T>
 void bernoulli_from_words(T* out, const uint32_t* words, int64_t m, uint64_t threshold) {
