@@ -45,8 +45,10 @@ class Store {
 
 // Files in a directory shared by all ranks (gloo::rendezvous::FileStore).
 std::shared_ptr<Store> make_file_store(const std::string& path);
-// c10d's TCPStore: the rank with is_master serves the keys on host:port, the others connect
-// (retrying until `timeout`).
+// c10d's TCPStore: the rank with is_master serves the keys on host:port (on that address only), the
+// others connect (retrying until `timeout`). Each connection proves it knows EMBER_STORE_SECRET when
+// that is set; serving a non-loopback address without it throws unless EMBER_STORE_INSECURE=1
+// (docs/DISTRIBUTED.md, "The rendezvous store's security").
 std::shared_ptr<Store> make_tcp_store(const std::string& host, int port, bool is_master,
                                       std::chrono::milliseconds timeout = std::chrono::seconds(300));
 

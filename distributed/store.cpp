@@ -1,24 +1,10 @@
-// The rendezvous stores: FileStore (Gloo's, on a shared directory) and TCPStore (c10d's idea: the
-// master rank serves a key-value map on host:port; clients set keys and poll for the ones they
-// wait on), and init_process_group, which picks one from the init method or torchrun's variables.
-// The TCP protocol is Ember's own (not c10d's wire format): one request, one reply, per message.
-#include <netdb.h>
-#include <poll.h>
-#include <unistd.h>
-
-#include <atomic>
+// The FileStore (Gloo's, on a shared directory) and init_process_group, which picks a store from the
+// init method or torchrun's variables and makes the default group on it. The TCP store (c10d's idea:
+// rank 0 serves a key-value map on host:port) is in tcp_store*.cpp.
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <map>
-#include <mutex>
-#include <thread>
 
-#include <arpa/inet.h>
 #include <gloo/rendezvous/file_store.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 
 #include "core/error.h"
 #include "cuda/cuda.h"
@@ -26,8 +12,6 @@
 
 namespace ember::distributed {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 class FileStore final : public Store {
  public:
@@ -54,221 +38,6 @@ class FileStore final : public Store {
   std::unique_ptr<gloo::rendezvous::FileStore> store_;
 };
 
-// ---- TCPStore ----
-
-enum Command : uint8_t { kSet = 1, kCheck = 2, kGet = 3 };
-
-bool read_all(int fd, void* data, size_t n) {
-  auto* p = static_cast<char*>(data);
-  while (n > 0) {
-    ssize_t got = ::read(fd, p, n);
-    if (got <= 0) {
-      if (got < 0 && errno == EINTR) continue;
-      return false;
-    }
-    p += got;
-    n -= static_cast<size_t>(got);
-  }
-  return true;
-}
-
-bool write_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t put = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (put <= 0) {
-      if (put < 0 && errno == EINTR) continue;
-      return false;
-    }
-    p += put;
-    n -= static_cast<size_t>(put);
-  }
-  return true;
-}
-
-bool write_blob(int fd, const std::string& s) {
-  uint32_t n = static_cast<uint32_t>(s.size());
-  return write_all(fd, &n, sizeof n) && write_all(fd, s.data(), n);
-}
-
-bool read_blob(int fd, std::string& s) {
-  uint32_t n = 0;
-  if (!read_all(fd, &n, sizeof n)) return false;
-  s.resize(n);
-  return read_all(fd, s.data(), n);
-}
-
-// The master's side: a map of keys, one thread per client connection.
-class TCPStoreServer {
- public:
-  TCPStoreServer(const std::string& host, int port) {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    EMBER_CHECK(listen_fd_ >= 0, "TCPStore: socket() failed: {}", std::strerror(errno));
-    int one = 1;
-    ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_fd_, 128) != 0) {
-      const std::string why = std::strerror(errno);
-      ::close(listen_fd_);
-      EMBER_FAIL(
-          "TCPStore: the master (rank 0) cannot listen on {}:{}: {} (is another run using this port? pick "
-          "another MASTER_PORT)",
-          host, port, why);
-    }
-    accept_thread_ = std::thread([this] { accept_loop(); });
-  }
-
-  ~TCPStoreServer() {
-    stop_ = true;
-    accept_thread_.join();
-    for (auto& t : client_threads_) t.join();
-    ::close(listen_fd_);
-  }
-
- private:
-  void accept_loop() {
-    while (!stop_) {
-      pollfd p{listen_fd_, POLLIN, 0};
-      if (::poll(&p, 1, 50) <= 0) continue;
-      int fd = ::accept(listen_fd_, nullptr, nullptr);
-      if (fd < 0) continue;
-      client_threads_.emplace_back([this, fd] { serve(fd); });
-    }
-  }
-
-  void serve(int fd) {
-    while (!stop_) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 50) <= 0) continue;
-      uint8_t cmd = 0;
-      std::string key, value;
-      if (!read_all(fd, &cmd, 1) || !read_blob(fd, key)) break;
-      bool ok = true;
-      if (cmd == kSet) {
-        if (!read_blob(fd, value)) break;
-        std::lock_guard lock(mutex_);
-        data_[key] = value;
-        uint8_t ack = 1;
-        ok = write_all(fd, &ack, 1);
-      } else if (cmd == kCheck) {
-        std::lock_guard lock(mutex_);
-        uint8_t present = data_.count(key) ? 1 : 0;
-        ok = write_all(fd, &present, 1);
-      } else if (cmd == kGet) {
-        std::string v;
-        {
-          std::lock_guard lock(mutex_);
-          auto it = data_.find(key);
-          if (it != data_.end()) v = it->second;
-        }
-        ok = write_blob(fd, v);
-      } else {
-        break;
-      }
-      if (!ok) break;
-    }
-    ::close(fd);
-  }
-
-  int listen_fd_ = -1;
-  std::atomic<bool> stop_{false};
-  std::thread accept_thread_;
-  std::vector<std::thread> client_threads_;
-  std::mutex mutex_;
-  std::map<std::string, std::string> data_;
-};
-
-class TCPStore final : public Store {
- public:
-  TCPStore(const std::string& host, int port, bool is_master, std::chrono::milliseconds timeout)
-      : host_(host), port_(port) {
-    set_timeout(timeout);
-    if (is_master) server_ = std::make_unique<TCPStoreServer>(host, port);
-    connect_with_retry(timeout);
-  }
-  ~TCPStore() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-
-  void set(const std::string& key, const std::vector<char>& value) override {
-    std::lock_guard lock(mutex_);
-    uint8_t cmd = kSet, ack = 0;
-    EMBER_CHECK(write_all(fd_, &cmd, 1) && write_blob(fd_, key) &&
-                    write_blob(fd_, std::string(value.begin(), value.end())) && read_all(fd_, &ack, 1),
-                "TCPStore: lost the connection to the master at {}:{} while setting '{}' (did rank 0 exit?)", host_,
-                port_, key);
-  }
-
-  std::vector<char> get(const std::string& key) override {
-    wait({key}, timeout());
-    std::lock_guard lock(mutex_);
-    uint8_t cmd = kGet;
-    std::string value;
-    EMBER_CHECK(write_all(fd_, &cmd, 1) && write_blob(fd_, key) && read_blob(fd_, value),
-                "TCPStore: lost the connection to the master at {}:{} while reading '{}' (did rank 0 exit?)", host_,
-                port_, key);
-    return {value.begin(), value.end()};
-  }
-
-  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override {
-    const auto deadline = Clock::now() + timeout;
-    for (const std::string& key : keys) {
-      while (!check(key)) {
-        EMBER_CHECK(Clock::now() < deadline,
-                    "TCPStore: waited {} ms for key '{}' at {}:{}; not every rank joined (check WORLD_SIZE and that "
-                    "every rank started)",
-                    timeout.count(), key, host_, port_);
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-    }
-  }
-
- private:
-  bool check(const std::string& key) {
-    std::lock_guard lock(mutex_);
-    uint8_t cmd = kCheck, present = 0;
-    EMBER_CHECK(write_all(fd_, &cmd, 1) && write_blob(fd_, key) && read_all(fd_, &present, 1),
-                "TCPStore: lost the connection to the master at {}:{} (did rank 0 exit?)", host_, port_);
-    return present != 0;
-  }
-
-  void connect_with_retry(std::chrono::milliseconds timeout) {
-    addrinfo hints{}, *res = nullptr;
-    hints.ai_family = AF_INET;
-    hints.ai_socktype = SOCK_STREAM;
-    const std::string port = std::to_string(port_);
-    int rc = ::getaddrinfo(host_.c_str(), port.c_str(), &hints, &res);
-    EMBER_CHECK(rc == 0, "TCPStore: cannot resolve the master address '{}': {}", host_, ::gai_strerror(rc));
-    const auto deadline = Clock::now() + timeout;
-    for (;;) {
-      fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-      if (::connect(fd_, res->ai_addr, res->ai_addrlen) == 0) break;
-      ::close(fd_);
-      fd_ = -1;
-      if (Clock::now() >= deadline) {
-        ::freeaddrinfo(res);
-        EMBER_FAIL(
-            "TCPStore: could not connect to the master at {}:{} within {} ms (is rank 0 running, and "
-            "MASTER_ADDR/MASTER_PORT the same on every rank?)",
-            host_, port_, timeout.count());
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::freeaddrinfo(res);
-    int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
-
-  std::string host_;
-  int port_;
-  std::unique_ptr<TCPStoreServer> server_;
-  int fd_ = -1;
-  std::mutex mutex_;
-};
-
 // ---- the default group ----
 
 std::shared_ptr<ProcessGroup> default_group;
@@ -291,11 +60,6 @@ int env_int(const char* name, int fallback_if_missing, bool required) {
 }  // namespace
 
 std::shared_ptr<Store> make_file_store(const std::string& path) { return std::make_shared<FileStore>(path); }
-
-std::shared_ptr<Store> make_tcp_store(const std::string& host, int port, bool is_master,
-                                      std::chrono::milliseconds timeout) {
-  return std::make_shared<TCPStore>(host, port, is_master, timeout);
-}
 
 #ifndef EMBER_WITH_MPI
 std::shared_ptr<ProcessGroup> make_mpi_process_group() {

@@ -38,7 +38,9 @@ std::string slurp(const std::string& path) {
 }
 
 // Starts `world` workers with torchrun's variables; waits for all, killing them at the deadline.
-std::vector<Rank> run_ranks(const std::string& scenario, int world, int timeout_ms, double deadline_s = 60) {
+// `secrets`: EMBER_STORE_SECRET of each rank (none: unset on every rank).
+std::vector<Rank> run_ranks(const std::string& scenario, int world, int timeout_ms, double deadline_s = 60,
+                            const std::vector<std::string>& secrets = {}) {
   const int port = next_port();
   std::vector<pid_t> pids;
   std::vector<std::string> outputs;
@@ -54,6 +56,10 @@ std::vector<Rank> run_ranks(const std::string& scenario, int world, int timeout_
       setenv("RANK", std::to_string(r).c_str(), 1);
       setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
       setenv("OMP_NUM_THREADS", "1", 1);
+      if (secrets.empty())
+        unsetenv("EMBER_STORE_SECRET");
+      else
+        setenv("EMBER_STORE_SECRET", secrets[r].c_str(), 1);
       const std::string timeout = std::to_string(timeout_ms);
       execl(EMBER_DIST_WORKER, EMBER_DIST_WORKER, scenario.c_str(), timeout.c_str(), nullptr);
       _exit(127);
@@ -107,6 +113,22 @@ void expect_all_ok(const std::vector<Rank>& ranks, const std::string& scenario) 
 TEST(Distributed, CollectivesTwoRanks) { expect_all_ok(run_ranks("collectives", 2, 20000), "collectives"); }
 TEST(Distributed, CollectivesThreeRanks) { expect_all_ok(run_ranks("collectives", 3, 20000), "collectives"); }
 TEST(Distributed, CollectivesFourRanks) { expect_all_ok(run_ranks("collectives", 4, 20000), "collectives"); }
+
+// The store's handshake with a shared secret, in real ranks: the same secret everywhere works; a
+// rank with another one is refused with the reason and cannot touch the store.
+TEST(Distributed, CollectivesTwoRanksWithAStoreSecret) {
+  const std::string secret = "b3c1f0e29a7d4c55e8f61a2b9d0c7e34";
+  expect_all_ok(run_ranks("collectives", 2, 20000, 60, {secret, secret}), "collectives");
+}
+
+TEST(Distributed, RankWithAnotherStoreSecretIsRefused) {
+  auto ranks = run_ranks("collectives", 2, 1500, 30, {"b3c1f0e29a7d4c55e8f61a2b9d0c7e34", "not-rank-0s-secret-0000"});
+  EXPECT_EQ(WEXITSTATUS(ranks[1].status), 1) << ranks[1].output;
+  EXPECT_NE(ranks[1].output.find("the server refused this rank's shared secret"), std::string::npos) << ranks[1].output;
+  EXPECT_EQ(WEXITSTATUS(ranks[0].status), 1) << ranks[0].output;
+  EXPECT_NE(ranks[0].output.find("could not connect to the other ranks within 1500 ms"), std::string::npos)
+      << ranks[0].output;
+}
 
 TEST(Distributed, RankThatExitsMakesTheOthersFailWithinTheTimeout) {
   const auto start = std::chrono::steady_clock::now();
