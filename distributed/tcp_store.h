@@ -2,8 +2,10 @@
 // the wire format, the server's per-connection protocol as a state machine that does no I/O
 // (StoreSession: bytes in, bytes out), the server's event loop (TCPStoreServer) and the client.
 //
-//   TCPStoreServer server({.bind_host = "127.0.0.1", .port = 0, .secret = "..."});   // port 0: any free one
-//   auto client = make_tcp_store_client("127.0.0.1", server.port(), "...", std::chrono::seconds(5));
+//   ServerOptions options;            // 127.0.0.1, port 0: any free port
+//   options.secret = "at least 16 characters";
+//   TCPStoreServer server(options);
+//   auto client = make_tcp_store_client("127.0.0.1", server.port(), options.secret, std::chrono::seconds(5));
 //   client->set("k", {'v'});
 //
 // The protocol (all integers little-endian) is Ember's own, not c10d's:
@@ -116,7 +118,7 @@ struct ServerOptions {
   std::string bind_host = "127.0.0.1";                // an IPv4 address or a name of this machine
   int port = 0;                                       // 0: a free port, see port()
   std::string secret;                                 // empty: no secret (loopback)
-  int max_clients = 1024;                             // authenticated connections served at once
+  int max_clients = 1024;                             // served at once; at most half of RLIMIT_NOFILE
   int max_pending = 64;                               // connections in the handshake; the oldest gives way to a new one
   std::chrono::milliseconds handshake_timeout{5000};  // from accept to a valid ClientHello
   std::chrono::milliseconds request_timeout{10000};   // from a request's first byte to its reply sent

@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "core/error.h"
@@ -58,6 +59,12 @@ bool send_some(Connection& c) {
 }  // namespace
 
 TCPStoreServer::TCPStoreServer(const ServerOptions& options) : options_(options) {
+  // Served connections may take at most half of this process's file descriptors, so that clients
+  // without a secret (on loopback) cannot leave none for Gloo's own sockets.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+    options_.max_clients =
+        static_cast<int>(std::min<rlim_t>(options_.max_clients, std::max<rlim_t>(files.rlim_cur / 2, 1)));
   addrinfo hints{}, *res = nullptr;
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;

@@ -438,6 +438,7 @@ TEST(TCPStore, ClientChecksKeyAndValueSizesBeforeSending) {
 // make_tcp_store's policy: a short secret, or a server other machines can reach without a secret, is
 // refused (unless EMBER_STORE_INSECURE=1).
 TEST(TCPStore, MakeTcpStoreRefusesAReachableServerWithoutASecret) {
+  ::unsetenv("EMBER_STORE_INSECURE");
   ::setenv("EMBER_STORE_BIND", "0.0.0.0", 1);
   std::string error = thrown_by([] { ember::distributed::make_tcp_store("127.0.0.1", 1, true, milliseconds(100)); });
   EXPECT_NE(error.find("would serve the store on 0.0.0.0:1, which other machines can reach, without a shared secret"),
