@@ -377,6 +377,16 @@ std::shared_ptr<Store> make_tcp_store(const std::string& host, int port, bool is
     options.bind_host = bind.empty() ? host : bind;
     options.port = port;
     options.secret = secret;
+    // torchrun's and ember-run's variables tell a job on several machines: there, a loopback address
+    // (a host name that /etc/hosts maps to 127.0.1.1, say) is one the other machines cannot reach.
+    const std::string world = env_or_empty("WORLD_SIZE"), local_world = env_or_empty("LOCAL_WORLD_SIZE");
+    const bool several_machines =
+        !world.empty() && !local_world.empty() && std::atoi(local_world.c_str()) < std::atoi(world.c_str());
+    EMBER_CHECK(!several_machines || !is_loopback(options.bind_host),
+                "TCPStore: rank 0 would serve the store on {}:{}, a loopback address, but the job spans several "
+                "machines (WORLD_SIZE {}, LOCAL_WORLD_SIZE {}) whose ranks cannot reach it; set MASTER_ADDR to "
+                "this machine's address on the network the machines share",
+                options.bind_host, port, world, local_world);
     if (secret.empty() && !is_loopback(options.bind_host)) {
       EMBER_CHECK(env_or_empty("EMBER_STORE_INSECURE") == "1",
                   "TCPStore: rank 0 would serve the store on {}:{}, which other machines can reach, without a shared "
