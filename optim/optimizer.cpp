@@ -340,8 +340,8 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
     EMBER_CHECK(slot != nullptr, "{}: unexpected state entry '{}' ({} keeps no counter '{}')", op, key, type_name(),
                 name);
     std::optional<int64_t> v = parse_int(value);
-    EMBER_CHECK(v.has_value() && *v >= 0, "{}: state entry '{}' should be an integer >= 0, got '{}'", op, excerpt(key),
-                excerpt(value));
+    EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be an integer, got '{}'", op, excerpt(key), excerpt(value));
+    EMBER_CHECK(*v >= 0, "{}: state entry '{}' is a count and should be >= 0, got {}", op, excerpt(key), *v);
     *slot = *v;
   }
   for (auto& [i, s] : new_state)

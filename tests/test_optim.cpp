@@ -348,7 +348,8 @@ TEST(Optim, LoadedOptionsAreCheckedLikeTheConstructorsChecks) {
                      "invalid beta parameter at index 1: 1 (must be in [0, 1))");
   EXPECT_THROWS_WITH(load_with("param_groups", group_with("betas", json::array({-0.1, 0.9}))),
                      "invalid beta parameter at index 0: -0.1");
-  EXPECT_THROWS_WITH(load_with("state.0.step", "-3"), "state entry 'state.0.step' should be an integer >= 0, got '-3'");
+  EXPECT_THROWS_WITH(load_with("state.0.step", "-3"),
+                     "state entry 'state.0.step' is a count and should be >= 0, got -3");
   EXPECT_EQ(target.param_groups()[0].options().get_lr(), 0.01);  // unchanged by the failed loads
   const double inf = std::numeric_limits<double>::infinity();
   EXPECT_THROWS_WITH(optim::AdamW({v}, optim::AdamWOptions(inf)), "parameter group 0: invalid lr value inf");
