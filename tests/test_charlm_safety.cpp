@@ -600,7 +600,9 @@ TEST(CharLMSafety, NonFiniteLossStopsTheRunAndKeepsTheLastGoodCheckpoint) {
   EXPECT_EQ(r.status, 1) << r.output;
   if (fs::exists(wild / "ckpt.safetensors")) {
     for (const auto& [name, t] : load_safetensors((wild / "ckpt.safetensors").string()).tensors)
-      if (t.is_floating_point()) EXPECT_TRUE((t == t).all().item<bool>()) << name << " holds NaN";
+      if (t.is_floating_point()) {
+        EXPECT_TRUE((t == t).all().item<bool>()) << name << " holds NaN";
+      }
   }
   fs::remove_all(dir);
 }

@@ -157,7 +157,9 @@ TEST(Launcher, AFailedStartStopsTheRanksAlreadyStarted) {
   EXPECT_FALSE(fs::exists(dir / "rank.2"));
   for (const char* local : {"0", "1"}) {
     const pid_t pid = pid_in(dir / (std::string("rank.") + local));
-    if (pid > 0) EXPECT_FALSE(alive(pid)) << "rank " << local << " (pid " << pid << ") outlived the launcher";
+    if (pid > 0) {
+      EXPECT_FALSE(alive(pid)) << "rank " << local << " (pid " << pid << ") outlived the launcher";
+    }
   }
   fs::remove_all(dir);
 }
