@@ -252,22 +252,45 @@ Tensor GPTImpl::next_logits(const Tensor& idx, std::vector<KVCache>* caches) {
   return lm_head(x.select(1, x.size(1) - 1));  // (B, V): the last position only
 }
 
-Tensor GPTImpl::generate(Tensor idx, int64_t max_new_tokens, double temperature, std::optional<int64_t> top_k,
-                         std::optional<Generator> generator, bool use_cache,
-                         const std::function<void(const Tensor&)>& on_token) {
+void GPTImpl::generate_stream(const Tensor& idx, int64_t max_new_tokens,
+                              const std::function<void(const Tensor&)>& on_token, double temperature,
+                              std::optional<int64_t> top_k, std::optional<Generator> generator, bool use_cache) {
+  EMBER_CHECK(idx.dim() == 2 && idx.dtype() == kInt64, "GPT::generate: idx must be (B, T) int64 token ids, got {} {}",
+              idx.sizes(), dtype_name(idx.dtype()));
+  EMBER_CHECK(idx.size(1) > 0,
+              "GPT::generate: the context idx {} holds no token; give at least one to start from (a newline, say)",
+              idx.sizes());
+  EMBER_CHECK(max_new_tokens >= 0, "GPT::generate: max_new_tokens must be non-negative, got {}", max_new_tokens);
   EMBER_CHECK(temperature > 0, "GPT::generate: temperature must be positive, got {}", temperature);
   EMBER_CHECK(!top_k || *top_k > 0, "GPT::generate: top_k must be positive, got {}", top_k.value_or(0));
   NoGradGuard no_grad;
+  const int64_t block = config_.block_size;
+  // (B, <= block): all the model ever sees of the text; next_logits crops no further.
+  Tensor context = idx.size(1) <= block ? idx : idx.narrow(1, idx.size(1) - block, block);
   std::vector<KVCache> caches;
   for (int64_t i = 0; i < max_new_tokens; ++i) {
-    Tensor logits = next_logits(idx, use_cache ? &caches : nullptr) / temperature;  // (B, V)
+    Tensor logits = next_logits(context, use_cache ? &caches : nullptr) / temperature;  // (B, V)
     if (top_k) logits = keep_top_k(logits, *top_k);
     Tensor probs = ember::softmax(logits, -1);
     Tensor idx_next = ember::multinomial(probs, 1, /*replacement=*/false, generator);  // (B, 1)
-    idx = ember::cat({idx, idx_next}, 1);
+    context = ember::cat({context, idx_next}, 1);
+    if (context.size(1) > block) context = context.narrow(1, 1, block);
     if (on_token) on_token(idx_next);
   }
-  return idx;
+}
+
+Tensor GPTImpl::generate(Tensor idx, int64_t max_new_tokens, double temperature, std::optional<int64_t> top_k,
+                         std::optional<Generator> generator, bool use_cache,
+                         const std::function<void(const Tensor&)>& on_token) {
+  std::vector<Tensor> pieces = {idx};  // the prompt, then each (B, 1) token: one cat at the end
+  generate_stream(
+      idx, max_new_tokens,
+      [&](const Tensor& next) {
+        pieces.push_back(next);
+        if (on_token) on_token(next);
+      },
+      temperature, top_k, std::move(generator), use_cache);
+  return pieces.size() == 1 ? idx : ember::cat(pieces, 1);
 }
 
 int64_t GPTImpl::num_parameters(bool non_embedding) const {

@@ -10,6 +10,8 @@
 //
 // generate keeps each layer's keys and values (KVCache), so a new token costs one position rather
 // than the whole context; use_cache = false recomputes the context each step, as nanoGPT does.
+// generate_stream hands each token to a callback and keeps only the last block_size as context, so
+// a text of any length streams out in constant memory.
 //
 // Training loops, data loading and optimizers are not here (see examples/charlm and optim/).
 #pragma once
@@ -124,9 +126,16 @@ class GPTImpl : public Module {
   // context the logits come from is nanoGPT's either way: once it reaches block_size it is cropped
   // and its positions shift at every step, so each step is a whole forward over the window, as
   // without the cache. on_token, when given, is called with each new (B, 1) token as it is drawn.
+  // idx must hold at least one token.
   Tensor generate(Tensor idx, int64_t max_new_tokens, double temperature = 1.0,
                   std::optional<int64_t> top_k = std::nullopt, std::optional<Generator> generator = std::nullopt,
                   bool use_cache = true, const std::function<void(const Tensor&)>& on_token = nullptr);
+  // The same draws as generate, each (B, 1) token handed to on_token and not kept: the context is
+  // only ever the last block_size tokens, so time and memory per token stay flat however many are
+  // drawn (sampling a book, character by character).
+  void generate_stream(const Tensor& idx, int64_t max_new_tokens, const std::function<void(const Tensor&)>& on_token,
+                       double temperature = 1.0, std::optional<int64_t> top_k = std::nullopt,
+                       std::optional<Generator> generator = std::nullopt, bool use_cache = true);
 
   // Number of distinct parameter elements (a tied weight counts once); nanoGPT's non_embedding
   // count leaves out the position embeddings.

@@ -8,6 +8,7 @@
 #include "optim/optimizer.h"
 
 #include <charconv>
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,53 @@
 namespace ember::optim {
 
 using nlohmann::json;
+
+namespace {
+
+// Every number among `options` must be finite: an infinite learning rate trains to NaN without a
+// word. to_json (PyTorch's param_groups spelling) writes a NaN or an infinity as null, which only
+// options that PyTorch lets be None (LBFGS's max_eval and line_search_fn) may hold. Returns the
+// options as JSON.
+json check_finite_options(const OptimizerOptions& options, const std::string& where) {
+  static const std::set<std::string> kMayBeNone = {"max_eval", "line_search_fn"};
+  json j = json::parse(options.to_json());
+  for (const auto& [key, value] : j.items()) {
+    const json values = value.is_array() ? value : json::array({value});
+    for (const json& v : values) {
+      const bool finite = v.is_number() ? std::isfinite(v.get<double>()) : !v.is_null() || kMayBeNone.count(key) > 0;
+      EMBER_CHECK(finite, "{}: invalid {} value {}: options must be finite numbers", where, key,
+                  key == "lr" ? fmt::format("{}", options.get_lr()) : std::string("(NaN or infinite)"));
+    }
+  }
+  return j;
+}
+
+// The ranges PyTorch's optimizers check in their constructors, for options read from a checkpoint
+// (the constructors check their own): learning rate, epsilon, weight decay, momentum, alpha and
+// lr_decay non-negative, betas in [0, 1).
+void check_loaded_options(const OptimizerOptions& options, const std::string& where) {
+  const json j = check_finite_options(options, where);
+  const std::pair<const char*, const char*> non_negative[] = {
+      {"lr", "learning rate"},
+      {"eps", "epsilon value"},
+      {"weight_decay", "weight_decay value"},
+      {"momentum", "momentum value"},
+      {"alpha", "alpha value"},
+      {"lr_decay", "lr_decay value"},
+      {"initial_accumulator_value", "initial_accumulator_value value"}};
+  for (const auto& [key, what] : non_negative)
+    if (j.contains(key) && j[key].is_number())
+      EMBER_CHECK(j[key].get<double>() >= 0, "{}: invalid {} {} (must be >= 0)", where, what, j[key].get<double>());
+  if (j.contains("betas") && j["betas"].is_array())
+    for (size_t i = 0; i < j["betas"].size(); ++i) {
+      const json& beta = j["betas"][i];
+      EMBER_CHECK(beta.is_number() && beta.get<double>() >= 0 && beta.get<double>() < 1,
+                  "{}: invalid beta parameter at index {}: {} (must be in [0, 1))", where, i,
+                  beta.is_number() ? fmt::format("{}", beta.get<double>()) : json_excerpt(beta));
+    }
+}
+
+}  // namespace
 
 // ---- OptimizerParamGroup ----
 
@@ -87,6 +135,7 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
   }
   OptimizerParamGroup group(param_group.params());
   group.set_options(param_group.has_options() ? param_group.options().clone() : defaults_->clone());
+  check_finite_options(group.options(), fmt::format("optimizer: parameter group {}", param_groups_.size()));
   param_groups_.push_back(std::move(group));
 }
 
@@ -236,6 +285,7 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
     } catch (const std::exception& e) {
       EMBER_FAIL("{}: parameter group {}: {}", op, g, e.what());
     }
+    check_loaded_options(*options, fmt::format("{}: parameter group {}", op, g));
     new_options.push_back(std::move(options));
     for (const auto& p : group.params()) {
       params.push_back(p);
@@ -291,6 +341,7 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
                 name);
     std::optional<int64_t> v = parse_int(value);
     EMBER_CHECK(v.has_value(), "{}: state entry '{}' should be an integer, got '{}'", op, excerpt(key), excerpt(value));
+    EMBER_CHECK(*v >= 0, "{}: state entry '{}' is a count and should be >= 0, got {}", op, excerpt(key), *v);
     *slot = *v;
   }
   for (auto& [i, s] : new_state)

@@ -300,9 +300,8 @@ TEST(CharLMSafety, OneRunPerOutDir) {
   fs::remove_all(dir);
 }
 
-// SIGTERM (what batch schedulers send) saves like Ctrl-C; a second signal during a long eval quits
-// at once without saving.
-TEST(CharLMSafety, SigtermSavesAndASecondSignalQuitsAtOnce) {
+// SIGTERM (what batch schedulers send) saves like Ctrl-C.
+TEST(CharLMSafety, SigtermSavesLikeCtrlC) {
   const fs::path dir = fresh_dir("sigterm");
   const fs::path out = dir / "run";
   Child c = start(train_args(dir, out, {"--max_iters", "1000000", "--eval_interval", "5"}), dir / "term.log");
@@ -314,21 +313,27 @@ TEST(CharLMSafety, SigtermSavesAndASecondSignalQuitsAtOnce) {
   Result resumed = run(resume_args(dir, out, {"--max_iters", "60"}));
   EXPECT_EQ(resumed.status, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resuming at step"), std::string::npos) << resumed.output;
+  fs::remove_all(dir);
+}
 
-  // An eval of a million batches at the next step: the first Ctrl-C waits for it, the second must not.
-  const std::string before = read_file(out / "ckpt.safetensors");
-  Child slow = start({"train", "--data", (dir / "corpus.txt").string(), "--out_dir", out.string(), "--resume",
-                      "--max_iters", "1000000", "--eval_interval", "1", "--eval_iters", "1000000"},
+// A second signal quits at once, without saving, even inside a long stretch with no check of the
+// stop signal: here one micro-batch of 32,768 tokens through a wide model.
+TEST(CharLMSafety, SecondSignalQuitsAtOnceWithoutSaving) {
+  const fs::path dir = fresh_dir("second_signal");
+  const fs::path out = dir / "run";
+  Child slow = start(train_args(dir, out,
+                                {"--max_iters", "1000000", "--eval_iters", "1", "--n_embd", "256", "--block_size", "64",
+                                 "--batch_size", "512"}),
                      dir / "slow.log");
   ASSERT_TRUE(wait_until([&] { return read_file(out / ".lock") == std::to_string(slow.pid) + "\n"; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(slow.pid, SIGINT);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(slow.pid, SIGINT);
   EXPECT_EQ(wait_for(slow, 10), 128 + SIGINT) << read_file(dir / "slow.log");
   EXPECT_NE(read_file(dir / "slow.log").find("quitting without saving"), std::string::npos)
       << read_file(dir / "slow.log");
-  EXPECT_EQ(read_file(out / "ckpt.safetensors"), before);
+  EXPECT_FALSE(fs::exists(out / "ckpt.safetensors"));
   fs::remove_all(dir);
 }
 
@@ -485,5 +490,240 @@ TEST(CharLMSafety, CheckpointHeaderMustBeWellFormed) {
   EXPECT_FAILS_WITH(edited("config", "[1, 2, 3]"), "must be a JSON object, got JSON of type array");
   EXPECT_FAILS_WITH(edited("vocab", "\nAAaceFhiklmnoprstuvwy,.:"), "sorted and distinct");
   EXPECT_FAILS_WITH(edited("vocab", ""), "vocabulary: it is empty");
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Sets metadata `key` of the checkpoint at `path` to `value`, in place.
+void edit_checkpoint(const fs::path& path, const std::string& key, const std::string& value) {
+  SafetensorsFile f = load_safetensors(path.string());
+  f.metadata[key] = value;
+  save_safetensors(path.string(), f.tensors, f.metadata);
+}
+
+// Waits for `needle` in the log of a running child.
+bool wait_for_output(const fs::path& log, const std::string& needle) {
+  return wait_until([&] { return read_file(log).find(needle) != std::string::npos; }, 30);
+}
+
+}  // namespace
+
+// SIGTERM used to be seen only between steps, so an eval of many batches, or a step of many
+// micro-batches, kept a scheduler's SIGTERM waiting. Both loops are bounded, and check the signal
+// at each batch; the state saved is the step's start, so the resumed run equals a straight one.
+TEST(CharLMSafety, SigtermStopsInsideAnEvalAndInsideAStep) {
+  const fs::path dir = fresh_dir("inner_stop");
+  EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--gradient_accumulation_steps", "100000000"})),
+                    "--gradient_accumulation_steps must be between 1 and 10000, got 100000000");
+  EXPECT_FAILS_WITH(run(train_args(dir, dir / "a", {"--eval_iters", "100000000"})),
+                    "--eval_iters must be between 1 and 10000, got 100000000");
+  const std::vector<std::string> shape = {"--batch_size", "32", "--block_size", "32", "--eval_interval", "2"};
+
+  // Inside a step: 10,000 micro-batches, stopped during the first step (nothing to save yet).
+  Child step =
+      start(train_args(dir, dir / "step",
+                       cat(shape, {"--gradient_accumulation_steps", "10000", "--eval_iters", "1", "--max_iters", "4"})),
+            dir / "step.log");
+  ASSERT_TRUE(wait_for_output(dir / "step.log", "step 0: train loss")) << read_file(dir / "step.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(step.pid, SIGTERM);
+  EXPECT_EQ(wait_for(step, 5), 128 + SIGTERM) << read_file(dir / "step.log");
+  EXPECT_NE(read_file(dir / "step.log").find("interrupted by SIGTERM at step 0: no step ran, nothing saved"),
+            std::string::npos)
+      << read_file(dir / "step.log");
+
+  // Inside an eval of 10,000 batches at step 4 of a resumed run: saved as of step 4's start, then
+  // resumed with a short eval it logs what a straight run logs.
+  ASSERT_EQ(run(train_args(dir, dir / "straight", cat(shape, {"--max_iters", "4"}))).status, 0);
+  const fs::path out = dir / "stopped";
+  ASSERT_EQ(run(train_args(dir, out, cat(shape, {"--max_iters", "2"}))).status, 0);
+  Child eval = start(resume_args(dir, out, {"--max_iters", "4", "--eval_iters", "10000"}), dir / "eval.log");
+  ASSERT_TRUE(wait_for_output(dir / "eval.log", "step 4/4")) << read_file(dir / "eval.log");
+  kill(eval.pid, SIGTERM);
+  EXPECT_EQ(wait_for(eval, 5), 128 + SIGTERM) << read_file(dir / "eval.log");
+  EXPECT_NE(read_file(dir / "eval.log").find("interrupted by SIGTERM at step 4: saved"), std::string::npos)
+      << read_file(dir / "eval.log");
+  Result resumed = run(resume_args(dir, out, {"--eval_iters", "3"}));
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming at step 4"), std::string::npos) << resumed.output;
+  EXPECT_EQ(loss_rows(out / "log.csv"), loss_rows(dir / "straight" / "log.csv"));
+  fs::remove_all(dir);
+}
+
+// --learning_rate inf (or NaN, or betas outside [0, 1), ...) trained to NaN, exited 0 and saved NaN
+// checkpoints. The options are checked as PyTorch's AdamW checks them, and finite.
+TEST(CharLMSafety, OptimizerSettingsMustBeFiniteAndInRange) {
+  const fs::path dir = fresh_dir("options");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--learning_rate", "inf"}, "Invalid learning rate: inf (--learning_rate must be a finite number > 0)"},
+      {{"--learning_rate", "nan"}, "Invalid learning rate: nan"},
+      {{"--learning_rate", "-0.1"}, "Invalid learning rate: -0.1"},
+      {{"--min_lr", "inf"}, "--min_lr must be a finite number >= 0"},
+      {{"--beta1", "1"}, "Invalid beta parameter at index 0: 1"},
+      {{"--beta2", "-0.5"}, "Invalid beta parameter at index 1: -0.5"},
+      {{"--weight_decay", "inf"}, "Invalid weight_decay value: inf"},
+      {{"--grad_clip", "nan"}, "--grad_clip must be a finite number >= 0"},
+      {{"--warmup_iters", "10", "--lr_decay_iters", "5"}, "--lr_decay_iters at least as large (got 10 and 5)"},
+      {{"--max_iters", "1000000000000000000"}, "must be at most 1000000000000"},
+  };
+  for (const auto& [flags, message] : cases) EXPECT_FAILS_WITH(run(train_args(dir, dir / "run", flags)), message);
+  EXPECT_FALSE(fs::exists(dir / "run" / "ckpt.safetensors"));
+  fs::remove_all(dir);
+}
+
+// A loss that is not a finite number stops the run with an error and a non-zero exit, and the last
+// good checkpoint stays as it was (here the weights of a saved run are made NaN behind its back, and
+// an lr of 1e30 makes a real run diverge).
+TEST(CharLMSafety, NonFiniteLossStopsTheRunAndKeepsTheLastGoodCheckpoint) {
+  const fs::path dir = fresh_dir("nan");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  const std::string good = read_file(out / "ckpt.safetensors");
+  SafetensorsFile f = load_safetensors((out / "ckpt.safetensors").string());
+  for (auto& [name, t] : f.tensors)
+    if (name == "model.transformer.wpe.weight") t.fill_(std::nan(""));
+  const fs::path poisoned = dir / "poisoned.safetensors";
+  save_safetensors(poisoned.string(), f.tensors, f.metadata);
+  fs::copy_file(poisoned, out / "ckpt.safetensors", fs::copy_options::overwrite_existing);
+  const std::string bad = read_file(out / "ckpt.safetensors");
+  Result r = run(resume_args(dir, out, {"--max_iters", "6"}));
+  EXPECT_FAILS_WITH(r, "the training loss at step 2 is nan (not a finite number): training diverged");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(read_file(out / "ckpt.safetensors"), bad);
+
+  // A real divergence: every file written before it is intact, and none holds NaN.
+  const fs::path wild = dir / "wild";
+  r = run(train_args(dir, wild,
+                     {"--max_iters", "40", "--eval_interval", "1", "--learning_rate", "1e30", "--warmup_iters", "0"}));
+  EXPECT_FAILS_WITH(r, "training diverged");
+  EXPECT_EQ(r.status, 1) << r.output;
+  if (fs::exists(wild / "ckpt.safetensors")) {
+    for (const auto& [name, t] : load_safetensors((wild / "ckpt.safetensors").string()).tensors)
+      if (t.is_floating_point()) {
+        EXPECT_TRUE((t == t).all().item<bool>()) << name << " holds NaN";
+      }
+  }
+  fs::remove_all(dir);
+}
+
+// A checkpoint's train_state and optimizer state are checked on resume: a step of -100 or 1e300, a
+// world size of 0, a negative learning rate or a beta of 1.5 in the optimizer's groups, a negative
+// Adam step count.
+TEST(CharLMSafety, ResumeChecksTheTrainAndOptimizerState) {
+  const fs::path dir = fresh_dir("state");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  const std::string good = read_file(out / "ckpt.safetensors");
+  const SafetensorsFile f = load_safetensors((out / "ckpt.safetensors").string());
+  const nlohmann::json state = nlohmann::json::parse(f.metadata.at("train_state"));
+  const nlohmann::json groups = nlohmann::json::parse(f.metadata.at("optim.param_groups"));
+  auto resume_with = [&](const std::string& key, const std::string& value) {
+    std::ofstream(out / "ckpt.safetensors", std::ios::binary) << good;
+    edit_checkpoint(out / "ckpt.safetensors", key, value);
+    return run(resume_args(dir, out, {"--max_iters", "4"}));
+  };
+  auto with_state = [&](const char* field, const nlohmann::json& value) {
+    nlohmann::json s = state;
+    s[field] = value;
+    return resume_with("train_state", s.dump());
+  };
+  EXPECT_FAILS_WITH(with_state("iter", -100), "train_state 'iter' must be an integer in [0, 1000000000000], got -100");
+  EXPECT_FAILS_WITH(with_state("iter", 1e300),
+                    "train_state 'iter' must be an integer in [0, 1000000000000], got 1e+300");
+  EXPECT_FAILS_WITH(with_state("iter", "3"), "train_state 'iter' must be an integer");
+  EXPECT_FAILS_WITH(with_state("world_size", 0), "train_state 'world_size' must be an integer in [1, 2147483647]");
+  EXPECT_FAILS_WITH(with_state("best_val", std::numeric_limits<double>::infinity()),
+                    "train_state 'best_val' must be a finite number");
+  EXPECT_FAILS_WITH(with_state("evaluated", 1), "train_state 'evaluated' must be true or false");
+  nlohmann::json cfg = nlohmann::json::parse(f.metadata.at("config"));
+  cfg["n_layer"] = 1e300;
+  EXPECT_FAILS_WITH(resume_with("config", cfg.dump()), "the saved setting 'n_layer' should be an integer");
+  nlohmann::json g = groups;
+  g[0]["lr"] = -1;
+  EXPECT_FAILS_WITH(resume_with("optim.param_groups", g.dump()), "parameter group 0: invalid learning rate -1");
+  g = groups;
+  g[1]["betas"] = {0.9, 1.5};
+  EXPECT_FAILS_WITH(resume_with("optim.param_groups", g.dump()),
+                    "parameter group 1: invalid beta parameter at index 1");
+  EXPECT_FAILS_WITH(resume_with("optim.state.0.step", "-5"),
+                    "state entry 'optim.state.0.step' is a count and should be >= 0, got -5");
+  std::ofstream(out / "ckpt.safetensors", std::ios::binary) << good;
+  EXPECT_EQ(run(resume_args(dir, out, {"--max_iters", "4"})).status, 0);
+  fs::remove_all(dir);
+}
+
+// A step of 23 digits in log.csv ended in "error: stoll"; now the file and line are named.
+TEST(CharLMSafety, DamagedLogNamesTheFileAndLine) {
+  const fs::path dir = fresh_dir("log");
+  const fs::path out = dir / "run";
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  std::ofstream(out / "log.csv", std::ios::app) << "12345678901234567890123,1.0,1.0,0.001,1.0,1.0,1.0\n";
+  EXPECT_FAILS_WITH(run(resume_args(dir, out, {"--max_iters", "4"})),
+                    (out / "log.csv").string() + " line 4: the step '12345678901234567890123' is not an integer");
+  fs::remove_all(dir);
+}
+
+// out_dir/.lock, log.csv and loss.gp were opened through symbolic links, truncating or appending
+// to whatever they pointed at. Each is refused with the path named, and the target is untouched.
+TEST(CharLMSafety, RunFilesAreNeverWrittenThroughALink) {
+  const fs::path dir = fresh_dir("links");
+  const fs::path victim = dir / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  const fs::path out = dir / "run";
+  fs::create_directories(out);
+  fs::create_symlink(victim, out / ".lock");
+  EXPECT_FAILS_WITH(run(train_args(dir, out, {"--max_iters", "2"})), (out / ".lock").string() + " is a symbolic link");
+  EXPECT_EQ(read_file(victim), "precious\n");
+  fs::remove(out / ".lock");
+
+  ASSERT_EQ(run(train_args(dir, out, {"--max_iters", "2", "--eval_interval", "2"})).status, 0);
+  const std::string log = read_file(out / "log.csv");
+  fs::remove(out / "log.csv");
+  fs::create_symlink(victim, out / "log.csv");
+  EXPECT_FAILS_WITH(run(resume_args(dir, out, {"--max_iters", "4"})),
+                    (out / "log.csv").string() + " is a symbolic link");
+  EXPECT_EQ(read_file(victim), "precious\n");
+  fs::remove(out / "log.csv");
+  fs::create_symlink(dir / "missing.txt", out / "log.csv");  // dangling: the append would create it
+  EXPECT_FAILS_WITH(run(resume_args(dir, out, {"--max_iters", "4"})), "is a symbolic link");
+  EXPECT_FALSE(fs::exists(dir / "missing.txt"));
+  fs::remove(out / "log.csv");
+  std::ofstream(out / "log.csv") << log;
+
+  fs::create_symlink(victim, out / "loss.gp");
+  EXPECT_FAILS_WITH(run({"plot", "--out_dir", out.string()}), (out / "loss.gp").string() + " is a symbolic link");
+  EXPECT_EQ(read_file(victim), "precious\n");
+  fs::remove(out / "loss.gp");
+  if (std::system("command -v gnuplot > /dev/null 2>&1") == 0) {  // loss.png: replaced, not written through
+    fs::create_symlink(victim, out / "loss.png");
+    Result plot = run({"plot", "--out_dir", out.string()});
+    EXPECT_EQ(plot.status, 0) << plot.output;
+    EXPECT_FALSE(fs::is_symlink(out / "loss.png"));
+    EXPECT_EQ(read_file(victim), "precious\n");
+  }
+  fs::remove_all(dir);
+}
+
+// A text of more than 256 distinct characters is stored two bytes per character: it trains,
+// resumes and samples like a small one.
+TEST(CharLMSafety, WideVocabularyTrainsResumesAndSamples) {
+  const fs::path dir = fresh_dir("wide");
+  {
+    std::ofstream text(dir / "wide.txt", std::ios::binary);
+    for (int round = 0; round < 8; ++round)
+      for (unsigned c = 0x400; c < 0x400 + 300; ++c)  // Cyrillic and beyond: two bytes each in UTF-8
+        text << static_cast<char>(0xC0 | (c >> 6)) << static_cast<char>(0x80 | (c & 0x3F)) << (c % 7 ? "" : "\n");
+  }
+  const fs::path out = dir / "run";
+  Result r = run(cat({"train", "--data", (dir / "wide.txt").string(), "--out_dir", out.string(), "--max_iters", "2",
+                      "--eval_interval", "2"},
+                     kSmall));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(vocabulary 301)"), std::string::npos) << r.output;
+  r = run({"train", "--data", (dir / "wide.txt").string(), "--out_dir", out.string(), "--resume", "--max_iters", "3"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = run({"sample", "--out_dir", out.string(), "--prompt", "\xd0\x80", "--num_chars", "20"});
+  EXPECT_EQ(r.status, 0) << r.output;
   fs::remove_all(dir);
 }

@@ -218,6 +218,25 @@ TEST(GPTCache, GenerateReportsEachTokenAsItIsDrawn) {
   EXPECT_EQ(seen, drawn);
 }
 
+// generate_stream draws what generate draws (with and without the cache, before and long after the
+// context fills block_size), keeping no more than the window.
+TEST(GPTCache, StreamingDrawsWhatGenerateDraws) {
+  manual_seed(5);
+  nn::GPTConfig cfg;
+  cfg.vocab_size = 7, cfg.block_size = 4, cfg.n_layer = 1, cfg.n_head = 2, cfg.n_embd = 8;
+  nn::GPT model(cfg);
+  model->eval();
+  const Tensor prompt = randint(0, 7, {2, 3}, dtype(kInt64));
+  for (bool cache : {true, false}) {
+    const Tensor whole = model->generate(prompt, 50, 0.9, 3, Generator(8), cache);
+    std::vector<Tensor> streamed = {prompt};
+    model->generate_stream(
+        prompt, 50, [&](const Tensor& next) { streamed.push_back(next); }, 0.9, 3, Generator(8), cache);
+    EXPECT_EQ(streamed.size(), 51u);
+    EXPECT_TRUE(equal(ember::cat(streamed, 1), whole)) << "use_cache " << cache;
+  }
+}
+
 TEST(GPT, RejectsBadInput) {
   nn::GPTConfig cfg;
   cfg.vocab_size = 5, cfg.block_size = 4, cfg.n_layer = 1, cfg.n_head = 2, cfg.n_embd = 4;
@@ -228,6 +247,11 @@ TEST(GPT, RejectsBadInput) {
   EXPECT_THROWS_WITH(model->forward(zeros({1, 3}, dtype(kInt64)), zeros({1, 2}, dtype(kInt64))),
                      "GPT: targets must have idx's shape [1, 3], got [1, 2]");
   EXPECT_THROWS_WITH(model->generate(zeros({1, 2}, dtype(kInt64)), 1, 0.0), "temperature must be positive");
+  // An empty context used to fail deep inside as "select: index -1".
+  EXPECT_THROWS_WITH(model->generate(zeros({1, 0}, dtype(kInt64)), 3),
+                     "GPT::generate: the context idx [1, 0] holds no token");
+  EXPECT_THROWS_WITH(model->generate(zeros({2}, dtype(kInt64)), 3), "GPT::generate: idx must be (B, T) int64");
+  EXPECT_THROWS_WITH(model->generate(zeros({1, 2}, dtype(kInt64)), -1), "max_new_tokens must be non-negative, got -1");
   cfg.n_head = 3;
   EXPECT_THROWS_WITH(nn::GPT{cfg}, "n_embd must be divisible by n_head (n_embd = 4, n_head = 3)");
   nn::Head head(4, 2, 3);

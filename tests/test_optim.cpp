@@ -316,6 +316,47 @@ TEST(Optim, BadStateIsRejectedAndLeavesTheOptimizerUnchanged) {
   EXPECT_EQ(target.param_groups()[0].options().get_lr(), 0.5);
 }
 
+// Options and counters read from a checkpoint are checked as the constructors check theirs (a
+// negative learning rate, a beta of 1, a negative step used to be taken as they were), and every
+// option must be a finite number, from a checkpoint or from the caller.
+TEST(Optim, LoadedOptionsAreCheckedLikeTheConstructorsChecks) {
+  Tensor w = ones({2}, requires_grad());
+  optim::Adam saved({w}, optim::AdamOptions(0.5));
+  (w * w).sum().backward();
+  saved.step();
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::map<std::string, std::string> meta;
+  saved.save_state(tensors, meta);
+  Tensor v = ones({2}, requires_grad());
+  optim::Adam target({v}, optim::AdamOptions(0.01));
+  auto load_with = [&](const std::string& key, const std::string& value) {
+    auto m = meta;
+    m[key] = value;
+    target.load_state(SafetensorsFile{"ckpt.safetensors", tensors, std::move(m)});
+  };
+  auto group_with = [&](const char* option, const json& value) {
+    json groups = json::parse(meta.at("param_groups"));
+    groups[0][option] = value;
+    return groups.dump();
+  };
+  EXPECT_THROWS_WITH(load_with("param_groups", group_with("lr", -1)),
+                     "Adam load_state: ckpt.safetensors: parameter group 0: invalid learning rate -1 (must be >= 0)");
+  EXPECT_THROWS_WITH(load_with("param_groups", group_with("lr", "fast")), "the saved option 'lr' has the wrong type");
+  EXPECT_THROWS_WITH(load_with("param_groups", group_with("eps", -1e-8)), "invalid epsilon value -1e-08");
+  EXPECT_THROWS_WITH(load_with("param_groups", group_with("weight_decay", -0.5)), "invalid weight_decay value -0.5");
+  EXPECT_THROWS_WITH(load_with("param_groups", group_with("betas", json::array({0.9, 1.0}))),
+                     "invalid beta parameter at index 1: 1 (must be in [0, 1))");
+  EXPECT_THROWS_WITH(load_with("param_groups", group_with("betas", json::array({-0.1, 0.9}))),
+                     "invalid beta parameter at index 0: -0.1");
+  EXPECT_THROWS_WITH(load_with("state.0.step", "-3"),
+                     "state entry 'state.0.step' is a count and should be >= 0, got -3");
+  EXPECT_EQ(target.param_groups()[0].options().get_lr(), 0.01);  // unchanged by the failed loads
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_THROWS_WITH(optim::AdamW({v}, optim::AdamWOptions(inf)), "parameter group 0: invalid lr value inf");
+  EXPECT_THROWS_WITH(optim::SGD({v}, optim::SGDOptions(0.1).momentum(std::nan(""))),
+                     "invalid momentum value (NaN or infinite)");
+}
+
 // ---- schedulers ----
 
 TEST(LRScheduler, MatchPyTorch) {

@@ -1,7 +1,9 @@
 // ember-run: torchrun's job for Ember programs. Starts --nproc_per_node copies of PROGRAM, each
 // with MASTER_ADDR, MASTER_PORT, RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK and
 // OMP_NUM_THREADS set, forwards SIGINT and SIGTERM to them, and when one exits with a failure stops
-// the others (SIGTERM, then SIGKILL after a grace period) and reports which rank failed and how.
+// the others; either way a rank still running --grace seconds later is killed (SIGKILL, with its
+// process group). It reports which rank failed and how. A failed start stops the ranks already
+// started, and a rank whose launcher died before it could ask for SIGTERM on that quits at once.
 // Not here: elastic restarts, rendezvous backends other than the master's TCP store.
 //
 //   ember-run --nproc_per_node 2 ember-charlm train --data input.txt
@@ -10,8 +12,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +26,12 @@
 #include <sys/wait.h>
 
 namespace {
+
+// More processes than this on one machine is a typo (an extra digit), not a job: each rank is a
+// whole program. The world size (nproc_per_node x nnodes) must fit the int that ranks are.
+constexpr int kMaxProcsPerNode = 4096;
+constexpr double kMaxGraceSeconds = 3600;
+constexpr int kPollMilliseconds = 20;
 
 volatile sig_atomic_t pending_signal = 0;
 void on_signal(int sig) { pending_signal = sig; }
@@ -32,6 +43,23 @@ std::string describe(int status) {
   return "status " + std::to_string(status);
 }
 
+// A range check whose help and error print the bounds as written ("in [1, 4096]"), where CLI11's
+// PositiveNumber prints the largest double in full.
+template <typename T>
+CLI::Validator in_range(T lo, T hi) {
+  std::ostringstream text;
+  text << "in [" << lo << ", " << hi << "]";
+  const std::string bounds = text.str();
+  return CLI::Validator(
+      [lo, hi, bounds](std::string& input) -> std::string {
+        T value{};
+        const bool read = CLI::detail::lexical_cast(input, value);
+        if (read && value >= lo && value <= hi) return {};  // false for NaN
+        return "must be " + bounds + ", got " + input;
+      },
+      bounds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,15 +69,16 @@ int main(int argc, char** argv) {
   std::string master_addr = "127.0.0.1";
   std::vector<std::string> command;
   app.add_option("--nproc_per_node,--nproc-per-node", nproc_per_node, "processes on this machine")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--nnodes", nnodes, "machines taking part")->check(CLI::PositiveNumber);
+      ->check(in_range(1, kMaxProcsPerNode));
+  app.add_option("--nnodes", nnodes, "machines taking part")->check(in_range(1, INT_MAX));
   app.add_option("--node_rank,--node-rank", node_rank, "this machine's index in [0, nnodes)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(in_range(0, INT_MAX - 1));
   app.add_option("--master_addr,--master-addr", master_addr, "address of node 0 (where rank 0's store listens)");
-  app.add_option("--master_port,--master-port", master_port, "port of rank 0's store")->check(CLI::Range(1, 65535));
-  app.add_option("--grace", grace_s, "seconds between SIGTERM and SIGKILL when stopping the ranks");
+  app.add_option("--master_port,--master-port", master_port, "port of rank 0's store")->check(in_range(1, 65535));
+  app.add_option("--grace", grace_s, "seconds between SIGTERM and SIGKILL when stopping the ranks")
+      ->check(in_range(0.0, kMaxGraceSeconds));
   app.prefix_command();  // everything from PROGRAM on belongs to it, in order
-  app.footer("PROGRAM ARGS...: the program every rank runs, with its arguments");
+  app.footer("PROGRAM ARGS...: the program every rank runs, with its arguments\n");
   CLI11_PARSE(app, argc, argv);
   command = app.remaining();
   if (command.empty()) {
@@ -60,27 +89,42 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ember-run: --node_rank %d must be less than --nnodes %d\n", node_rank, nnodes);
     return 2;
   }
+  const int64_t world64 = int64_t{nproc_per_node} * nnodes;  // at most 4096 x INT_MAX: no overflow
+  if (world64 > INT_MAX) {
+    std::fprintf(stderr,
+                 "ember-run: --nproc_per_node %d x --nnodes %d = %lld processes, more than the %d ranks a job can "
+                 "number\n",
+                 nproc_per_node, nnodes, static_cast<long long>(world64), INT_MAX);
+    return 2;
+  }
+  const int world = static_cast<int>(world64);
 
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  const int world = nproc_per_node * nnodes;
+  const pid_t launcher = getpid();
   const char* omp = std::getenv("OMP_NUM_THREADS");
   std::vector<pid_t> pids(nproc_per_node, -1);
+  int started = 0;
+  bool start_failed = false;
   for (int local = 0; local < nproc_per_node; ++local) {
     const int rank = node_rank * nproc_per_node + local;
     pid_t pid = fork();
     if (pid < 0) {
-      std::perror("ember-run: fork");
-      return 1;
+      std::fprintf(stderr, "ember-run: cannot start rank %d (fork: %s); stopping the %d rank(s) already started\n",
+                   rank, std::strerror(errno), started);
+      start_failed = true;
+      break;
     }
     if (pid == 0) {
       // A process group of its own, so a terminal's Ctrl-C reaches the ranks once (forwarded by
-      // ember-run) rather than twice; and SIGTERM if ember-run itself dies.
+      // ember-run) rather than twice; and SIGTERM if ember-run itself dies. If it died before the
+      // prctl, this process already belongs to another parent, and no signal would ever come.
       setpgid(0, 0);
       prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != launcher) _exit(128 + SIGTERM);
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
       setenv("MASTER_ADDR", master_addr.c_str(), 1);
@@ -98,16 +142,35 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ember-run: cannot start '%s': %s\n", args[0], std::strerror(errno));
       _exit(127);
     }
+    setpgid(pid, pid);  // also here, so the group exists before any kill(-pid) below
     pids[local] = pid;
+    ++started;
   }
 
   auto signal_all = [&](int sig) {
     for (pid_t p : pids)
       if (p > 0) kill(p, sig);
   };
-  int running = nproc_per_node, result = 0;
+  // A rank's whole process group: what a program started under it (a shell's children) goes too.
+  auto kill_all = [&] {
+    for (pid_t p : pids)
+      if (p > 0 && kill(-p, SIGKILL) != 0) kill(p, SIGKILL);
+  };
+  int running = started, result = 0;
   bool stopping = false;
   auto stop_deadline = std::chrono::steady_clock::time_point::max();
+  // From the first stop on, every rank gets --grace seconds to finish; then it is killed.
+  auto start_stopping = [&](int exit_code) {
+    if (stopping) return;
+    stopping = true;
+    result = exit_code;
+    stop_deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(std::ceil(grace_s * 1000)));
+  };
+  if (start_failed) {
+    start_stopping(1);
+    signal_all(SIGTERM);
+  }
   while (running > 0) {
     if (pending_signal) {
       const int sig = pending_signal;
@@ -116,10 +179,7 @@ int main(int argc, char** argv) {
       signal_all(sig);
       // The ranks decide how to stop (ember-charlm saves a checkpoint first); a second signal is
       // forwarded too, and programs that follow Ember's convention quit at once on it.
-      if (!stopping) {
-        stopping = true;
-        result = 128 + sig;
-      }
+      start_stopping(128 + sig);
     }
     int status = 0;
     pid_t done = waitpid(-1, &status, WNOHANG);
@@ -133,22 +193,19 @@ int main(int argc, char** argv) {
           std::fprintf(stderr,
                        "ember-run: rank %d (local rank %d, pid %d) failed with %s; stopping the other %d rank(s)\n",
                        node_rank * nproc_per_node + local, local, done, describe(status).c_str(), running);
-          result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-          stopping = true;
+          start_stopping(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
           signal_all(SIGTERM);
-          stop_deadline =
-              std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000));
         }
       }
       continue;
     }
     if (stopping && std::chrono::steady_clock::now() > stop_deadline) {
-      std::fprintf(stderr, "ember-run: %d rank(s) still running %.0f s after SIGTERM; killing them\n", running,
+      std::fprintf(stderr, "ember-run: %d rank(s) still running %g s after being told to stop; killing them\n", running,
                    grace_s);
-      signal_all(SIGKILL);
+      kill_all();
       stop_deadline = std::chrono::steady_clock::time_point::max();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(kPollMilliseconds));
   }
   return result;
 }

@@ -9,7 +9,12 @@
 // anything is copied, so a bad file leaves the model, optimizer and generator as they were.
 #include "checkpoint.h"
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
+
+#include "nn/json_guard.h"
 
 namespace charlm {
 
@@ -34,6 +39,37 @@ std::vector<std::pair<std::string, ember::Tensor>> model_tensors(ember::nn::GPT&
   for (const auto& [name, t] : model->named_parameters()) out.emplace_back(name, t);
   for (const auto& [name, t] : model->named_buffers()) out.emplace_back(name, t);
   return out;
+}
+
+// The train_state JSON, every field checked: the step a JSON integer in [0, kMaxIters] (not -100,
+// not 1e300), the world size at least 1, the losses finite numbers.
+TrainState train_state_from_json(const nlohmann::json& s, const std::string& path) {
+  EMBER_CHECK(s.is_object(), "checkpoint {}: train_state must be a JSON object, got {}", path, ember::json_excerpt(s));
+  auto integer = [&](const char* key, int64_t lo, int64_t hi) {
+    const nlohmann::json& v = s.at(key);
+    const bool fits = v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(hi)) &&
+                      v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+    EMBER_CHECK(fits, "checkpoint {}: train_state '{}' must be an integer in [{}, {}], got {}", path, key, lo, hi,
+                ember::json_excerpt(v));
+    return v.get<int64_t>();
+  };
+  auto real = [&](const char* key) {
+    const nlohmann::json& v = s.at(key);
+    EMBER_CHECK(v.is_number() && std::isfinite(v.get<double>()),
+                "checkpoint {}: train_state '{}' must be a finite number, got {}", path, key, ember::json_excerpt(v));
+    return v.get<double>();
+  };
+  TrainState st;
+  st.iter = integer("iter", 0, kMaxIters);
+  EMBER_CHECK(s.at("evaluated").is_boolean(), "checkpoint {}: train_state 'evaluated' must be true or false, got {}",
+              path, ember::json_excerpt(s.at("evaluated")));
+  st.evaluated = s.at("evaluated").get<bool>();
+  st.best_val = real("best_val");
+  st.last_train = real("last_train");
+  st.last_val = real("last_val");
+  // Older checkpoints lack the world size: one process.
+  st.world_size = s.contains("world_size") ? integer("world_size", 1, std::numeric_limits<int>::max()) : 1;
+  return st;
 }
 
 }  // namespace
@@ -62,13 +98,7 @@ Loaded read_checkpoint_header(const std::string& path) {
   Loaded out;
   try {
     out.cfg = config_from_json(nlohmann::json::parse(meta(f, "config", path)));
-    auto s = nlohmann::json::parse(meta(f, "train_state", path));
-    out.state.iter = s.at("iter");
-    out.state.evaluated = s.at("evaluated");
-    out.state.best_val = s.at("best_val");
-    out.state.last_train = s.at("last_train");
-    out.state.last_val = s.at("last_val");
-    out.state.world_size = s.value("world_size", int64_t{1});  // older checkpoints: one process
+    out.state = train_state_from_json(nlohmann::json::parse(meta(f, "train_state", path)), path);
   } catch (const nlohmann::json::exception& e) {
     EMBER_FAIL("checkpoint {}: corrupt metadata ({})", path, e.what());
   }

@@ -1,13 +1,16 @@
 // Presets, validation and JSON round trip of the trainer's settings (see config.h).
 #include "config.h"
 
+#include <cmath>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include <ember/ember.h>
 #include <fmt/format.h>
 
 #include "core/cpu/allocator.h"
+#include "nn/json_guard.h"
 
 namespace charlm {
 
@@ -81,13 +84,36 @@ void validate(const Config& c) {
   EMBER_CHECK(c.n_layer > 0 && c.n_head > 0 && c.n_embd > 0 && c.block_size > 0 && c.batch_size > 0,
               "config: n_layer, n_head, n_embd, block_size and batch_size must be positive (got {}, {}, {}, {}, {})",
               c.n_layer, c.n_head, c.n_embd, c.block_size, c.batch_size);
-  EMBER_CHECK(c.gradient_accumulation_steps > 0, "config: gradient_accumulation_steps must be positive, got {}",
+  EMBER_CHECK(c.gradient_accumulation_steps > 0 && c.gradient_accumulation_steps <= kMaxGradientAccumulationSteps,
+              "config: --gradient_accumulation_steps must be between 1 and {}, got {}", kMaxGradientAccumulationSteps,
               c.gradient_accumulation_steps);
   EMBER_CHECK(c.n_embd % c.n_head == 0, "config: n_embd ({}) must be divisible by n_head ({})", c.n_embd, c.n_head);
   EMBER_CHECK(c.dropout >= 0 && c.dropout < 1, "config: dropout must be in [0, 1), got {}", c.dropout);
-  EMBER_CHECK(c.learning_rate > 0 && c.min_lr >= 0, "config: learning_rate must be positive and min_lr non-negative");
+  // The optimizer's options as PyTorch's AdamW checks them, and finite: an infinite rate trains to NaN.
+  EMBER_CHECK(std::isfinite(c.learning_rate) && c.learning_rate > 0,
+              "config: Invalid learning rate: {} (--learning_rate must be a finite number > 0)", c.learning_rate);
+  EMBER_CHECK(std::isfinite(c.min_lr) && c.min_lr >= 0,
+              "config: Invalid learning rate: {} (--min_lr must be a finite number >= 0)", c.min_lr);
+  EMBER_CHECK(c.beta1 >= 0 && c.beta1 < 1, "config: Invalid beta parameter at index 0: {} (--beta1 must be in [0, 1))",
+              c.beta1);
+  EMBER_CHECK(c.beta2 >= 0 && c.beta2 < 1, "config: Invalid beta parameter at index 1: {} (--beta2 must be in [0, 1))",
+              c.beta2);
+  EMBER_CHECK(std::isfinite(c.weight_decay) && c.weight_decay >= 0,
+              "config: Invalid weight_decay value: {} (--weight_decay must be a finite number >= 0)", c.weight_decay);
+  EMBER_CHECK(std::isfinite(c.grad_clip) && c.grad_clip >= 0,
+              "config: --grad_clip must be a finite number >= 0 (0: off), got {}", c.grad_clip);
+  EMBER_CHECK(c.warmup_iters >= 0 && c.lr_decay_iters >= c.warmup_iters,
+              "config: --warmup_iters must be >= 0 and --lr_decay_iters at least as large (got {} and {})",
+              c.warmup_iters, c.lr_decay_iters);
   EMBER_CHECK(c.max_iters >= 0 && c.eval_interval > 0 && c.eval_iters > 0 && c.log_interval > 0,
               "config: max_iters must be >= 0, eval_interval, eval_iters and log_interval positive");
+  EMBER_CHECK(c.max_iters <= kMaxIters && c.lr_decay_iters <= kMaxIters && c.eval_interval <= kMaxIters &&
+                  c.log_interval <= kMaxIters,
+              "config: --max_iters, --lr_decay_iters, --eval_interval and --log_interval must be at most {} (got {}, "
+              "{}, {}, {})",
+              kMaxIters, c.max_iters, c.lr_decay_iters, c.eval_interval, c.log_interval);
+  EMBER_CHECK(c.eval_iters <= kMaxEvalIters, "config: --eval_iters must be between 1 and {}, got {}", kMaxEvalIters,
+              c.eval_iters);
   EMBER_CHECK(c.device == "cpu" || c.device.rfind("cuda", 0) == 0, "config: device must be cpu or cuda, got '{}'",
               c.device);
   EMBER_CHECK(c.dtype == "float32" || c.dtype == "bfloat16", "config: dtype must be float32 or bfloat16, got '{}'",
@@ -123,18 +149,21 @@ MemoryEstimate estimate_memory(const Config& c, int64_t vocab_size, bool trainin
   return e;
 }
 
-void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what) {
+void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what,
+                          uint64_t data_bytes) {
   const MemoryEstimate e = estimate_memory(c, vocab_size, training);
   // On a GPU the activations live in device memory, whose allocator reports its own shortage.
-  const uint64_t host = c.device == "cpu" ? (Bytes{e.state_bytes} + Bytes{e.activation_bytes}).v : e.state_bytes;
+  const Bytes model{c.device == "cpu" ? (Bytes{e.state_bytes} + Bytes{e.activation_bytes}).v : e.state_bytes};
+  const uint64_t host = (model + Bytes{data_bytes}).v;
   const uint64_t have = ember::system_memory_bytes();  // RAM
+  const std::string data = data_bytes > 0 ? fmt::format(" + {} of training text", human_bytes(data_bytes)) : "";
   EMBER_CHECK(host <= have,
               "{}: the model needs {} for parameters{} + {} of activations at batch_size {} x block_size {} "
-              "(n_layer {}, n_head {}, n_embd {}, vocabulary {}), and this machine has {} of memory. Use a smaller "
-              "--n_layer, --n_embd, --batch_size or --block_size",
+              "(n_layer {}, n_head {}, n_embd {}, vocabulary {}){}, and this machine has {} of memory. Use a smaller "
+              "--n_layer, --n_embd, --batch_size or --block_size{}",
               what, human_bytes(e.state_bytes), training ? ", gradients and AdamW state" : "",
               human_bytes(e.activation_bytes), training ? c.batch_size : 1, c.block_size, c.n_layer, c.n_head, c.n_embd,
-              vocab_size, human_bytes(have));
+              vocab_size, data, human_bytes(have), data_bytes > 0 ? ", or a shorter text" : "");
 }
 
 const std::vector<Setting>& settings() {
@@ -215,12 +244,44 @@ nlohmann::json to_json(const Config& c) {
   return j;
 }
 
+namespace {
+
+// One saved setting as the type of its field: integers must be JSON integers that fit (never a
+// float cast to an integer, which is undefined past the type's range), booleans and strings as
+// themselves, real numbers any JSON number.
+template <typename T>
+T setting_value(const nlohmann::json& v, const char* name) {
+  constexpr bool kBool = std::is_same_v<T, bool>;
+  if constexpr (kBool || std::is_same_v<T, std::string>) {
+    EMBER_CHECK(kBool ? v.is_boolean() : v.is_string(), "config: the saved setting '{}' should be a {}, got {}", name,
+                kBool ? "boolean" : "string", ember::json_excerpt(v));
+    return v.get<T>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    EMBER_CHECK(v.is_number(), "config: the saved setting '{}' should be a number, got {}", name,
+                ember::json_excerpt(v));
+    return v.get<T>();
+  } else {
+    bool fits = false;
+    if (v.is_number_unsigned())
+      fits = v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    else if (v.is_number_integer())
+      fits = v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+             (std::is_unsigned_v<T> || v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
+    EMBER_CHECK(fits, "config: the saved setting '{}' should be an integer in [{}, {}], got {}", name,
+                std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), ember::json_excerpt(v));
+    return v.get<T>();
+  }
+}
+
+}  // namespace
+
 Config config_from_json(const nlohmann::json& j) {
   EMBER_CHECK(j.is_object(), "config: the saved settings must be a JSON object, got JSON of type {}", j.type_name());
   Config c;
   for (const Setting& s : settings()) {
     if (!j.contains(s.name)) continue;  // older checkpoints lack the newer settings: their defaults
-    std::visit([&](auto field) { c.*field = j.at(s.name).get<std::decay_t<decltype(c.*field)>>(); }, s.field);
+    std::visit([&](auto field) { c.*field = setting_value<std::decay_t<decltype(c.*field)>>(j.at(s.name), s.name); },
+               s.field);
   }
   return c;
 }

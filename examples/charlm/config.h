@@ -46,6 +46,14 @@ struct Setting {
   const char* help;
   bool resumable = false;
 };
+// The most micro-batches per step and batches per eval that a run may ask for: more is a typo (an
+// extra digit) that would keep one step, or one eval, going for hours.
+inline constexpr int64_t kMaxGradientAccumulationSteps = 10000;
+inline constexpr int64_t kMaxEvalIters = 10000;
+// The most steps a run counts (max_iters, the schedule's lengths, a checkpoint's step): far past any
+// real run, and far from int64's end, so step arithmetic and per-step seeds never overflow.
+inline constexpr int64_t kMaxIters = 1'000'000'000'000;
+
 // Every setting, once: the flags, the checkpoint's settings and the printout are made from it.
 const std::vector<Setting>& settings();
 
@@ -65,7 +73,8 @@ std::string describe(const Config& c);
 
 // Applies a preset by name; throws naming the valid presets otherwise.
 Config preset(const std::string& name);
-// Checks the values make sense (n_embd % n_head, positive sizes, ...), with messages naming the flag.
+// Checks the values make sense (n_embd % n_head, positive sizes, finite learning rates, betas in
+// [0, 1), loop counts within the maxima above, ...), with messages naming the flag.
 void validate(const Config& c);
 // The most --threads accepts: 4 x the cores of this machine.
 int max_threads();
@@ -79,11 +88,14 @@ struct MemoryEstimate {
   uint64_t activation_bytes = 0;  // what one forward (and backward) step keeps alive
 };
 MemoryEstimate estimate_memory(const Config& c, int64_t vocab_size, bool training);
-// Throws, with the numbers, when the estimate exceeds this machine's physical memory. `what` names
-// the command ("train", "sample").
-void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what);
+// Throws, with the numbers, when the estimate plus `data_bytes` (the encoded training text)
+// exceeds this machine's physical memory. `what` names the command ("train", "sample").
+void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what,
+                          uint64_t data_bytes = 0);
 
 nlohmann::json to_json(const Config& c);
+// Settings a checkpoint lacks keep their defaults; a value of the wrong JSON type, or an integer
+// that does not fit its setting (1e300 for n_layer), throws naming the setting.
 Config config_from_json(const nlohmann::json& j);
 
 }  // namespace charlm

@@ -140,7 +140,7 @@ std::vector<int64_t> Vocab::encode(const std::u32string& s) const {
   ids.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     const char32_t c = s[i];
-    const int32_t id = c < index_.size() ? index_[c] : -1;
+    const int32_t id = id_of(c);
     EMBER_CHECK(id >= 0, "encode: character '{}' (U+{:04X}) at position {} is not in the vocabulary of {} characters",
                 u32_to_utf8(std::u32string(1, c)), static_cast<uint32_t>(c), i, chars_.size());
     ids.push_back(id);
@@ -157,29 +157,69 @@ std::u32string Vocab::decode(const std::vector<int64_t>& ids) const {
   return s;
 }
 
+int TokenArray::bytes_per_token(int64_t vocab_size) { return vocab_size <= 256 ? 1 : vocab_size <= 65536 ? 2 : 4; }
+
+TokenArray::TokenArray(const std::u32string& text, const Vocab& vocab) {
+  auto encode_as = [&](auto width) {
+    using Id = decltype(width);
+    std::vector<Id> ids(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+      const int32_t id = vocab.id_of(text[i]);
+      if (id < 0) vocab.encode(text.substr(i, 1));  // throws, naming the character
+      ids[i] = static_cast<Id>(id);
+    }
+    ids_ = std::make_shared<const Storage>(std::move(ids));
+  };
+  switch (bytes_per_token(vocab.size())) {
+    case 1:
+      encode_as(uint8_t{});
+      break;
+    case 2:
+      encode_as(uint16_t{});
+      break;
+    default:
+      encode_as(uint32_t{});
+  }
+  size_ = static_cast<int64_t>(text.size());
+}
+
+TokenArray TokenArray::slice(int64_t begin, int64_t end) const {
+  EMBER_CHECK(0 <= begin && begin <= end && end <= size_, "TokenArray::slice: [{}, {}) is outside [0, {})", begin, end,
+              size_);
+  TokenArray out = *this;
+  out.begin_ = begin_ + begin;
+  out.size_ = end - begin;
+  return out;
+}
+
+void TokenArray::copy_to(int64_t start, int64_t n, int64_t* out) const {
+  EMBER_CHECK(0 <= start && 0 <= n && n <= size_ - start, "TokenArray::copy_to: [{}, {}) is outside [0, {})", start,
+              start + n, size_);
+  std::visit([&](const auto& ids) { std::copy_n(ids.data() + begin_ + start, n, out); }, *ids_);
+}
+
 Dataset make_dataset(const std::u32string& text, const Vocab& vocab, int64_t block_size) {
-  std::vector<int64_t> ids = vocab.encode(text);
-  const int64_t n = static_cast<int64_t>(ids.size()), n_train = n * 9 / 10;
-  Tensor all = ember::from_vector(ids, {n});
-  Dataset d{all.slice(0, 0, n_train), all.slice(0, n_train, n)};
-  EMBER_CHECK(d.val.numel() > block_size && d.train.numel() > block_size,
+  const TokenArray all(text, vocab);
+  const int64_t n = all.size(), n_train = n * 9 / 10;
+  Dataset d{all.slice(0, n_train), all.slice(n_train, n)};
+  EMBER_CHECK(d.val.size() > block_size && d.train.size() > block_size,
               "data: the text has {} characters, so its 90/10 split gives {} train and {} val characters; each part "
               "needs more than block_size ({}) + 1. Use a longer text or a smaller --block_size",
-              n, d.train.numel(), d.val.numel(), block_size);
+              n, d.train.size(), d.val.size(), block_size);
   return d;
 }
 
-std::pair<Tensor, Tensor> get_batch(const Tensor& data, int64_t batch_size, int64_t block_size, ember::Generator& gen) {
-  Tensor ix = ember::randint(0, data.numel() - block_size, {batch_size}, gen);
+std::pair<Tensor, Tensor> get_batch(const TokenArray& data, int64_t batch_size, int64_t block_size,
+                                    ember::Generator& gen) {
+  Tensor ix = ember::randint(0, data.size() - block_size, {batch_size}, gen);
   const int64_t* starts = ix.data_ptr<int64_t>();
-  const int64_t* src = data.data_ptr<int64_t>();
   Tensor x = ember::empty({batch_size, block_size}, ember::kInt64);
   Tensor y = ember::empty({batch_size, block_size}, ember::kInt64);
   int64_t* xp = x.data_ptr<int64_t>();
   int64_t* yp = y.data_ptr<int64_t>();
   for (int64_t b = 0; b < batch_size; ++b) {
-    std::copy(src + starts[b], src + starts[b] + block_size, xp + b * block_size);
-    std::copy(src + starts[b] + 1, src + starts[b] + 1 + block_size, yp + b * block_size);
+    data.copy_to(starts[b], block_size, xp + b * block_size);
+    data.copy_to(starts[b] + 1, block_size, yp + b * block_size);
   }
   return {x, y};
 }

@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
   train->add_flag("--plot", train_args.plot, "draw out_dir/loss.png with gnuplot at the end");
   bool profile = false;
   train->add_flag("--profile", profile, "time every kernel and print a table by op at the end (EMBER_DEBUG=profile)");
+  train
+      ->add_option("--dist_timeout", train_args.dist_timeout_s,
+                   "under ember-run: seconds to wait for the other ranks at a collective before failing")
+      ->capture_default_str();
   train->add_option("--stop_at", train_args.stop_at, "act as if Ctrl-C came before this step (for testing resume)")
       ->group("Testing");
   setting_flags.add_to(train);

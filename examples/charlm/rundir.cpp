@@ -11,6 +11,7 @@
 
 #include <ember/ember.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 namespace charlm {
 
@@ -21,8 +22,7 @@ RunDirLock::RunDirLock(const fs::path& dir) {
   fs::create_directories(dir, ec);
   EMBER_CHECK(!ec, "train: cannot create --out_dir {}: {}", dir.string(), ec.message());
   const fs::path path = dir / ".lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  EMBER_CHECK(fd_ >= 0, "train: cannot open the lock file {}: {}", path.string(), std::strerror(errno));
+  fd_ = open_run_file(path, O_RDWR | O_CREAT, "train: the lock file").release();
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     char pid[32] = {};
@@ -43,6 +43,48 @@ RunDirLock::RunDirLock(const fs::path& dir) {
 
 RunDirLock::~RunDirLock() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+RunFile::~RunFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+RunFile open_run_file(const fs::path& path, int flags, const std::string& what) {
+  // O_NONBLOCK: a FIFO planted there must not block the open; it is refused just below.
+  RunFile file(::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
+  if (file.fd() < 0 && errno == ELOOP)
+    EMBER_FAIL(
+        "{} {} is a symbolic link; ember-charlm writes its run files only as regular files in --out_dir, never "
+        "through a link (remove the link, or pick another --out_dir)",
+        what, path.string());
+  EMBER_CHECK(file.fd() >= 0, "{} {} cannot be opened: {}", what, path.string(), std::strerror(errno));
+  struct stat st {};
+  EMBER_CHECK(::fstat(file.fd(), &st) == 0 && S_ISREG(st.st_mode),
+              "{} {} is not a regular file (a FIFO, device, socket or directory); remove it or pick another --out_dir",
+              what, path.string());
+  ::fcntl(file.fd(), F_SETFL, ::fcntl(file.fd(), F_GETFL) & ~O_NONBLOCK);
+  return file;
+}
+
+void write_run_file(const RunFile& file, const std::string& text, const fs::path& path, const std::string& what) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(file.fd(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    EMBER_CHECK(n > 0, "{}: cannot write {}: {}", what, path.string(), std::strerror(n < 0 ? errno : EIO));
+    done += static_cast<size_t>(n);
+  }
+}
+
+std::string read_run_file(const RunFile& file, const fs::path& path, const std::string& what) {
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(file.fd(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    EMBER_CHECK(n >= 0, "{}: cannot read {}: {}", what, path.string(), std::strerror(errno));
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+  }
 }
 
 int remove_stale_temporaries(const fs::path& dir) {

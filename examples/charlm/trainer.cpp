@@ -11,21 +11,30 @@
 // bit. The end-of-run eval off the eval_interval schedule draws from its own generator instead, so a
 // finished run extended with --resume --max_iters equals one straight run at every eval they share
 // (the cosine schedule depends on lr_decay_iters, not max_iters). Step 0 (the untrained model) is
-// logged but never saved; out_dir is locked for the run; SIGINT and SIGTERM save and stop, a second
-// one quits at once.
+// logged but never saved; out_dir is locked for the run; SIGINT and SIGTERM save and stop (also in
+// the middle of an eval or of a step's micro-batches: the state saved is then that of the step's
+// start), a second one quits at once. A loss or weights that are not finite numbers stop the run
+// with an error, and never reach a checkpoint.
 //
 // Under ember-run (WORLD_SIZE > 1) each rank is a DistributedDataParallel replica: rank 0's initial
 // weights everywhere, batches drawn from a generator seeded per rank, gradients averaged during
 // backward, eval losses averaged over the ranks, the stop signal agreed on at each step; only rank
 // 0 locks out_dir, logs, prints and writes checkpoints (with the world size, which --resume checks).
+// A collective waits --dist_timeout seconds for a peer that stopped answering.
 // gradient_accumulation_steps micro-batches run per step, all but the last under no_sync().
 #include "trainer.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -33,10 +42,12 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include <ember/ember.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #ifdef EMBER_WITH_DISTRIBUTED
@@ -46,6 +57,7 @@
 
 #include "checkpoint.h"
 #include "data.h"
+#include "nn/json_guard.h"
 #include "progress.h"
 #include "rundir.h"
 
@@ -169,17 +181,27 @@ struct World {
   }
 };
 
-World join_world() {
+// Whether to stop now: a signal to this process, or under ember-run to any rank (every rank asks at
+// the same points of the loop, so the all_reduce behind it pairs up).
+bool stop_requested(const World& world) {
+  if (world.size > 1) g_signal = world.max(g_signal.load());
+  return g_signal != 0;
+}
+
+World join_world(double timeout_s) {
   World w;
   const char* size = std::getenv("WORLD_SIZE");
   if (!size || std::atoi(size) <= 1) return w;
 #ifdef EMBER_WITH_DISTRIBUTED
-  if (!ember::distributed::is_initialized()) ember::distributed::init_process_group("gloo");
+  ember::distributed::InitOptions options;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  if (!ember::distributed::is_initialized()) ember::distributed::init_process_group("gloo", options);
   w.pg = ember::distributed::default_process_group();
   w.rank = w.pg->rank();
   w.size = w.pg->size();
   return w;
 #else
+  (void)timeout_s;
   EMBER_FAIL(
       "train: WORLD_SIZE={} but this ember-charlm was built without ember::distributed (install "
       "libgloo-dev and rebuild)",
@@ -188,16 +210,20 @@ World join_world() {
 }
 
 // Mean loss over eval_iters random batches of each split (drawn from `gen`), in eval mode and
-// without a graph.
-Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c, ember::Device dev,
-                     ember::Generator& gen) {
+// without a graph; std::nullopt when a stop signal came meanwhile.
+std::optional<Losses> estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c, ember::Device dev,
+                                    ember::Generator& gen, const World& world) {
   ember::NoGradGuard no_grad;
   model->eval();
   Losses out;
   for (int split = 0; split < 2; ++split) {
-    const Tensor& d = split == 0 ? data.train : data.val;
+    const TokenArray& d = split == 0 ? data.train : data.val;
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
+      if (stop_requested(world)) {
+        model->train();
+        return std::nullopt;
+      }
       auto [x, y] = get_batch(d, c.batch_size, c.block_size, gen);
       ember::autocast mixed(ember::kCPU, ember::kBFloat16, c.dtype == "bfloat16");
       sum += std::get<1>(model->forward(x.to(dev), y.to(dev))).item<double>();
@@ -209,24 +235,36 @@ Losses estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c
 }
 
 void append_csv(const fs::path& path, int64_t it, const Losses& l, double lr, double tok_s, double wall_s) {
-  const bool fresh = !fs::exists(path);
-  std::ofstream out(path, std::ios::app);
-  EMBER_CHECK(out.good(), "train: cannot write the log {}", path.string());
-  if (fresh) out << "step,train_loss,val_loss,lr,tokens_per_s,wall_s,peak_rss_mib\n";
-  out << fmt::format("{},{:.6f},{:.6f},{:.6e},{:.1f},{:.2f},{:.1f}\n", it, l.train, l.val, lr, tok_s, wall_s,
-                     peak_rss_mib());
+  const RunFile log = open_run_file(path, O_WRONLY | O_APPEND | O_CREAT, "train: the log");
+  struct stat st {};
+  const bool fresh = ::fstat(log.fd(), &st) == 0 && st.st_size == 0;
+  std::string rows = fresh ? "step,train_loss,val_loss,lr,tokens_per_s,wall_s,peak_rss_mib\n" : "";
+  rows += fmt::format("{},{:.6f},{:.6f},{:.6e},{:.1f},{:.2f},{:.1f}\n", it, l.train, l.val, lr, tok_s, wall_s,
+                      peak_rss_mib());
+  write_run_file(log, rows, path, "train");
 }
 
 // Keeps the rows of log.csv up to step `last` (header included): after a resume, the rows of the
 // steps that run again would otherwise appear twice. Rewritten beside and renamed, like checkpoints.
 void trim_log(const fs::path& path, int64_t last) {
-  std::ifstream in(path);
-  if (!in) return;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return;
+  const std::string text =
+      read_run_file(open_run_file(path, O_RDONLY, "train --resume: the log"), path, "train --resume");
   std::string kept, line;
   bool dropped = false;
-  while (std::getline(in, line)) {
+  std::istringstream in(text);
+  for (int64_t line_no = 1; std::getline(in, line); ++line_no) {
     const bool is_row = !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]));
-    if (is_row && std::stoll(line) > last) {
+    int64_t step = 0;
+    if (is_row) {
+      const auto [end, err] = std::from_chars(line.data(), line.data() + line.size(), step);
+      EMBER_CHECK(err == std::errc() && (end == line.data() + line.size() || *end == ','),
+                  "train --resume: {} line {}: the step '{}' is not an integer of at most 19 digits (the log is "
+                  "damaged; fix or delete that line)",
+                  path.string(), line_no, ember::excerpt(line.substr(0, line.find(','))));
+    }
+    if (is_row && step > last) {
       dropped = true;
       continue;
     }
@@ -234,13 +272,19 @@ void trim_log(const fs::path& path, int64_t last) {
   }
   if (!dropped) return;
   const fs::path tmp = path.string() + ".trim";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << kept;
-    out.flush();
-    EMBER_CHECK(out.good(), "train: cannot rewrite the log {}", tmp.string());
-  }
+  write_run_file(open_run_file(tmp, O_WRONLY | O_CREAT | O_TRUNC, "train --resume: the log's rewrite"), kept, tmp,
+                 "train --resume");
   fs::rename(tmp, path);
+}
+
+// Whether every parameter holds finite numbers: the weights of a diverged run are never saved.
+bool parameters_finite(ember::nn::GPT& model) {
+  for (const Tensor& p : model->parameters()) {
+    const Tensor values = p.detach().to(ember::Device(ember::kCPU)).to(ember::kFloat).contiguous();
+    const float* v = values.data_ptr<float>();
+    if (!std::all_of(v, v + values.numel(), [](float x) { return std::isfinite(x); })) return false;
+  }
+  return true;
 }
 
 // Draws ARG1 (a log.csv) into ARG2 (a PNG) titled ARG3; run as `gnuplot -c loss.gp ARG1 ARG2 ARG3`.
@@ -266,10 +310,13 @@ TrainResult train(const TrainArgs& args) {
               "train: --resume continues the run in {} and --overwrite deletes it; "
               "give one of them",
               out_dir.string());
+  EMBER_CHECK(std::isfinite(args.dist_timeout_s) && args.dist_timeout_s > 0 && args.dist_timeout_s <= kMaxDistTimeout,
+              "train: --dist_timeout must be a number of seconds in (0, {}], got {}", kMaxDistTimeout,
+              args.dist_timeout_s);
   const std::string data_path = args.data_path.empty() ? default_data_path() : args.data_path;
   // From here a Ctrl-C or SIGTERM stops at the next step (before the first one: without saving).
   StopSignals signals;
-  World world = join_world();
+  World world = join_world(args.dist_timeout_s);
   Config cfg = args.cfg;
   TrainState st;
   Vocab vocab;
@@ -299,13 +346,16 @@ TrainResult train(const TrainArgs& args) {
     vocab = Vocab(text);
   }
   validate(cfg);
-  check_fits_in_memory(cfg, vocab.size(), /*training=*/true, args.resume ? "train --resume" : "train");
-  Dataset data = make_dataset(text, vocab, cfg.block_size);
+  const uint64_t data_bytes = text.size() * static_cast<uint64_t>(TokenArray::bytes_per_token(vocab.size()));
+  check_fits_in_memory(cfg, vocab.size(), /*training=*/true, args.resume ? "train --resume" : "train", data_bytes);
+  const Dataset data = make_dataset(text, vocab, cfg.block_size);
+  const int64_t text_chars = static_cast<int64_t>(text.size());
+  std::u32string().swap(text);  // from here the run keeps the compact tokens only
   if (!lock && world.main()) {
     lock.emplace(out_dir);
     std::vector<std::string> held;
     for (const fs::path& p : {ckpt_path, best_path, log_path})
-      if (fs::exists(p)) held.push_back(p.filename().string());
+      if (std::error_code ec; fs::exists(fs::symlink_status(p, ec))) held.push_back(p.filename().string());
     EMBER_CHECK(held.empty() || args.overwrite,
                 "train: {} already holds a run ({}); continue it with --resume, start over with --overwrite (deletes "
                 "them), or pick another --out_dir",
@@ -339,66 +389,107 @@ TrainResult train(const TrainArgs& args) {
 
   const bool interactive = isatty(STDOUT_FILENO);
   std::printf("ember-charlm: %s characters (vocabulary %lld), %lld train / %lld val; model %.2fM parameters; %s%s\n",
-              fmt::format("{:L}", static_cast<int64_t>(text.size())).c_str(), static_cast<long long>(vocab.size()),
-              static_cast<long long>(data.train.numel()), static_cast<long long>(data.val.numel()),
+              fmt::format("{:L}", text_chars).c_str(), static_cast<long long>(vocab.size()),
+              static_cast<long long>(data.train.size()), static_cast<long long>(data.val.size()),
               static_cast<double>(model->num_parameters()) / 1e6, args.resume ? "resuming at step " : "from scratch",
               args.resume ? std::to_string(st.iter).c_str() : "");
   std::printf("settings: %s\n", describe(cfg).c_str());
+  std::fflush(stdout);  // a log followed with tail -f shows the run's start at once
   Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size * cfg.gradient_accumulation_steps * world.size,
                     interactive, cfg.log_interval);
 
   TrainResult result;
   const int64_t first_iter = st.iter;
   double lr = 0;
+  // Checkpoints are written only of finite weights: a diverged model never replaces a good file.
+  auto save = [&](const fs::path& path, int64_t it) {
+    if (!world.main()) return;
+    EMBER_CHECK(parameters_finite(model),
+                "train: at step {} the weights are not finite numbers (training diverged); {} was not written, and "
+                "the files in {} keep the last good state. Lower --learning_rate or use --grad_clip",
+                it, path.string(), out_dir.string());
+    save_checkpoint(path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+  };
+  // Stops the run at step `it`, whose state (the default generator's included) is restored to the
+  // step's start, or to just after its eval when `evaluated`. Saves it unless no step ran.
+  auto stop_run = [&](int64_t it, bool evaluated) {
+    result.interrupted = true;
+    result.signal = g_signal;
+    const std::string why = fmt::format("interrupted{} at step {}", g_signal == SIGTERM ? " by SIGTERM" : "", it);
+    // No step ran: the checkpoint on disk (the one resumed from, or the one this step's eval just
+    // wrote) already holds this state; an eval of step 0 is never saved.
+    if (it == first_iter) {
+      progress.message(
+          fs::exists(ckpt_path)
+              ? fmt::format("{}: no step ran, {} holds this state (continue with --resume)", why, ckpt_path.string())
+              : fmt::format("{}: no step ran, nothing saved", why));
+      return;
+    }
+    st.iter = it;
+    st.evaluated = evaluated;
+    save(ckpt_path, it);
+    progress.message(fmt::format("{}: saved {} (continue with --resume)", why, ckpt_path.string()));
+  };
+  // A loss that is not a finite number ends the run before the optimizer or a save can use it.
+  auto check_finite = [&](int64_t it, const std::string& what, double value) {
+    if (std::isfinite(value)) return;
+    const bool kept = fs::exists(ckpt_path);
+    EMBER_FAIL(
+        "train: the {} at step {} is {} (not a finite number): training diverged. Stopped without saving; {}. Lower "
+        "--learning_rate (it is {:g} at this step) or --grad_clip ({:g}; 0 is off)",
+        what, it,
+        std::isnan(value) ? "nan"
+        : value > 0       ? "inf"
+                          : "-inf",
+        kept ? fmt::format("{} keeps the last good state", ckpt_path.string()) : "no checkpoint was written", lr,
+        cfg.grad_clip);
+  };
   for (int64_t it = st.iter;; ++it) {
     lr = ember::optim::nanogpt_lr(it, cfg.learning_rate, cfg.min_lr, cfg.warmup_iters, cfg.lr_decay_iters);
     for (auto& group : opt.param_groups()) group.options().set_lr(lr);
 
-    if (world.size > 1) g_signal = world.max(g_signal.load());
-    if (g_signal != 0 || it == args.stop_at) {  // it == stop_at: a scripted Ctrl-C, for the resume test
-      result.interrupted = true;
-      result.signal = g_signal;
-      const std::string why = fmt::format("interrupted{} at step {}", g_signal == SIGTERM ? " by SIGTERM" : "", it);
-      if (it == first_iter) {
-        // No step ran: what is on disk (a checkpoint of this step, or nothing) is already right.
-        progress.message(args.resume ? fmt::format("{}: no step ran, {} is unchanged", why, ckpt_path.string())
-                                     : fmt::format("{}: no step ran, nothing saved", why));
-        break;
-      }
-      st.iter = it;
-      st.evaluated = false;
-      if (world.main()) save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
-      progress.message(fmt::format("{}: saved {} (continue with --resume)", why, ckpt_path.string()));
+    if (stop_requested(world) || it == args.stop_at) {  // it == stop_at: a scripted Ctrl-C, for the resume test
+      stop_run(it, false);
       break;
     }
+    // The generator as the step starts (then as its eval left it): a stop inside the step goes back to it.
+    Tensor rng_at_step = ember::default_generator().get_state();
     const bool scheduled = it % cfg.eval_interval == 0;
     const bool eval_now = (scheduled || it == cfg.max_iters) && !(st.evaluated && it == st.iter);
     if (eval_now) {
       // The end-of-run eval off the schedule draws from its own generator, so that extending a finished
       // run with --resume --max_iters repeats the straight run's batches exactly.
       ember::Generator end_of_run(cfg.seed + static_cast<uint64_t>(it));
-      Losses l = estimate_loss(model, data, cfg, dev, scheduled ? ember::default_generator() : end_of_run);
+      std::optional<Losses> measured =
+          estimate_loss(model, data, cfg, dev, scheduled ? ember::default_generator() : end_of_run, world);
+      if (!measured) {
+        ember::default_generator().set_state(rng_at_step);
+        stop_run(it, false);
+        break;
+      }
+      Losses l = *measured;
       if (world.size > 1) {
         std::vector<double> both{l.train, l.val};
         world.average(both);
         l = {both[0], both[1]};
       }
+      check_finite(it, "train loss of the eval", l.train);
+      check_finite(it, "val loss of the eval", l.val);
       st.last_train = l.train;
       st.last_val = l.val;
       st.iter = it;
       st.evaluated = true;
       // Step 0 is the untrained model: logged, but never saved, so it can neither replace a checkpoint
       // nor be the best one.
-      const bool save = it > 0, best = save && l.val < st.best_val;
+      const bool saving = it > 0, best = saving && l.val < st.best_val;
       if (best) st.best_val = l.val;
       if (world.main()) append_csv(log_path, it, l, lr, progress.median_tokens_per_s(), progress.elapsed_s());
-      if (save && world.main())
-        save_checkpoint(ckpt_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (saving) save(ckpt_path, it);
       // The same state again, written atomically as well (never a truncated best.safetensors).
-      if (best && world.main())
-        save_checkpoint(best_path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+      if (best) save(best_path, it);
       progress.message(fmt::format("step {}: train loss {:.4f}, val loss {:.4f}{} (peak RSS {:.0f} MiB)", it, l.train,
                                    l.val, best ? ", best so far" : "", peak_rss_mib()));
+      rng_at_step = ember::default_generator().get_state();
     }
     if (it >= cfg.max_iters) break;
 
@@ -406,7 +497,12 @@ TrainResult train(const TrainArgs& args) {
     Tensor loss;
     const int64_t micro_steps = cfg.gradient_accumulation_steps;
     double step_loss = 0;
-    for (int64_t micro = 0; micro < micro_steps; ++micro) {
+    bool stopped = false;
+    for (int64_t micro = 0; micro < micro_steps && !stopped; ++micro) {
+      if (micro > 0 && stop_requested(world)) {
+        stopped = true;
+        break;
+      }
       auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
       {  // nanoGPT's `with ctx:` around the forward only; the backward runs outside it
         ember::autocast mixed(ember::kCPU, ember::kBFloat16, cfg.dtype == "bfloat16");
@@ -424,7 +520,17 @@ TrainResult train(const TrainArgs& args) {
       loss.backward();
       step_loss += loss.item<double>();
     }
-    if (cfg.grad_clip > 0) ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
+    if (stopped) {  // the micro-batches so far are dropped: the step runs again on resume
+      opt.zero_grad(true);
+      ember::default_generator().set_state(rng_at_step);
+      stop_run(it, st.evaluated && st.iter == it);
+      break;
+    }
+    check_finite(it, "training loss", step_loss);
+    if (cfg.grad_clip > 0) {
+      const double norm = ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
+      check_finite(it, "gradient norm", norm);
+    }
     opt.step();
     progress.step(it, step_loss, lr);
   }
@@ -445,7 +551,7 @@ TrainResult train(const TrainArgs& args) {
   return result;
 }
 
-std::string sample(const SampleArgs& args) {
+void sample(const SampleArgs& args) {
   EMBER_CHECK(args.temperature > 0, "sample: --temperature must be positive, got {}", args.temperature);
   EMBER_CHECK(args.num_chars >= 0, "sample: --num_chars must be non-negative, got {}", args.num_chars);
   EMBER_CHECK(std::filesystem::exists(args.checkpoint), "sample: no checkpoint at {} (train first)", args.checkpoint);
@@ -460,19 +566,15 @@ std::string sample(const SampleArgs& args) {
   EMBER_CHECK(!prompt.empty(), "sample: --prompt must not be empty");
   std::vector<int64_t> ids = header.vocab.encode(prompt);
   ember::Generator gen(args.seed);
-  std::string out = args.prompt;
   std::fputs(args.prompt.c_str(), stdout);
   // nanoGPT's generate, printing each character as it is drawn.
   auto print = [&](const Tensor& next) {  // (1, 1)
-    std::string ch = u32_to_utf8(header.vocab.decode({next.item<int64_t>()}));
-    out += ch;
-    std::fputs(ch.c_str(), stdout);
+    std::fputs(u32_to_utf8(header.vocab.decode({next.item<int64_t>()})).c_str(), stdout);
     std::fflush(stdout);
   };
   Tensor idx = ember::from_vector(ids, {1, static_cast<int64_t>(ids.size())});
-  model->generate(idx, args.num_chars, args.temperature, args.top_k, gen, args.use_cache, print);
+  model->generate_stream(idx, args.num_chars, print, args.temperature, args.top_k, gen, args.use_cache);
   std::fputs("\n", stdout);
-  return out;
 }
 
 void plot(const std::string& out_dir) {
@@ -481,25 +583,30 @@ void plot(const std::string& out_dir) {
   EMBER_CHECK(fs::exists(csv), "plot: no log at {} (train first)", csv.string());
   // A fixed script; the paths reach gnuplot as arguments (ARG1..ARG3), never as code, and no shell
   // is involved, so any character in out_dir is just a character.
-  {
-    std::ofstream out(script, std::ios::trunc);
-    out << kPlotScript;
-    EMBER_CHECK(out.good(), "plot: cannot write {}", script.string());
-  }
+  write_run_file(open_run_file(script, O_WRONLY | O_CREAT | O_TRUNC, "plot: the script"), kPlotScript, script, "plot");
+  // gnuplot draws into a file made here, renamed over loss.png at the end: a link at loss.png is
+  // replaced, never written through.
+  const fs::path drawing = png.string() + ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove(drawing, ec);
+  open_run_file(drawing, O_WRONLY | O_CREAT | O_EXCL, "plot: the image");
   const std::string title = out_dir;
-  std::vector<std::string> args = {"gnuplot", "-c", script.string(), csv.string(), png.string(), title};
+  std::vector<std::string> args = {"gnuplot", "-c", script.string(), csv.string(), drawing.string(), title};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
   const int err = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), environ);
+  int status = 0;
+  if (err == 0)
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  if (err != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) fs::remove(drawing, ec);
   EMBER_CHECK(err != ENOENT, "plot: gnuplot is not installed (apt-get install gnuplot-nox)");
   EMBER_CHECK(err == 0, "plot: cannot start gnuplot: {}", std::strerror(err));
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
   EMBER_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "plot: gnuplot failed to draw {} (script {})",
               png.string(), script.string());
+  fs::rename(drawing, png);
   std::printf("plot: wrote %s\n", png.string().c_str());
 }
 

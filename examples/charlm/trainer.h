@@ -19,7 +19,12 @@ struct TrainArgs {
   bool overwrite = false;  // start over in an out_dir that holds a run (deletes its checkpoints and log)
   bool plot = false;       // draw out_dir/loss.png with gnuplot at the end
   int64_t stop_at = -1;    // behave as if Ctrl-C came before this step (tests of resume)
+  // Under ember-run: seconds a collective (and the start) waits for the other ranks before failing
+  // with an error, as init_process_group's timeout (c10d's default: 30 minutes).
+  double dist_timeout_s = 1800;
 };
+// The longest --dist_timeout: a week.
+inline constexpr double kMaxDistTimeout = 7 * 24 * 3600.0;
 
 struct TrainResult {
   int64_t iters = 0;
@@ -41,8 +46,9 @@ struct SampleArgs {
   bool use_cache = true;  // keep keys and values between characters (false: recompute the context)
 };
 
-// Streams the generated characters to stdout as they come; returns the whole text.
-std::string sample(const SampleArgs& args);
+// Streams the prompt and the generated characters to stdout as they come. Time and memory per
+// character stay the same however many are asked for: only the last block_size are kept.
+void sample(const SampleArgs& args);
 
 // Draws the loss curves of out_dir/log.csv into out_dir/loss.png (needs gnuplot).
 void plot(const std::string& out_dir);
