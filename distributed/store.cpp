@@ -1,6 +1,9 @@
 // The FileStore (Gloo's, on a shared directory) and init_process_group, which picks a store from the
 // init method or torchrun's variables and makes the default group on it. The TCP store (c10d's idea:
 // rank 0 serves a key-value map on host:port) is in tcp_store*.cpp.
+#include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 
@@ -52,9 +55,22 @@ int env_int(const char* name, int fallback_if_missing, bool required) {
     return fallback_if_missing;
   }
   char* end = nullptr;
-  long x = std::strtol(v, &end, 10);
-  EMBER_CHECK(end && *end == '\0', "init_process_group: {}='{}' is not an integer", name, v);
+  errno = 0;
+  const long x = std::strtol(v, &end, 10);
+  EMBER_CHECK(end != v && *end == '\0' && errno == 0 && x >= INT_MIN && x <= INT_MAX,
+              "init_process_group: {}='{}' is not an integer", name, v);
   return static_cast<int>(x);
+}
+
+// A TCP port as text: digits only, 1..65535 (atoi's "abc" -> 0 and 95536 -> a wrapped 30000 are refused).
+int parse_port(const std::string& text, const std::string& where) {
+  constexpr long kMaxPort = 65535;
+  const bool digits = !text.empty() && text.size() <= 5 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const long port = digits ? std::strtol(text.c_str(), nullptr, 10) : 0;
+  EMBER_CHECK(digits && port >= 1 && port <= kMaxPort,
+              "init_process_group: {} port '{}' is not a port number (1 to 65535)", where, text);
+  return static_cast<int>(port);
 }
 
 }  // namespace
@@ -115,7 +131,7 @@ void init_process_group(const std::string& backend, const InitOptions& options) 
       const auto colon = hp.rfind(':');
       EMBER_CHECK(colon != std::string::npos, "init_process_group: init_method '{}' needs tcp://host:port", method);
       host = hp.substr(0, colon);
-      port = std::atoi(hp.c_str() + colon + 1);
+      port = parse_port(hp.substr(colon + 1), "init_method '" + method + "':");
     } else {
       EMBER_CHECK(method.empty() || method == "env://",
                   "init_process_group: init_method '{}' is not file://PATH, tcp://HOST:PORT or env://", method);
@@ -124,7 +140,11 @@ void init_process_group(const std::string& backend, const InitOptions& options) 
                   "init_process_group: environment variable MASTER_ADDR is not set (env:// reads "
                   "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE, as torchrun and ember-run set them)");
       host = addr;
-      port = env_int("MASTER_PORT", 0, true);
+      const char* port_text = std::getenv("MASTER_PORT");
+      EMBER_CHECK(port_text && *port_text,
+                  "init_process_group: environment variable MASTER_PORT is not set (env:// reads "
+                  "MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE, as torchrun and ember-run set them)");
+      port = parse_port(port_text, "MASTER_PORT");
     }
     store = make_tcp_store(host, port, rank == 0, options.timeout);
   }

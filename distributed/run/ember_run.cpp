@@ -23,9 +23,26 @@
 
 #include <CLI/CLI.hpp>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 
 namespace {
+
+constexpr int kSecretBytes = 16;  // 128 random bits, written as 32 hex digits
+
+// A fresh shared secret for the ranks' store (EMBER_STORE_SECRET), so that on a machine shared with
+// other users nobody else can join or steer a single-machine run; empty if no randomness was had.
+std::string random_store_secret() {
+  unsigned char bytes[kSecretBytes];
+  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) return "";
+  std::string hex;
+  for (unsigned char b : bytes) {
+    static const char kDigits[] = "0123456789abcdef";
+    hex += kDigits[b >> 4];
+    hex += kDigits[b & 0xF];
+  }
+  return hex;
+}
 
 // More processes than this on one machine is a typo (an extra digit), not a job: each rank is a
 // whole program. The world size (nproc_per_node x nnodes) must fit the int that ranks are.
@@ -103,6 +120,20 @@ int main(int argc, char** argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+
+  // The store's shared secret: made here for a run on one machine (every rank is a child of this
+  // launcher); a job on several machines needs the same one on each, so only the user can set it.
+  const char* secret = std::getenv("EMBER_STORE_SECRET");
+  if (!secret || !*secret) {
+    if (nnodes == 1) {
+      const std::string made = random_store_secret();
+      if (!made.empty()) setenv("EMBER_STORE_SECRET", made.c_str(), 1);
+    } else {
+      std::fprintf(stderr,
+                   "ember-run: EMBER_STORE_SECRET is not set; a job on several machines needs the same secret on "
+                   "each (export EMBER_STORE_SECRET=$(openssl rand -hex 32) once, then start every node with it)\n");
+    }
+  }
 
   const pid_t launcher = getpid();
   const char* omp = std::getenv("OMP_NUM_THREADS");

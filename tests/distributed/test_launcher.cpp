@@ -237,4 +237,25 @@ TEST(Launcher, CharlmDistTimeoutBoundsTheWaitForAMissingRank) {
 }
 #endif
 
+// On one machine ember-run makes the store's shared secret itself (the same for every rank it
+// starts, new for each run), so other users of the machine cannot join the run's store; one the
+// user exported is passed on unchanged.
+TEST(Launcher, GivesTheRanksOfASingleMachineRunOneFreshStoreSecret) {
+  const fs::path dir = fresh_dir("secret");
+  const std::string write = "printf %s \"$EMBER_STORE_SECRET\" > " + (dir / "secret.").string() + "$RANK";
+  auto secrets = [&](const std::vector<std::string>& env) {
+    const Outcome out = run({"--nproc_per_node", "2", "sh", "-c", write}, dir, env);
+    EXPECT_EQ(out.code, 0) << out.output;
+    return std::vector<std::string>{slurp(dir / "secret.0"), slurp(dir / "secret.1")};
+  };
+  const std::vector<std::string> first = secrets({"EMBER_STORE_SECRET="});
+  ASSERT_EQ(first[0].size(), 32u) << first[0];
+  EXPECT_EQ(first[0].find_first_not_of("0123456789abcdef"), std::string::npos) << first[0];
+  EXPECT_EQ(first[0], first[1]);
+  EXPECT_NE(secrets({"EMBER_STORE_SECRET="})[0], first[0]);
+  const std::vector<std::string> given = secrets({"EMBER_STORE_SECRET=the-users-own-secret"});
+  EXPECT_EQ(given[0], "the-users-own-secret");
+  EXPECT_EQ(given[1], "the-users-own-secret");
+}
+
 }  // namespace

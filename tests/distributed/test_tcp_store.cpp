@@ -468,4 +468,24 @@ TEST(TCPStore, MakeTcpStoreRefusesLoopbackForAJobOnSeveralMachines) {
   ::unsetenv("LOCAL_WORLD_SIZE");
 }
 
+// A port that is not 1..65535 in digits is refused before anything listens: atoi read "abc" as port 0
+// (any free port) and 95536 was wrapped to 30000 by the socket call.
+TEST(TCPStore, InitProcessGroupRefusesPortsThatAreNotPorts) {
+  namespace dist = ember::distributed;
+  for (const char* bad : {"abc", "95536", "0", "-1", "80x", ""}) {
+    const std::string method = std::string("tcp://127.0.0.1:") + bad;
+    const std::string error =
+        thrown_by([&] { dist::init_process_group("gloo", {.init_method = method, .rank = 0, .world_size = 1}); });
+    EXPECT_NE(error.find(std::string("port '") + bad + "' is not a port number (1 to 65535)"), std::string::npos)
+        << method << ": " << error;
+  }
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", "95536", 1);
+  const std::string error = thrown_by([] { dist::init_process_group("gloo", {.rank = 0, .world_size = 1}); });
+  EXPECT_NE(error.find("MASTER_PORT port '95536' is not a port number (1 to 65535)"), std::string::npos) << error;
+  ::unsetenv("MASTER_ADDR");
+  ::unsetenv("MASTER_PORT");
+  EXPECT_FALSE(dist::is_initialized());
+}
+
 }  // namespace
