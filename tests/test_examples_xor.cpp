@@ -36,8 +36,11 @@ TEST(ExamplesXor, LearnsXorWithAHandWrittenLoss) {
     const int x1 = std::stoi((*it)[1]), x2 = std::stoi((*it)[2]), target = std::stoi((*it)[3]);
     EXPECT_EQ(target, x1 ^ x2);
     const double p = std::stod((*it)[4]);
-    if (target == 1) EXPECT_GT(p, 0.9) << out;
-    if (target == 0) EXPECT_LT(p, 0.1) << out;
+    if (target == 1) {
+      EXPECT_GT(p, 0.9) << out;
+    } else {
+      EXPECT_LT(p, 0.1) << out;
+    }
   }
   EXPECT_EQ(rows, 4) << out;
   EXPECT_NE(out.find("step   0: loss 0.7"), std::string::npos) << "should start near ln 2 = 0.69\n" << out;
