@@ -24,7 +24,6 @@
 #include <string>
 
 #include <ember/ember.h>
-#include "autograd/explain.h"
 #include <sys/wait.h>
 
 using namespace ember;

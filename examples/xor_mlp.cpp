@@ -11,7 +11,6 @@
 #include <string>
 
 #include <ember/ember.h>
-#include "autograd/explain.h"
 
 using namespace ember;
 using autograd::AutogradContext;
