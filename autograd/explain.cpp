@@ -165,7 +165,8 @@ std::vector<ChainRuleStep> explain_backward(const Tensor& root, const tensor_lis
   NodeHookGuard guard([&](const Node& node, const tensor_list& grads_in, const tensor_list& grads_out) {
     ChainRuleStep step;
     step.node = node.name();
-    step.grad = grads_in.empty() ? Tensor() : grads_in[0].detach();
+    // A custom Function can run with no gradient flowing in (function.h): then g stays undefined.
+    step.grad = grads_in.empty() || !grads_in[0].defined() ? Tensor() : grads_in[0].detach();
     if (Tensor leaf = node.variable(); leaf.defined()) {
       step.output = leaf.name();
       step.rule = "x.grad += g";
@@ -209,8 +210,9 @@ std::string format_steps(const std::vector<ChainRuleStep>& steps) {
   for (const ChainRuleStep& s : steps) {
     const bool scalar = one_element(s.grad);
     if (s.node == "AccumulateGrad") {
-      out += scalar ? fmt::format("  AccumulateGrad   {}.grad += {:.4f}\n", s.output, s.grad.item<double>())
-                    : fmt::format("  AccumulateGrad   {}.grad += {}\n", s.output, shape_str(s.grad.sizes()));
+      const std::string added = scalar ? fmt::format("{:.4f}", s.grad.item<double>())
+                                       : (s.grad.defined() ? shape_str(s.grad.sizes()) : "nothing");
+      out += fmt::format("  AccumulateGrad   {}.grad += {}\n", s.output, added);
       continue;
     }
     const std::string g = scalar ? fmt::format("{:.4f}", s.grad.item<double>())

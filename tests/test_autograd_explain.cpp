@@ -53,6 +53,7 @@ TEST(AutogradExplain, LocalDerivativesMatchFiniteDifferences) {
       {"SinBackward0", [](const Tensor& a, const Tensor&) { return a.sin(); }, 1},
       {"CosBackward0", [](const Tensor& a, const Tensor&) { return a.cos(); }, 1},
       {"ReluBackward0", [](const Tensor& a, const Tensor&) { return a.relu(); }, 1},
+      {"SumBackward0", [](const Tensor& a, const Tensor&) { return a.sum(); }, 1},
   };
   const double a_value = 0.7, b_value = -1.3;
   for (const Case& c : cases) {
