@@ -29,15 +29,15 @@ int main() {
   for (int64_t i = 0; i < inputs.size(0); ++i) {
     attn_scores_2[i].copy_((inputs[i] * query).sum());  // the dot product x^i . x^2
   }
-  std::cout << attn_scores_2 << "\n";
+  std::cout << "[3.3.1] attn_scores_2:\n" << attn_scores_2 << "\n";
 
   // The dot product spelled out for the first token.
   Tensor res = ember::scalar_tensor(0.0);
   for (int64_t idx = 0; idx < inputs.size(1); ++idx) {
     res = res + inputs[0][idx] * query[idx];
   }
-  std::cout << res << "\n";
-  std::cout << (inputs[0] * query).sum() << "\n";
+  std::cout << "[3.3.1] res:\n" << res << "\n";
+  std::cout << "[3.3.1] (inputs[0] * query).sum():\n" << (inputs[0] * query).sum() << "\n";
 
   // Normalising so the weights sum to one: first naively, then with softmax.
   Tensor attn_weights_2_tmp = attn_scores_2 / attn_scores_2.sum();
@@ -57,7 +57,7 @@ int main() {
   for (int64_t i = 0; i < inputs.size(0); ++i) {
     context_vec_2 += attn_weights_2[i] * inputs[i];
   }
-  std::cout << context_vec_2 << "\n";
+  std::cout << "[3.3.1] context_vec_2:\n" << context_vec_2 << "\n";
 
   // ---- 3.3.2: all queries at once ----
   Tensor attn_scores = ember::empty({6, 6});
@@ -66,17 +66,17 @@ int main() {
       attn_scores[i][j].copy_((inputs[i] * inputs[j]).sum());
     }
   }
-  std::cout << attn_scores << "\n";
+  std::cout << "[3.3.2] attn_scores:\n" << attn_scores << "\n";
 
   attn_scores = inputs.matmul(inputs.t());  // the same (6, 6) scores as one matrix product
-  std::cout << attn_scores << "\n";
+  std::cout << "[3.3.2] attn_scores:\n" << attn_scores << "\n";
 
   Tensor attn_weights = ember::softmax(attn_scores, -1);  // each row sums to 1
-  std::cout << attn_weights << "\n";
+  std::cout << "[3.3.2] attn_weights:\n" << attn_weights << "\n";
   std::cout << "All row sums: " << attn_weights.sum({-1}) << "\n";
 
   Tensor all_context_vecs = attn_weights.matmul(inputs);  // (6, 3)
-  std::cout << all_context_vecs << "\n";
+  std::cout << "[3.3.2] all_context_vecs:\n" << all_context_vecs << "\n";
   std::cout << "Previous 2nd context vector: " << context_vec_2 << "\n";
   return 0;
 }

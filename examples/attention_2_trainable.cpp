@@ -29,7 +29,7 @@ int main() {
   Tensor W_value = ember::rand({d_in, d_out});
 
   Tensor query_2 = x_2.matmul(W_query);
-  std::cout << query_2 << "\n";
+  std::cout << "[3.4.1] query_2:\n" << query_2 << "\n";
 
   Tensor keys = inputs.matmul(W_key);      // (6, 2)
   Tensor values = inputs.matmul(W_value);  // (6, 2)
@@ -38,26 +38,26 @@ int main() {
 
   Tensor keys_2 = keys[1];
   Tensor attn_score_22 = (query_2 * keys_2).sum();  // query_2.dot(keys_2)
-  std::cout << attn_score_22 << "\n";
+  std::cout << "[3.4.1] attn_score_22:\n" << attn_score_22 << "\n";
 
   Tensor attn_scores_2 = query_2.matmul(keys.t());  // all scores for query 2
-  std::cout << attn_scores_2 << "\n";
+  std::cout << "[3.4.1] attn_scores_2:\n" << attn_scores_2 << "\n";
 
   int64_t d_k = keys.size(1);
   Tensor attn_weights_2 = ember::softmax(attn_scores_2 / std::sqrt(static_cast<double>(d_k)), -1);
-  std::cout << attn_weights_2 << "\n";
+  std::cout << "[3.4.1] attn_weights_2:\n" << attn_weights_2 << "\n";
 
   Tensor context_vec_2 = attn_weights_2.matmul(values);
-  std::cout << context_vec_2 << "\n";
+  std::cout << "[3.4.1] context_vec_2:\n" << context_vec_2 << "\n";
 
   // ---- 3.4.2: the same as a module ----
   ember::manual_seed(123);
   nn::SelfAttentionV1 sa_v1(d_in, d_out);
-  std::cout << sa_v1(inputs) << "\n";
+  std::cout << "[3.4.2] sa_v1(inputs):\n" << sa_v1(inputs) << "\n";
 
   ember::manual_seed(789);
   nn::SelfAttentionV2 sa_v2(d_in, d_out);
-  std::cout << sa_v2(inputs) << "\n";
+  std::cout << "[3.4.2] sa_v2(inputs):\n" << sa_v2(inputs) << "\n";
 
   // Exercise 3.1: Linear stores W^T, so V2's weights, transposed, make V1 compute the same thing.
   {
@@ -66,6 +66,6 @@ int main() {
     sa_v1->W_key.copy_(sa_v2->W_key->weight.t());
     sa_v1->W_value.copy_(sa_v2->W_value->weight.t());
   }
-  std::cout << sa_v1(inputs) << "\n";
+  std::cout << "[Exercise 3.1] sa_v1(inputs):\n" << sa_v1(inputs) << "\n";
   return 0;
 }

@@ -28,35 +28,35 @@ int main() {
   Tensor attn_scores = queries.matmul(keys.t());
   double scale = std::sqrt(static_cast<double>(keys.size(-1)));
   Tensor attn_weights = ember::softmax(attn_scores / scale, -1);
-  std::cout << attn_weights << "\n";
+  std::cout << "[3.5.1] attn_weights:\n" << attn_weights << "\n";
 
   int64_t context_length = attn_scores.size(0);
   Tensor mask_simple = ember::tril(ember::ones({context_length, context_length}));
-  std::cout << mask_simple << "\n";
+  std::cout << "[3.5.1] mask_simple:\n" << mask_simple << "\n";
 
   Tensor masked_simple = attn_weights * mask_simple;
-  std::cout << masked_simple << "\n";
+  std::cout << "[3.5.1] masked_simple:\n" << masked_simple << "\n";
 
   Tensor row_sums = masked_simple.sum({-1}, /*keepdim=*/true);
   Tensor masked_simple_norm = masked_simple / row_sums;
-  std::cout << masked_simple_norm << "\n";
+  std::cout << "[3.5.1] masked_simple_norm:\n" << masked_simple_norm << "\n";
 
   // The same result in one softmax: -inf scores get weight exactly 0.
   Tensor mask = ember::triu(ember::ones({context_length, context_length}), 1);
   Tensor masked = attn_scores.masked_fill(mask.to(ember::kBool), -std::numeric_limits<double>::infinity());
-  std::cout << masked << "\n";
+  std::cout << "[3.5.1] masked:\n" << masked << "\n";
 
   attn_weights = ember::softmax(masked / scale, -1);
-  std::cout << attn_weights << "\n";
+  std::cout << "[3.5.1] attn_weights:\n" << attn_weights << "\n";
 
   // ---- 3.5.2: dropout; the kept values are scaled by 1 / (1 - p) = 2 ----
   ember::manual_seed(123);
   nn::Dropout dropout(0.5);
   Tensor example = ember::ones({6, 6});
-  std::cout << dropout(example) << "\n";
+  std::cout << "[3.5.2] dropout(example):\n" << dropout(example) << "\n";
 
   ember::manual_seed(123);
-  std::cout << dropout(attn_weights) << "\n";
+  std::cout << "[3.5.2] dropout(attn_weights):\n" << dropout(attn_weights) << "\n";
 
   // ---- 3.5.3: the CausalAttention class on a batch of two copies of the input ----
   Tensor batch = ember::stack({inputs, inputs}, 0);
@@ -65,7 +65,7 @@ int main() {
   ember::manual_seed(123);
   nn::CausalAttention ca(d_in, d_out, batch.size(1), 0.0);
   Tensor context_vecs = ca(batch);
-  std::cout << context_vecs << "\n";
+  std::cout << "[3.5.3] context_vecs:\n" << context_vecs << "\n";
   std::cout << "context_vecs.shape: " << context_vecs.sizes() << "\n";
   return 0;
 }

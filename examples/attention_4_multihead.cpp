@@ -25,21 +25,21 @@ int main() {
   ember::manual_seed(123);
   nn::MultiHeadAttentionWrapper wrapper(d_in, d_out, context_length, 0.0, /*num_heads=*/2);
   Tensor context_vecs = wrapper(batch);
-  std::cout << context_vecs << "\n";
+  std::cout << "[3.6.1] context_vecs:\n" << context_vecs << "\n";
   std::cout << "context_vecs.shape: " << context_vecs.sizes() << "\n";
 
   // ---- 3.6.2: weight splits: one projection, viewed as heads ----
   ember::manual_seed(123);
   nn::MultiHeadAttention mha(d_in, d_out, context_length, 0.0, /*num_heads=*/2);
   context_vecs = mha(batch);
-  std::cout << context_vecs << "\n";
+  std::cout << "[3.6.2] context_vecs:\n" << context_vecs << "\n";
   std::cout << "context_vecs.shape: " << context_vecs.sizes() << "\n";
 
   // Exercise 3.2: the wrapper with d_out = 1 per head gives 2-d context vectors.
   ember::manual_seed(123);
   nn::MultiHeadAttentionWrapper small(d_in, 1, context_length, 0.0, /*num_heads=*/2);
   context_vecs = small(batch);
-  std::cout << context_vecs << "\n";
+  std::cout << "[Exercise 3.2] context_vecs:\n" << context_vecs << "\n";
   std::cout << "context_vecs.shape: " << context_vecs.sizes() << "\n";
 
   // Exercise 3.3: GPT-2 small's attention: 12 heads, 768-d embeddings, a context of 1024 tokens.

@@ -4,11 +4,14 @@
 // then several heads side by side plus a feed-forward layer. Each is trained for a few hundred
 // AdamW steps on CPU, printing train/val losses and a short sample.
 //
-//   ./build/examples/attention_6_shakespeare [path/to/tinyshakespeare.txt]
+//   ./build/examples/attention_6_shakespeare [--steps N] [path/to/tinyshakespeare.txt]
 //
-// Without a data file it says so and exits 0 (nothing to learn from). Not a full GPT: no residual
+// The default data file is the repository's data/tinyshakespeare.txt; --steps shortens the training
+// (the tests use it). Given a path that does not exist it says so and exits 0 (nothing to learn from). Not a full GPT: no residual
 // blocks or LayerNorm here; nn::GPT (nn/gpt.h) and examples/charlm are the complete version.
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,7 +28,8 @@ namespace nn = ember::nn;
 constexpr int64_t kBatchSize = 32;  // sequences per step
 constexpr int64_t kBlockSize = 8;   // the longest context
 constexpr int64_t kEmbd = 32;       // embedding size
-constexpr int64_t kSteps = 300;
+constexpr int64_t kDefaultSteps = 300;
+constexpr int64_t kMaxSteps = 1000000;
 constexpr int64_t kEvalInterval = 100;
 constexpr int64_t kEvalIters = 20;
 constexpr double kLearningRate = 3e-3;
@@ -143,17 +147,17 @@ std::pair<double, double> estimate_loss(BigramAttention& model, const Dataset& d
   return {out[0], out[1]};
 }
 
-void train_and_sample(const std::string& title, bool multi_head, const Dataset& d) {
+void train_and_sample(const std::string& title, bool multi_head, const Dataset& d, int64_t steps) {
   std::cout << "== " << title << " ==\n";
   BigramAttention model(static_cast<int64_t>(d.itos.size()), multi_head);
   ember::optim::AdamW optimizer(model->parameters(), ember::optim::AdamWOptions(kLearningRate));
   auto start = std::chrono::steady_clock::now();
-  for (int64_t step = 0; step <= kSteps; ++step) {
-    if (step % kEvalInterval == 0) {
+  for (int64_t step = 0; step <= steps; ++step) {
+    if (step % kEvalInterval == 0 || step == steps) {
       auto [train_loss, val_loss] = estimate_loss(model, d);
       std::printf("step %ld: train loss %.4f, val loss %.4f\n", static_cast<long>(step), train_loss, val_loss);
     }
-    if (step == kSteps) break;
+    if (step == steps) break;
     auto [x, y] = get_batch(d.train);
     Tensor loss = loss_of(model, x, y);
     optimizer.zero_grad();
@@ -161,7 +165,7 @@ void train_and_sample(const std::string& title, bool multi_head, const Dataset& 
     optimizer.step();
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("trained %ld steps in %.1f s\n", static_cast<long>(kSteps), seconds);
+  std::printf("trained %ld steps in %.1f s\n", static_cast<long>(steps), seconds);
   Tensor sample = model->generate(ember::zeros({1, 1}, ember::dtype(ember::kInt64)), 200)[0];
   std::string text;
   for (int64_t id : sample.to_vector<int64_t>()) text += d.itos[id];
@@ -169,7 +173,25 @@ void train_and_sample(const std::string& title, bool multi_head, const Dataset& 
 }
 
 int main(int argc, char** argv) {
-  std::string path = argc > 1 ? argv[1] : std::string(EMBER_DATA_DIR) + "/tinyshakespeare.txt";
+  std::string path = std::string(EMBER_DATA_DIR) + "/tinyshakespeare.txt";
+  int64_t steps = kDefaultSteps;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg != "--steps") {
+      path = arg;
+      continue;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const long n = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : 0;
+    if (i + 1 >= argc || *end != '\0' || end == argv[i + 1] || errno != 0 || n < 1 || n > kMaxSteps) {
+      std::cerr << "attention_6_shakespeare: --steps needs a whole number from 1 to " << kMaxSteps << ", got '"
+                << (i + 1 < argc ? argv[i + 1] : "") << "'\n";
+      return 2;
+    }
+    steps = n;
+    ++i;
+  }
   std::ifstream in(path);
   if (!in) {
     std::cout << "attention_6_shakespeare: skipping, no data file at " << path
@@ -182,7 +204,7 @@ int main(int argc, char** argv) {
   std::cout << "characters: " << d.train.size(0) + d.val.size(0) << ", vocabulary: " << d.itos.size() << "\n";
 
   ember::manual_seed(1337);
-  train_and_sample("bigram + one attention head", /*multi_head=*/false, d);
-  train_and_sample("bigram + four heads + feed-forward", /*multi_head=*/true, d);
+  train_and_sample("bigram + one attention head", /*multi_head=*/false, d, steps);
+  train_and_sample("bigram + four heads + feed-forward", /*multi_head=*/true, d, steps);
   return 0;
 }

@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 
 #include <ember/ember.h>
@@ -66,33 +65,6 @@ std::string output_name(const Node& node, const tensor_list& named) {
   for (const Tensor& t : named)
     if (t.grad_fn().get() == &node) return t.name();
   return "";
-}
-
-// Whose gradient travels along edge `e`: a leaf's name, or that of a tensor of `named`.
-std::string input_name(const autograd::Edge& e, const tensor_list& named) {
-  Tensor leaf = e.fn->variable();
-  return leaf.defined() ? leaf.name() : output_name(*e.fn, named);
-}
-
-// The graph below `root` as an indented tree, what walking grad_fn->next_edges shows: each node
-// with the name of the tensor it made, leaves by name. A node met again (a tensor used twice) is
-// not expanded a second time.
-void print_graph(const Tensor& root, const tensor_list& named) {
-  std::set<const Node*> seen;
-  std::function<void(const Node&, int)> visit = [&](const Node& node, int depth) {
-    const std::string indent(2 * depth + 2, ' ');
-    if (Tensor leaf = node.variable(); leaf.defined()) {
-      fmt::print("{}{} (leaf {})\n", indent, node.name(), leaf.name());
-      return;
-    }
-    const std::string made = output_name(node, named);
-    const bool again = !seen.insert(&node).second;
-    fmt::print("{}{}{}{}\n", indent, made.empty() ? "" : made + " = ", node.name(), again ? "  (see above)" : "");
-    if (again) return;
-    for (const autograd::Edge& e : node.next_edges)
-      if (e.valid()) visit(*e.fn, depth + 1);
-  };
-  visit(*root.grad_fn(), 0);
 }
 
 // "[3, 2], -, [4, 2]": the shapes of a list of gradients ("-": none for that input).
@@ -166,28 +138,14 @@ void neuron_example(const std::string& dir) {
   for (const Tensor& t : named) t.retain_grad();  // keep their gradients, for the picture
   fmt::print("n = {:.4f}\no = {:.4f}\n", value(n), value(o));
   fmt::print("\nThe graph, from the output back to the leaves (PyTorch's node names):\n");
-  print_graph(o, named);
+  autograd::print_tree(o, named);
 
   fmt::print(
       "\nBackward, in the order the engine runs the nodes. Each node receives g = dL/d(what it made)\n"
-      "and sends each input g times its local derivative (the chain rule):\n");
-  autograd::set_node_hook([&](const Node& node, const tensor_list& in, const tensor_list& out) {
-    const double g = value(in[0]);
-    if (node.name() == "AccumulateGrad") {
-      fmt::print("  AccumulateGrad   {}.grad += {:.4f}\n", node.variable().name(), g);
-      return;
-    }
-    fmt::print("  {:<16} g = dL/d{} = {:.4f}      {}\n", node.name(), output_name(node, named), g, rule(node.name()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (!out[i].defined()) continue;
-      // The local derivative d(output)/d(input) is read back from the product: g is never 0 here.
-      const double product = value(out[i]);
-      fmt::print("      dL/d{:<12} = {:7.4f} x {:.4f} = {:7.4f}\n", input_name(node.next_edges[i], named), product / g,
-                 g, product);
-    }
-  });
-  o.backward();
-  autograd::set_node_hook(nullptr);
+      "and sends each input its local derivative times g (the chain rule):\n");
+  // Each local derivative is computed from the forward values (autograd/explain.cpp), not read
+  // back from the engine, so "local x g = what the engine sent" is a check that holds.
+  autograd::print_backward(o, named);
 
   fmt::print("\nx1.grad = {:.4f}\nw1.grad = {:.4f}\nx2.grad = {:.4f}\nw2.grad = {:.4f}\nb.grad = {:.4f}\n",
              value(x1.grad()), value(w1.grad()), value(x2.grad()), value(w2.grad()), value(b.grad()));
@@ -313,7 +271,7 @@ void attention_example(const std::string& dir) {
                              loss.set_name("loss")};
   std::cout << "head(x) =\n" << h.out << '\n';
   fmt::print("\nThe graph of loss = out.sum():\n");
-  print_graph(loss, named);
+  autograd::print_tree(loss, named);
 
   fmt::print(
       "\nBackward, node by node: the shapes of the gradient in and out, the node's rule, and the\n"
