@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <unordered_map>
 
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
 
 #include "core/caching_allocator.h"
@@ -25,15 +27,28 @@ namespace ember::cpu {
 
 namespace {
 
+// Large blocks are mapped pages of their own, so a block the cache lets go of is unmapped and its
+// memory is back with the system at once (free() may keep it in malloc's heap). Pages are aligned
+// far beyond kAlignment.
 struct SystemMemory final : DeviceMemory {
-  void* raw_alloc(size_t nbytes) override { return std::aligned_alloc(kAlignment, nbytes); }
-  void raw_free(void* ptr) override { std::free(ptr); }
+  std::unordered_map<void*, size_t> sizes;  // mapped block -> its length; used under the cache's lock
+  void* raw_alloc(size_t nbytes) override {
+    void* p = ::mmap(nullptr, nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    sizes[p] = nbytes;
+    return p;
+  }
+  void raw_free(void* ptr) override {
+    auto it = sizes.find(ptr);
+    ::munmap(ptr, it->second);
+    sizes.erase(it);
+  }
 };
 
 // Never destroyed: tensors held in static objects may be freed after other statics are gone.
 CachingAllocator& large_blocks() {
   static SystemMemory* memory = new SystemMemory();
-  static CachingAllocator* cache = new CachingAllocator(*memory, "cpu");
+  static CachingAllocator* cache = new CachingAllocator(*memory, "cpu", CacheLimit::kPeakInUse);
   return *cache;
 }
 
@@ -72,6 +87,10 @@ void cpu_deallocate(void* ptr) {
     std::free(base);
   }
 }
+
+size_t cpu_cached_bytes() { return large_blocks().cached_bytes(); }
+AllocatorStats cpu_memory_stats() { return large_blocks().stats(); }
+void cpu_reset_peak_memory_stats() { large_blocks().reset_peak(); }
 
 size_t cpu_empty_cache() {
   const size_t before = large_blocks().cached_bytes();
