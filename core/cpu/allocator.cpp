@@ -4,9 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <unordered_map>
 
-#include <sys/mman.h>
 #include <sys/sysinfo.h>
 
 #include "core/caching_allocator.h"
@@ -27,22 +25,9 @@ namespace ember::cpu {
 
 namespace {
 
-// Large blocks are mapped pages of their own, so a block the cache lets go of is unmapped and its
-// memory is back with the system at once (free() may keep it in malloc's heap). Pages are aligned
-// far beyond kAlignment.
 struct SystemMemory final : DeviceMemory {
-  std::unordered_map<void*, size_t> sizes;  // mapped block -> its length; used under the cache's lock
-  void* raw_alloc(size_t nbytes) override {
-    void* p = ::mmap(nullptr, nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
-    sizes[p] = nbytes;
-    return p;
-  }
-  void raw_free(void* ptr) override {
-    auto it = sizes.find(ptr);
-    ::munmap(ptr, it->second);
-    sizes.erase(it);
-  }
+  void* raw_alloc(size_t nbytes) override { return std::aligned_alloc(kAlignment, nbytes); }
+  void raw_free(void* ptr) override { std::free(ptr); }
 };
 
 // Never destroyed: tensors held in static objects may be freed after other statics are gone.
