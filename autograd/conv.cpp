@@ -9,6 +9,7 @@
 // dW = sum over the batch of g @ cols^T, dx = col2im(W^T @ g), db = sum of g over (N, H, W).
 #include "autograd/conv.h"
 
+#include <algorithm>
 #include <array>
 
 #include "autograd/autograd.h"
@@ -78,20 +79,28 @@ void check_conv(const char* op, int64_t dims, const Tensor& input, const Tensor&
   const int64_t channels = input.size(batch_dims - 1);
   std::vector<int64_t> batched = input.sizes().vec();
   if (batch_dims == 1) batched.insert(batched.begin(), 1);
+  const std::vector<int64_t> kernel_size(weight.sizes().begin() + 2, weight.sizes().end());
+  EMBER_CHECK(std::all_of(kernel_size.begin(), kernel_size.end(), [](int64_t k) { return k > 0; }),
+              "{}: kernel size should be greater than zero, but got kernel size ({}) (weight of size {})", op,
+              fmt::join(kernel_size, " x "), weight.sizes());
+  EMBER_CHECK(weight.size(0) >= groups,
+              "{}: Given groups={}, expected weight to be at least {} at dimension 0, but got weight of size {} "
+              "instead",
+              op, groups, groups, weight.sizes());
+  EMBER_CHECK(weight.size(0) % groups == 0,
+              "{}: Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size {} "
+              "instead",
+              op, groups, groups, weight.sizes());
   if (!transposed) {
-    EMBER_CHECK(weight.size(0) % groups == 0,
-                "{}: Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size {} "
-                "instead",
-                op, groups, groups, weight.sizes());
     EMBER_CHECK(channels == weight.size(1) * groups,
                 "{}: Given groups={}, weight of size {}, expected input{} to have {} channels, but got {} channels "
                 "instead",
                 op, groups, weight.sizes(), IntArrayRef(batched), weight.size(1) * groups, channels);
   } else {
-    EMBER_CHECK(channels % groups == 0 && weight.size(0) == channels,
+    EMBER_CHECK(weight.size(0) == channels,
                 "{}: Given transposed=1, weight of size {}, expected input{} to have {} channels, but got {} channels "
-                "instead (and in_channels must be divisible by groups={})",
-                op, weight.sizes(), IntArrayRef(batched), weight.size(0), channels, groups);
+                "instead",
+                op, weight.sizes(), IntArrayRef(batched), weight.size(0), channels);
     for (int64_t d = 0; d < dims; ++d)
       EMBER_CHECK(output_padding[d] >= 0 && (output_padding[d] < stride[d] || output_padding[d] < dilation[d]),
                   "{}: output padding must be smaller than either stride or dilation, but got output_padding={}, "
@@ -104,14 +113,28 @@ void check_conv(const char* op, int64_t dims, const Tensor& input, const Tensor&
       "{}: Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got bias of size {} "
       "instead",
       op, weight.sizes(), out_channels, bias.sizes());
-  if (transposed) return;
+  // The dilated kernel, the padded input and (transposed) the output, in overflow-checked arithmetic:
+  // wrapped around, a huge dilation or padding would pass the checks and make a negative size.
   std::vector<int64_t> padded(dims), kernel(dims);
   bool fits = true;
   for (int64_t d = 0; d < dims; ++d) {
-    padded[d] = input.size(batch_dims + d) + pad_begin[d] + pad_end[d];
-    kernel[d] = dilation[d] * (weight.size(2 + d) - 1) + 1;
+    const int64_t size = input.size(batch_dims + d);
+    int64_t extent = 0, out = 0;
+    bool overflow = __builtin_mul_overflow(dilation[d], kernel_size[d] - 1, &extent) ||
+                    __builtin_add_overflow(extent, 1, &kernel[d]) ||
+                    __builtin_add_overflow(size, pad_begin[d], &padded[d]) ||
+                    __builtin_add_overflow(padded[d], pad_end[d], &padded[d]);
+    if (transposed)  // (size - 1) * stride - pad_begin - pad_end + dilation * (k - 1) + output_padding + 1
+      overflow = overflow || __builtin_mul_overflow(size - 1, stride[d], &out) ||
+                 __builtin_add_overflow(out, kernel[d], &out) || __builtin_add_overflow(out, output_padding[d], &out) ||
+                 __builtin_sub_overflow(out, pad_begin[d], &out) || __builtin_sub_overflow(out, pad_end[d], &out);
+    EMBER_CHECK(!overflow,
+                "{}: the sizes overflow 64 bits: input of size {}, weight of size {}, stride={}, padding={}, "
+                "dilation={}",
+                op, input.sizes(), weight.sizes(), IntArrayRef(stride), IntArrayRef(pad_begin), IntArrayRef(dilation));
     fits = fits && kernel[d] <= padded[d];
   }
+  if (transposed) return;
   EMBER_CHECK(fits,
               "{}: Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater "
               "than actual input size (input of size {}, weight of size {})",
@@ -222,8 +245,11 @@ Tensor conv2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias,
 Tensor conv_transpose2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
   const int64_t N = x.size(0), C_in = x.size(1), H = x.size(2), W = x.size(3);
   const int64_t G = p.groups, C_out = weight.size(1) * G, kh = weight.size(2), kw = weight.size(3);
-  const int64_t out_h = (H - 1) * p.stride[0] - 2 * p.pad_begin[0] + p.dilation[0] * (kh - 1) + p.output_padding[0] + 1;
-  const int64_t out_w = (W - 1) * p.stride[1] - 2 * p.pad_begin[1] + p.dilation[1] * (kw - 1) + p.output_padding[1] + 1;
+  // In the order check_conv proved free of overflow.
+  const int64_t out_h = (H - 1) * p.stride[0] + (p.dilation[0] * (kh - 1) + 1) + p.output_padding[0] - p.pad_begin[0] -
+                        p.pad_end[0];
+  const int64_t out_w = (W - 1) * p.stride[1] + (p.dilation[1] * (kw - 1) + 1) + p.output_padding[1] - p.pad_begin[1] -
+                        p.pad_end[1];
   EMBER_CHECK(out_h > 0 && out_w > 0,
               "conv_transpose2d: the output size ({} x {}) is too small for input of size {} and weight of size {}",
               out_h, out_w, x.sizes(), weight.sizes());
@@ -343,7 +369,10 @@ Tensor detail::conv_same(const char* op, int64_t dims, const Tensor& input, cons
               dims + 2, weight.defined() ? weight.sizes() : IntArrayRef());
   std::vector<int64_t> begin(dims), end(dims);
   for (int64_t d = 0; d < dims; ++d) {
-    const int64_t total = dilation[d] * (weight.size(2 + d) - 1);
+    int64_t total = 0;  // a kernel size of 0 is left to convolution's checks
+    EMBER_CHECK(weight.size(2 + d) <= 0 || !__builtin_mul_overflow(dilation[d], weight.size(2 + d) - 1, &total),
+                "{}: the sizes overflow 64 bits: weight of size {}, dilation={}", op, weight.sizes(),
+                IntArrayRef(dilation));
     begin[d] = total / 2;
     end[d] = total - begin[d];
   }

@@ -49,6 +49,10 @@ Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
 // ---- unary ----
 
 Tensor Tensor::neg() const {
+  EMBER_CHECK(dtype() != kBool,
+              "neg: Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+              "mask, use the `~` or `logical_not()` operator instead (input of shape {})",
+              sizes());
   Tensor y = kernel::unary(UnaryOp::Neg, *this);
   if (any_requires_grad({this}))
     record("NegBackward0", y, {*this}, [](const Tensor& g) -> tensor_list { return {-g}; });
@@ -196,6 +200,14 @@ Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
 }
 
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
+  EMBER_CHECK(dtype() != kBool || other.dtype() != kBool,
+              "sub: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead (shapes {} and {})",
+              sizes(), other.sizes());
+  EMBER_CHECK(dtype() != kBool && other.dtype() != kBool,
+              "sub: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+              "mask, use the `~` or `logical_not()` operator instead (shapes {} {} and {} {})",
+              sizes(), dtype_name(dtype()), other.sizes(), dtype_name(other.dtype()));
   Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
   Tensor y = kernel::binary(BinaryOp::Sub, *this, b);
   if (any_requires_grad({this, &b})) {
@@ -262,6 +274,9 @@ Tensor Tensor::pow(const Tensor& exponent) const {
 }
 // d(a^p) = g p a^(p-1)
 Tensor Tensor::pow(const Scalar& exponent) const {
+  EMBER_CHECK(is_floating_point() || exponent.is_floating_point() || exponent.toLong() >= 0,
+              "pow: Integers to negative integer powers are not allowed (a {} tensor to the power {})",
+              dtype_name(dtype()), exponent.toLong());
   Tensor x = exponent.is_floating_point() ? to_float(*this) : *this;
   Tensor y = kernel::binary(BinaryOp::Pow, x, wrap(x, exponent));
   if (any_requires_grad({&x})) {
@@ -418,8 +433,16 @@ Tensor& inplace_binary(Tensor& self, BinaryOp op, const char* name, const Tensor
   }                                                                                                               \
   Tensor& Tensor::name##_(const Scalar& other) { return name##_(wrap(*this, other).to(dtype())); }
 EMBER_INPLACE(mul, Mul, MulBackward0)
-EMBER_INPLACE(div, Div, DivBackward0)
 #undef EMBER_INPLACE
+
+// div is true division: its result is floating point, which an integer tensor cannot hold.
+Tensor& Tensor::div_(const Tensor& other) {
+  const ScalarType result = kernel::result_type(*this, other);
+  EMBER_CHECK(is_floating_point(), "div_: result type {} can't be cast to the desired output type {}",
+              dtype_name(ember::is_floating_point(result) ? result : get_default_dtype()), dtype_name(dtype()));
+  return inplace_binary(*this, BinaryOp::Div, "div_", other, [&](const Tensor& s) { return s.div(other); });
+}
+Tensor& Tensor::div_(const Scalar& other) { return div_(wrap(*this, other).to(dtype())); }
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
   Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;

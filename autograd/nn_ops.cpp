@@ -292,6 +292,12 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
   EMBER_CHECK(indices.dtype() == kInt64, "embedding: expected indices of dtype int64, got {}",
               dtype_name(indices.dtype()));
   check_index(indices, weight.size(0), "embedding", weight.sizes(), 0);
+  if (padding_idx) {  // negative counts from the end, as in functional::embedding
+    const int64_t rows = weight.size(0);
+    EMBER_CHECK(*padding_idx >= -rows && *padding_idx < rows,
+                "embedding: padding_idx {} must be within num_embeddings ({})", *padding_idx, rows);
+    if (*padding_idx < 0) padding_idx = *padding_idx + rows;
+  }
   Tensor flat = kernel::contiguous(indices.reshape({-1}));
   Tensor rows;
   {

@@ -2,6 +2,7 @@
 //
 // A reduction's gradient is the output gradient broadcast back over the reduced dims (unsqueezed
 // there first when keepdim was false), times the local derivative.
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/autograd.h"
@@ -24,6 +25,28 @@ Tensor unsqueeze_reduced(const Tensor& g, IntArrayRef in_sizes, const std::vecto
   return g.reshape(sz);
 }
 
+// A bool input is widened to the sum's dtype (int64) this many elements at a time, so a
+// 128 MiB mask costs 32 MiB of int64 rather than a 1 GiB copy.
+constexpr int64_t kSumSlabElements = int64_t(1) << 22;
+
+// sum(x.to(dt), dims, keepdim=true), casting one slab of x along its longest dim at a time: the
+// slab's sum is added into the whole output when that dim is summed, else into the output's slab.
+Tensor sum_widened_in_slabs(const Tensor& x, ScalarType dt, const std::vector<int64_t>& dims) {
+  const int64_t c = std::max_element(x.sizes().begin(), x.sizes().end()) - x.sizes().begin();
+  const int64_t len = x.size(c), per_index = x.numel() / len;
+  const int64_t step = std::max<int64_t>(1, kSumSlabElements / per_index);
+  const bool summed = std::find(dims.begin(), dims.end(), c) != dims.end();
+  std::vector<int64_t> out_sizes = x.sizes().vec();
+  for (int64_t d : dims) out_sizes[d] = 1;
+  Tensor out = zeros(out_sizes, x.options().dtype(dt));
+  for (int64_t start = 0; start < len; start += step) {
+    const int64_t n = std::min(step, len - start);
+    Tensor part = kernel::reduce(ReduceOp::Sum, kernel::cast(x.narrow(c, start, n), dt), dims, /*keepdim=*/true);
+    kernel::binary_(BinaryOp::Add, summed ? out : out.narrow(c, start, n), part);
+  }
+  return out;
+}
+
 int64_t count_over(IntArrayRef sizes, const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= sizes[d];
@@ -36,9 +59,15 @@ int64_t count_over(IntArrayRef sizes, const std::vector<int64_t>& dims) {
 Tensor Tensor::sum(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype_) const {
   // Integers and bools sum as int64, as in PyTorch.
   ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);
-  Tensor x = kernel::cast(*this, dt);
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "sum");
-  Tensor y = kernel::reduce(ReduceOp::Sum, x, dims, keepdim);
+  Tensor y;
+  if (!is_floating_point() && !ember::is_floating_point(dt) && element_size() < ember::element_size(dt) &&
+      numel() > kSumSlabElements) {
+    y = sum_widened_in_slabs(*this, dt, dims);
+    if (!keepdim) y = y.squeeze_dims(dims);
+  } else {
+    y = kernel::reduce(ReduceOp::Sum, kernel::cast(*this, dt), dims, keepdim);
+  }
   if (any_requires_grad({this})) {
     record(dims_in.empty() ? "SumBackward0" : "SumBackward1", y, {*this},
            [in = sizes().vec(), dims, keepdim, src = dtype()](const Tensor& g) -> tensor_list {

@@ -10,10 +10,13 @@
 // size, as PyTorch's CUDA caching allocator does. This file knows nothing of CUDA: the device is a
 // DeviceMemory interface, so the logic is compiled into every build and unit tested on the host
 // with a fake device (tests/test_cuda_host.cpp). It deliberately does not split or merge blocks.
+// With CacheLimit::kPeakInUse (the CPU's) the cache never holds more bytes than tensors have held
+// at once since the last empty_cache(): past that, the blocks freed longest ago go back first.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -60,11 +63,18 @@ struct AllocatorStats {
   size_t device_allocs = 0;  // calls that reached the device (a cache miss)
 };
 
+// How many freed bytes a CachingAllocator keeps for reuse.
+enum class CacheLimit {
+  kUnbounded,  // all of them, until the device runs out (PyTorch's CUDA allocator)
+  kPeakInUse,  // at most the peak of bytes in use since the last empty_cache(), oldest freed go first
+};
+
 class CachingAllocator {
  public:
   // `device_name` starts its error messages ("CUDA out of memory: ...").
-  explicit CachingAllocator(DeviceMemory& device, std::string device_name = "CUDA")
-      : device_(device), name_(std::move(device_name)) {}
+  explicit CachingAllocator(DeviceMemory& device, std::string device_name = "CUDA",
+                            CacheLimit limit = CacheLimit::kUnbounded)
+      : device_(device), name_(std::move(device_name)), limit_(limit) {}
   ~CachingAllocator() { empty_cache(); }
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -79,9 +89,12 @@ class CachingAllocator {
     const size_t size = round_block_size(nbytes);
     void* p = nullptr;
     auto it = free_.find(size);
-    if (it != free_.end() && !it->second.empty()) {
-      p = it->second.back();
+    if (it != free_.end()) {
+      auto block = it->second.back();  // the most recently freed block of this class
+      p = block->ptr;
       it->second.pop_back();
+      if (it->second.empty()) free_.erase(it);
+      freed_order_.erase(block);
     } else {
       p = device_.raw_alloc(size);
       if (p == nullptr) {
@@ -101,18 +114,25 @@ class CachingAllocator {
     live_[p] = size;
     stats_.allocated += size;
     if (stats_.allocated > stats_.max_allocated) stats_.max_allocated = stats_.allocated;
+    if (stats_.allocated > peak_since_empty_) peak_since_empty_ = stats_.allocated;
     return p;
   }
 
-  // Returns a block to its free list; the device memory stays reserved until empty_cache().
+  // Returns a block to its free list; the device memory stays reserved until empty_cache() or,
+  // under CacheLimit::kPeakInUse, until the cache outgrows its limit.
   void deallocate(void* p) {
     if (p == nullptr) return;
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = live_.find(p);
     EMBER_CHECK(it != live_.end(), "{} allocator: freeing a pointer it did not allocate ({})", name_, p);
-    stats_.allocated -= it->second;
-    free_[it->second].push_back(p);
+    const size_t size = it->second;
+    stats_.allocated -= size;
     live_.erase(it);
+    freed_order_.push_back({p, size});
+    free_[size].push_back(std::prev(freed_order_.end()));
+    if (limit_ == CacheLimit::kPeakInUse) {
+      while (stats_.reserved - stats_.allocated > peak_since_empty_) release_oldest();
+    }
   }
 
   // Gives every cached (free) block back to the device. Live blocks are untouched.
@@ -135,23 +155,42 @@ class CachingAllocator {
   }
 
  private:
+  struct FreeBlock {
+    void* ptr;
+    size_t size;  // its size class
+  };
+  using FreeList = std::list<FreeBlock>;
+
   void release_cached() {
-    for (auto& [size, blocks] : free_) {
-      for (void* p : blocks) {
-        device_.raw_free(p);
-        stats_.reserved -= size;
-      }
-      blocks.clear();
+    for (const FreeBlock& b : freed_order_) {
+      device_.raw_free(b.ptr);
+      stats_.reserved -= b.size;
     }
+    freed_order_.clear();
     free_.clear();
+    peak_since_empty_ = stats_.allocated;
+  }
+
+  // Gives the block freed longest ago back to the device; it is the first of its size class.
+  void release_oldest() {
+    const FreeBlock oldest = freed_order_.front();
+    auto it = free_.find(oldest.size);
+    it->second.erase(it->second.begin());
+    if (it->second.empty()) free_.erase(it);
+    freed_order_.pop_front();
+    device_.raw_free(oldest.ptr);
+    stats_.reserved -= oldest.size;
   }
 
   DeviceMemory& device_;
   std::string name_;
+  const CacheLimit limit_;
   mutable std::mutex mutex_;
-  std::map<size_t, std::vector<void*>> free_;  // size class -> cached blocks
-  std::unordered_map<void*, size_t> live_;     // handed-out block -> its size class
+  FreeList freed_order_;                                      // cached blocks, freed longest ago first
+  std::map<size_t, std::vector<FreeList::iterator>> free_;  // size class -> its blocks in freed_order_
+  std::unordered_map<void*, size_t> live_;                    // handed-out block -> its size class
   AllocatorStats stats_;
+  size_t peak_since_empty_ = 0;  // most bytes handed out at once since the last empty_cache()
 };
 
 }  // namespace ember

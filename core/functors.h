@@ -84,7 +84,7 @@ EMBER_HD T erf_(T x) {
   X(Add, add, a + b, T)                                                         \
   X(Sub, sub, a - b, T)                                                         \
   X(Mul, mul, a* b, T)                                                          \
-  X(Div, div, a / b, T)                                                         \
+  X(Div, div, detail::div_(a, b), T)                                            \
   X(Pow, pow, detail::pow_(a, b), T)                                            \
   X(Maximum, maximum, detail::max_(a, b), T)                                    \
   X(Minimum, minimum, detail::min_(a, b), T)                                    \
@@ -160,14 +160,38 @@ EMBER_HD T pow_(T a, T b) {
     return std::pow(a, b);
   }
 }
-// PyTorch's remainder: the result has the divisor's sign (Python's %). Integer b is never 0 here
-// (the op checks); bool never reaches these (the op rejects it).
+// Integer division and its remainders as PyTorch computes them: x / -1 wraps INT_MIN to itself and
+// x % -1 is 0 (the machine instructions would trap on INT_MIN). A zero divisor never reaches these
+// for integers (the op throws ZeroDivisionError first); 0 is returned rather than trapping. bool
+// never reaches them either (the op rejects it).
+template <typename T>
+EMBER_HD T div_(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    if (b == 0) return T(0);
+    if (b == T(-1)) return T(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(a));
+    return a / b;
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return b == 0 ? T(0) : T(a / b);
+  } else {
+    return a / b;
+  }
+}
+// The remainder of truncating division (C's %, fmod's), with the dividend's sign.
+template <typename T>
+EMBER_HD T int_rem_(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T(0);
+  }
+  return T(a % b);
+}
+// PyTorch's remainder: the result has the divisor's sign (Python's %).
 template <typename T>
 EMBER_HD T remainder_(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a;
   } else if constexpr (std::is_integral_v<T>) {
-    T r = a % b;
+    T r = int_rem_(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   } else {
@@ -182,7 +206,7 @@ EMBER_HD T fmod_(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a;
   } else if constexpr (std::is_integral_v<T>) {
-    return a % b;
+    return int_rem_(a, b);
   } else {
     return std::fmod(a, b);
   }

@@ -623,6 +623,7 @@ void multinomial_rows(const Tensor& probs, int64_t num_samples, bool replacement
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, OptGenerator generator) {
   check_probabilities(probs, num_samples, replacement);
   Tensor p = probs.detach().to(Device(kCPU)).contiguous();
+  if (p.scalar_type() == kBFloat16) p = p.to(kFloat32);  // bf16 probabilities are sampled in float32
   std::vector<int64_t> out_sizes =
       probs.dim() == 2 ? std::vector<int64_t>{probs.size(0), num_samples} : std::vector<int64_t>{num_samples};
   Tensor out = raw_empty(out_sizes, kInt64, Device(kCPU), "multinomial");

@@ -12,7 +12,9 @@
 // With workers, batches still come in the sampler's order (enforce_ordering, the default, as
 // libtorch); an exception thrown while a worker builds a batch is rethrown where that batch would
 // have been returned. Starting a new pass while the previous one is unfinished discards its
-// outstanding batches (libtorch throws instead). Not here: libtorch's stateful datasets.
+// outstanding batches (libtorch throws instead). At most kMaxDataLoaderWorkers workers; if one
+// cannot be started, those already running are stopped and joined before the error is thrown.
+// Not here: libtorch's stateful datasets.
 #pragma once
 
 #include <chrono>
@@ -38,6 +40,9 @@
 
 namespace ember::data {
 
+// More worker threads than this only cost memory (each holds a copy of the dataset) and start-up.
+inline constexpr size_t kMaxDataLoaderWorkers = 1024;
+
 struct DataLoaderOptions {
   DataLoaderOptions() = default;
   DataLoaderOptions(size_t batch_size) : batch_size_(batch_size) {}  // NOLINT: implicit, as libtorch
@@ -59,6 +64,8 @@ struct FullDataLoaderOptions {
         enforce_ordering(options.enforce_ordering()),
         drop_last(options.drop_last()) {
     EMBER_CHECK(batch_size > 0, "DataLoaderOptions: batch_size must be positive, got 0");
+    EMBER_CHECK(workers <= kMaxDataLoaderWorkers, "DataLoaderOptions: workers must be at most {}, got {}",
+                kMaxDataLoaderWorkers, workers);
     EMBER_CHECK(workers == 0 || max_jobs > 0, "DataLoaderOptions: max_jobs must be positive with {} workers", workers);
   }
   size_t batch_size;
@@ -113,8 +120,18 @@ class StatelessDataLoader {
       main_thread_dataset_.emplace(std::move(dataset));
       return;
     }
-    for (size_t w = 0; w < options_.workers; ++w)  // each worker reads its own copy of the dataset
-      workers_.emplace_back([this, copy = dataset]() mutable { worker_thread(copy); });
+    workers_.reserve(options_.workers);
+    for (size_t w = 0; w < options_.workers; ++w) {
+      try {  // each worker reads its own copy of the dataset
+        workers_.emplace_back([this, copy = dataset]() mutable { worker_thread(copy); });
+      } catch (const std::exception& e) {
+        join();  // the destructor will not run: stop the workers already started
+        EMBER_FAIL("DataLoader: could not start worker {} of {}: {}", w + 1, options_.workers, e.what());
+      } catch (...) {
+        join();
+        throw;
+      }
+    }
   }
   StatelessDataLoader(const StatelessDataLoader&) = delete;
   StatelessDataLoader& operator=(const StatelessDataLoader&) = delete;

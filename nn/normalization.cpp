@@ -4,6 +4,7 @@
 #include <limits>
 #include <ostream>
 
+#include "core/shape.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 
@@ -49,8 +50,10 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
     EMBER_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == C),
                 "group_norm: weight and bias should have shape [{}] (one value per channel), but got {}", C,
                 t->sizes());
-  // (N, G, C/G * spatial): each row one (sample, group), normalised with its biased variance.
-  Tensor x = input.reshape({N, G, -1});
+  // (N, G, C/G * spatial): each row one (sample, group), normalised with its biased variance. The
+  // row length is spelled out: with N = 0, -1 could not be inferred.
+  const int64_t row = input.numel() == 0 ? C / G * numel_of(input.sizes().slice(2)) : input.numel() / (N * G);
+  Tensor x = input.reshape({N, G, row});
   Tensor centered = x - x.mean({2}, /*keepdim=*/true);
   Tensor y =
       (centered * (centered.square().mean({2}, /*keepdim=*/true) + options.eps()).rsqrt()).reshape(input.sizes());

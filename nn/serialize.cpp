@@ -3,7 +3,9 @@
 // Writing: the header is built with nlohmann::ordered_json (compact, "__metadata__" first, tensors
 // in the caller's order, as the reference writer lays them out) and padded with spaces to a
 // multiple of 8 bytes. Bytes go to "<path>.tmp.<pid>.<n>" next to the target, which is fsync'ed
-// and renamed over the target, so readers see the old file or the new one, never a mix.
+// and renamed over the target, so readers see the old file or the new one, never a mix. A symlink
+// is written through (the file it names is replaced, keeping its mode); anything but a regular file
+// or a new name is refused.
 // Reading: every header field is checked before any data is read, and the tensors' byte ranges
 // must tile the data section exactly (no overlap, no gap, no trailing bytes), as the reference
 // reader requires. Hostile headers are errors, not crashes: nesting is bounded before parsing,
@@ -22,6 +24,7 @@
 #include <functional>
 #include <istream>
 #include <iterator>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -119,6 +122,37 @@ std::pair<std::string, int> create_temp_beside(const std::string& path) {
     EMBER_CHECK(errno == EEXIST, "save_safetensors: cannot create a temporary file beside {}: {}", path, errno_text());
   }
   EMBER_FAIL("save_safetensors: cannot create a temporary file beside {} (100 names taken)", path);
+}
+
+constexpr int kMaxSymlinkHops = 40;  // as Linux's limit on links followed in one path lookup
+
+// Where saving to `path` writes: symlinks are followed to the file they name (which may not exist
+// yet), so the link stays a link; the result is a regular file or absent, never a FIFO, device,
+// socket or directory, which renaming over would replace. `existing` is that file's stat, if any.
+std::string resolve_save_target(const std::string& path, std::optional<struct stat>& existing) {
+  std::filesystem::path target(path);
+  for (int hop = 0;; ++hop) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) {
+      EMBER_CHECK(errno == ENOENT, "save_safetensors: cannot write {}: {}", path, errno_text());
+      existing.reset();
+      return target.string();
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      EMBER_CHECK(S_ISREG(st.st_mode),
+                  "save_safetensors: {}{} is not a regular file (a directory, FIFO, device or socket); refusing to "
+                  "replace it",
+                  path, target.string() == path ? std::string() : " -> " + target.string());
+      existing = st;
+      return target.string();
+    }
+    EMBER_CHECK(hop < kMaxSymlinkHops, "save_safetensors: cannot write {}: more than {} levels of symbolic links", path,
+                kMaxSymlinkHops);
+    std::error_code ec;
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    EMBER_CHECK(!ec, "save_safetensors: cannot read the symbolic link {}: {}", target.string(), ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
 }
 
 // The directory entry of a rename is durable only once the directory itself is synced.
@@ -241,9 +275,14 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   const std::string header = header_bytes(tensors, metadata);
   const uint64_t header_len = header.size();
 
-  auto [tmp, fd_raw] = create_temp_beside(path);
+  std::optional<struct stat> existing;
+  const std::string target = resolve_save_target(path, existing);
+  auto [tmp, fd_raw] = create_temp_beside(target);
   File fd(fd_raw);
   try {
+    if (existing)  // the new file keeps the old one's permissions
+      EMBER_CHECK(::fchmod(fd.get(), existing->st_mode & 07777) == 0, "save_safetensors: setting the mode of {} "
+                  "failed: {}", tmp, errno_text());
     write_all(fd.get(), &header_len, sizeof(header_len), tmp);
     write_all(fd.get(), header.data(), header.size(), tmp);
     for (const auto& [name, t] : tensors) {
@@ -252,13 +291,13 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     }
     EMBER_CHECK(::fsync(fd.get()) == 0, "save_safetensors: flushing {} to disk failed: {}", tmp, errno_text());
     EMBER_CHECK(fd.close(), "save_safetensors: closing {} failed: {}", tmp, errno_text());
-    EMBER_CHECK(::rename(tmp.c_str(), path.c_str()) == 0, "save_safetensors: renaming {} to {} failed: {}", tmp, path,
-                errno_text());
+    EMBER_CHECK(::rename(tmp.c_str(), target.c_str()) == 0, "save_safetensors: renaming {} to {} failed: {}", tmp,
+                target, errno_text());
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
   }
-  sync_directory_of(path);
+  sync_directory_of(target);
 }
 
 // ---- reading ----

@@ -58,6 +58,23 @@ TEST(ExampleMnist, MissingFilesAreAClearError) {
   EXPECT_NE(out.find("cannot open /nonexistent/mnist/train-images-idx3-ubyte"), std::string::npos) << out;
 }
 
+// Files with valid headers but no images: an error, not "Accuracy: nan" and exit status 0.
+TEST(ExampleMnist, EmptyFilesAreAnErrorNotNanAccuracy) {
+  test::MnistDir empty_train("empty_train", 0, 20, pixel, label, pixel, label);
+  int status = 0;
+  std::string out = run_mnist("--data " + empty_train.dir.string() + " --epochs 1", &status);
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(out.find("ember-mnist: the training set in " + empty_train.dir.string() + " holds no images"),
+            std::string::npos)
+      << out;
+  test::MnistDir empty_test("empty_test", 8, 0, pixel, label, pixel, label);
+  out = run_mnist("--data " + empty_test.dir.string() + " --epochs 1 --batch-size 8", &status);
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(out.find("ember-mnist: the test set in " + empty_test.dir.string() + " holds no images"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("nan"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace ember
 

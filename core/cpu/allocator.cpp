@@ -33,7 +33,7 @@ struct SystemMemory final : DeviceMemory {
 // Never destroyed: tensors held in static objects may be freed after other statics are gone.
 CachingAllocator& large_blocks() {
   static SystemMemory* memory = new SystemMemory();
-  static CachingAllocator* cache = new CachingAllocator(*memory, "cpu");
+  static CachingAllocator* cache = new CachingAllocator(*memory, "cpu", CacheLimit::kPeakInUse);
   return *cache;
 }
 
@@ -72,6 +72,10 @@ void cpu_deallocate(void* ptr) {
     std::free(base);
   }
 }
+
+size_t cpu_cached_bytes() { return large_blocks().cached_bytes(); }
+AllocatorStats cpu_memory_stats() { return large_blocks().stats(); }
+void cpu_reset_peak_memory_stats() { large_blocks().reset_peak(); }
 
 size_t cpu_empty_cache() {
   const size_t before = large_blocks().cached_bytes();

@@ -4,11 +4,15 @@
 // system, each one comes back as fresh pages the kernel must fault in and zero: a third of a
 // video-preset GPT step went to that. Blocks of kCacheFrom bytes and more are therefore kept in a
 // CachingAllocator (core/caching_allocator.h, the CUDA backend's bookkeeping) and reused by size
-// class; smaller ones go straight to malloc, which already reuses them. Under AddressSanitizer
+// class; smaller ones go straight to malloc, which already reuses them. The cache holds at most as
+// many bytes as tensors have held at once since the last cpu_empty_cache() (CacheLimit::kPeakInUse),
+// so a run of ever-new sizes cannot pile up freed memory. Under AddressSanitizer
 // nothing is cached, so every use after free is still caught.
 #pragma once
 
 #include <cstddef>
+
+#include "core/caching_allocator.h"
 
 namespace ember {
 
@@ -29,6 +33,12 @@ inline constexpr size_t kCacheFrom = size_t(256) << 10;  // glibc hands blocks t
 
 void* cpu_allocate(size_t nbytes);
 void cpu_deallocate(void* ptr);
+// Bytes held in freed blocks kept for reuse.
+size_t cpu_cached_bytes();
+// The statistics of blocks of kCacheFrom bytes and more (smaller ones are malloc's), as
+// torch.cuda.memory_stats; the reset restarts max_allocated from the bytes in use now.
+AllocatorStats cpu_memory_stats();
+void cpu_reset_peak_memory_stats();
 // Gives every cached block back to the system (live tensors are untouched); returns the bytes freed.
 size_t cpu_empty_cache();
 

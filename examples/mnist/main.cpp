@@ -121,6 +121,7 @@ int run(const Settings& s) {
                            .map(data::transforms::Normalize<>(0.1307, 0.3081))
                            .map(data::transforms::Stack<>());
   const size_t train_size = train_dataset.size().value();
+  EMBER_CHECK(train_size > 0, "the training set in {} holds no images; nothing to train on", s.data_dir);
   auto train_loader = data::make_data_loader<data::samplers::SequentialSampler>(
       std::move(train_dataset), data::DataLoaderOptions(s.batch_size).workers(s.workers));
 
@@ -128,6 +129,8 @@ int run(const Settings& s) {
                           .map(data::transforms::Normalize<>(0.1307, 0.3081))
                           .map(data::transforms::Stack<>());
   const size_t test_size = test_dataset.size().value();
+  EMBER_CHECK(test_size > 0, "the test set in {} holds no images; its accuracy would be 0 / 0",
+              s.data_dir);
   auto test_loader = data::make_data_loader(std::move(test_dataset), data::DataLoaderOptions(s.test_batch_size));
 
   ember::optim::SGD optimizer(model->parameters(), ember::optim::SGDOptions(s.lr).momentum(s.momentum));
