@@ -46,11 +46,11 @@ candidate_dirs() {
     [ -d "$d" ] && echo "CUDA toolkit|$d"
   done
   echo "ldconfig|"
-  while read -r sp; do
+  for sp in $(site_packages | awk '!seen[$0]++'); do
     for d in "$sp"/nvidia/*/lib "$sp"/nvidia/*/lib64; do
       [ -d "$d" ] && echo "pip wheel|$d"
     done
-  done < <(site_packages | awk '!seen[$0]++')
+  done
 }
 
 # Resolves every library the bundle left to the target; sets CUDA_LIB_PATH, writes the report.

@@ -93,7 +93,12 @@ gpu_step_smoke() {
     return 3
   fi
   if grep -q 'no CUDA device' <<<"$out"; then
-    echo "SMOKE: no CUDA device ($(grep -o 'no CUDA device.*' <<<"$out" | head -n 1))"
+    local why="the CUDA tests skip"
+    if [ -x "${CHARLM:-}" ]; then  # the trainer prints why: "CUDA: no CUDA device available (cudaError...)"
+      why=$("$CHARLM" train --preset tiny --max_iters 1 --device cuda --data "$CHARLM_DATA" \
+        --out_dir "$WORK/smoke-charlm" 2>&1 | grep -o 'no CUDA device available.*' | head -n 1)
+    fi
+    echo "SMOKE: no CUDA device: ${why:-the CUDA tests skip}"
     return 2
   fi
   grep -q "OK \] $GPU_SMOKE_TEST" <<<"$out" && [ "$status" = 0 ]
@@ -218,7 +223,7 @@ gpu_write_summary() {
     [ -n "${GPU_HEADER:-}" ] && echo "$GPU_HEADER"
     printf '%s\n' "${GPU_SUMMARY[@]}"
   } >"$LOG_DIR/summary.txt.tmp" && mv "$LOG_DIR/summary.txt.tmp" "$LOG_DIR/summary.txt"
-  tar -czf "$LOG_DIR/logs.tar.gz.tmp" -C "$WORK" . 2>/dev/null && mv "$LOG_DIR/logs.tar.gz.tmp" "$LOG_DIR/logs.tar.gz"
+  tar -cf - -C "$WORK" . 2>/dev/null | gzip >"$LOG_DIR/logs.tar.gz.tmp" && mv "$LOG_DIR/logs.tar.gz.tmp" "$LOG_DIR/logs.tar.gz"
 }
 
 # Runs GPU_STEPS in order; returns 0 when every step that ran passed, 1 when one failed, 2 when no
@@ -252,6 +257,7 @@ gpu_run_steps() {
     status=$?
     case $status in
       0) verdict=PASS ;;
+      2) verdict=$([ "$fn" = gpu_step_smoke ] && echo NOGPU || echo FAIL) ;;
       124 | 137) verdict=TIME ;;
       *) verdict=FAIL ;;
     esac
@@ -260,7 +266,7 @@ gpu_run_steps() {
     GPU_SUMMARY+=("$(printf '%-4s  %-44s %4ss   %s' "$verdict" "$name" $((SECONDS - start)) "${log#"$WORK"/}")")
     gpu_write_summary
     if [ "$fn" = gpu_step_smoke ] && [ "$status" = 2 ]; then
-      echo "no CUDA device: $(grep -o 'no CUDA device.*' "$log" | tail -n 1)"
+      echo "no CUDA device: $(grep -o 'SMOKE: no CUDA device: .*' "$log" | tail -n 1 | sed 's/^SMOKE: no CUDA device: //')"
       return 2
     fi
     if [ "$fn" = gpu_step_smoke ] && [ "$status" != 0 ]; then

@@ -48,7 +48,7 @@ done
 # ---- a bare root: the shell tools the runner uses, their libraries, libstdc++ and libgcc_s ----
 root=$work/root
 mkdir -p "$root/usr/bin" "$root/usr/sbin" "$root/usr/lib/x86_64-linux-gnu" "$root/usr/lib64" "$root/etc" \
-  "$root/tmp" "$root/dev" "$root/bundle"
+  "$root/tmp" "$root/dev" "$root/proc" "$root/bundle"
 ln -s usr/bin "$root/bin"
 ln -s usr/sbin "$root/sbin"
 ln -s usr/lib "$root/lib"
@@ -58,7 +58,7 @@ place() {  # copies a file into the root at its /usr path
   mkdir -p "$(dirname "$dest")"
   cp -L "$1" "$dest"
 }
-tools=(bash env date uname grep head tail sed cat ldd basename dirname mkdir mktemp rm mv tar gzip timeout
+tools=(bash sh env date uname grep head tail sed cat ldd basename dirname mkdir mktemp rm mv tar gzip timeout
   awk sort cut tr getconf ls wc sleep)
 for t in "${tools[@]}"; do
   path=$(command -v "$t") || { echo "test_gpu_bundle: no $t here" >&2; exit 1; }
@@ -72,11 +72,13 @@ done
 printf '/usr/lib/x86_64-linux-gnu\n/usr/local/lib\n' >"$root/etc/ld.so.conf"
 ldconfig -r "$root"
 touch "$root/dev/null"
+ln -s /proc/self/fd "$root/dev/fd"
 
 # run_bare LAYOUT: runs the bundle's runner in the bare root with the CUDA libraries mounted as
 # LAYOUT says (toolkit, pip or none); prints its output; sets status and seconds.
 run_bare() {
-  local layout=$1 mounts="mount --bind /dev/null '$root/dev/null' && mount --bind '$bundle' '$root/bundle'"
+  local layout=$1 mounts="mount --bind /dev/null '$root/dev/null' && mount --bind /proc '$root/proc'"
+  mounts+=" && mount --bind '$bundle' '$root/bundle'"
   local pip=$root/opt/torch/.venv/lib/python3.12/site-packages/nvidia
   rm -rf "$root/usr/local/cuda" "$root/opt" "$root/tmp/logs"
   case $layout in
@@ -107,7 +109,8 @@ else
     grep -q '^no CUDA device' <<<"$output" || fail "$layout layout: no 'no CUDA device' line"
     [ "$seconds" -le 10 ] || fail "$layout layout: took $seconds s, more than 10"
     label=$([ "$layout" = toolkit ] && echo "/usr/local/cuda/lib64 (CUDA toolkit)" || echo "nvidia/cu13/lib (pip wheel)")
-    grep -qE "libcublas\.so\.[0-9]+ +.*$label" <<<"$output" || fail "$layout layout: libcublas not reported from $label"
+    grep -E '^ +libcublas\.so\.[0-9]+ ' <<<"$output" | grep -qF "$label" ||
+      fail "$layout layout: libcublas not reported from $label"
     grep -q 'MISSING' <<<"$output" && fail "$layout layout: a library was reported missing"
     grep -q 'needs GLIBCXX_3.4.[0-9]* .*: OK' <<<"$output" || fail "$layout layout: no libstdc++ version check"
     [ -s "$root/tmp/logs/summary.txt" ] && [ -s "$root/tmp/logs/logs.tar.gz" ] ||
