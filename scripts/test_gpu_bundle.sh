@@ -8,6 +8,7 @@
 # and exit 3. Also checks that every group of the sanitizer steps' test filter selects tests.
 #
 #   bash scripts/test_gpu_bundle.sh [BUILD_DIR]   # default build (scripts/test.sh's); skipped without nvcc
+#   KEEP_BUNDLE=/path/ember-gpu.tar.xz bash scripts/test_gpu_bundle.sh build-sm90   # and keep the bundle
 #
 # A BUILD_DIR that is not a CUDA build by nvcc is replaced by build-gpu-bundle, configured for sm_90
 # only, with just the bundled targets built.
@@ -31,6 +32,7 @@ failures=0
 fail() { echo "test_gpu_bundle: FAIL: $*"; failures=$((failures + 1)); }
 
 bash scripts/gpu_bundle.sh "$build" "$work/built/ember-gpu"
+[ -z "${KEEP_BUNDLE:-}" ] || cp "$work/built/ember-gpu.tar.xz" "$KEEP_BUNDLE"  # the packed bundle, kept
 mkdir -p "$work/unpacked"
 xz -dc "$work/built/ember-gpu.tar.xz" | tar -C "$work/unpacked" -xf -  # elsewhere: it must be relocatable
 rm -rf "$work/built/ember-gpu"
