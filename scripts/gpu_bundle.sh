@@ -63,7 +63,7 @@ highest() { readelf -V --wide "$out"/bin/* "$out"/lib/* 2>/dev/null | grep -oE "
 {
   echo "commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD 2>/dev/null || echo '+changes')"
   echo "built $(date -u '+%Y-%m-%d %H:%M UTC') on $(. /etc/os-release && echo "$PRETTY_NAME")"
-  echo "nvcc $(grep -E '^CMAKE_CUDA_COMPILER_VERSION' "$build/CMakeFiles"/*/CMakeCUDACompiler.cmake 2>/dev/null | head -n 1 | grep -oE '[0-9][0-9.]+' || echo unknown)"
+  echo "nvcc $(grep -h "CMAKE_CUDA_COMPILER_VERSION \"" "$build/CMakeFiles"/*/CMakeCUDACompiler.cmake 2>/dev/null | head -n 1 | grep -oE '[0-9][0-9.]+' || echo unknown)"
   echo "architectures $(grep -E '^EMBER_CUDA_ARCHITECTURES:' "$build/CMakeCache.txt" | cut -d= -f2)"
   echo "needs-glibc $(highest GLIBC_2)"
   echo "needs-glibcxx $(highest GLIBCXX_3)"

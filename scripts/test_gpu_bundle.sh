@@ -68,7 +68,9 @@ for t in "${tools[@]}"; do
   for lib in $(ldd "$path" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*'); do place "$lib"; done
 done
 cp -L "$(command -v ldconfig || echo /sbin/ldconfig)" "$root/usr/sbin/ldconfig"
-for lib in libstdc++.so.6 libgcc_s.so.1; do
+# glibc's libraries (libc6: every Ubuntu has them all), libstdc++ and libgcc_s.
+for lib in libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libresolv.so.2 libutil.so.1 \
+  libstdc++.so.6 libgcc_s.so.1; do
   place "$(ldconfig -p | awk -v n="$lib" '$1 == n && /x86-64/ {print $NF; exit}')"
 done
 printf '/usr/lib/x86_64-linux-gnu\n/usr/local/lib\n' >"$root/etc/ld.so.conf"
