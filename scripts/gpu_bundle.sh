@@ -57,6 +57,9 @@ strip --strip-debug "$out"/bin/* "$out"/lib/* 2>/dev/null || true
 cp "$repo/scripts/gpu_run.sh" "$out/run.sh"
 cp "$repo/scripts/gpu_steps.sh" "$out/steps.sh"
 cp "$repo/data/tinyshakespeare.txt" "$out/data/"
+# ember_tests reads its JSON fixtures when it starts, from the source tree's path compiled into it
+# (or EMBER_FIXTURE_DIR, which run.sh points at this copy).
+cp -r "$repo/tests/fixtures" "$out/fixtures"
 
 # The highest symbol versions of the C and C++ runtimes that anything carried asks for.
 highest() { readelf -V --wide "$out"/bin/* "$out"/lib/* 2>/dev/null | grep -oE "Name: $1\.[0-9.]+" | awk '{print $2}' | sort -uV | tail -n 1; }
@@ -65,6 +68,7 @@ highest() { readelf -V --wide "$out"/bin/* "$out"/lib/* 2>/dev/null | grep -oE "
   echo "built $(date -u '+%Y-%m-%d %H:%M UTC') on $(. /etc/os-release && echo "$PRETTY_NAME")"
   echo "nvcc $(grep -h "CMAKE_CUDA_COMPILER_VERSION \"" "$build/CMakeFiles"/*/CMakeCUDACompiler.cmake 2>/dev/null | head -n 1 | grep -oE '[0-9][0-9.]+' || echo unknown)"
   echo "architectures $(grep -E '^EMBER_CUDA_ARCHITECTURES:' "$build/CMakeCache.txt" | cut -d= -f2)"
+  echo "fixture-dir $(grep -E '^Ember_SOURCE_DIR:' "$build/CMakeCache.txt" | cut -d= -f2)/tests/fixtures"
   echo "needs-glibc $(highest GLIBC_2)"
   echo "needs-glibcxx $(highest GLIBCXX_3)"
   echo "needs-cxxabi $(highest CXXABI_1)"

@@ -108,6 +108,14 @@ verdict() {  # needed, available, what
 }
 
 mkdir -p "$WORK" "$LOG_DIR"
+# ember_tests reads JSON fixtures at start-up: from EMBER_FIXTURE_DIR, or, in a binary built before it
+# read that variable, from the build's source tree, which a link to the bundle's copy stands in for.
+export EMBER_FIXTURE_DIR=$here/fixtures
+compiled_fixtures=$(manifest fixture-dir)
+if [ -n "$compiled_fixtures" ] && ! [ -e "$compiled_fixtures" ]; then
+  mkdir -p "$(dirname "$compiled_fixtures")" 2>/dev/null && ln -s "$here/fixtures" "$compiled_fixtures" 2>/dev/null ||
+    echo "cannot link $compiled_fixtures to $here/fixtures: a test binary that predates EMBER_FIXTURE_DIR will not start"
+fi
 GPU_ENV_FILE=$WORK/libraries.txt
 {
   echo "bundle: $(manifest commit) built $(manifest built), nvcc $(manifest nvcc), architectures $(manifest architectures)"
