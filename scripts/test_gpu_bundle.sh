@@ -60,7 +60,7 @@ place() {  # copies a file into the root at its /usr path
   mkdir -p "$(dirname "$dest")"
   cp -L "$1" "$dest"
 }
-tools=(bash sh env date uname grep head tail sed cat ldd basename dirname mkdir mktemp rm mv tar gzip timeout
+tools=(bash sh env date uname grep head tail sed cat ldd basename dirname mkdir mktemp rm mv ln tar gzip timeout
   awk sort cut tr getconf ls wc sleep)
 for t in "${tools[@]}"; do
   path=$(command -v "$t") || { echo "test_gpu_bundle: no $t here" >&2; exit 1; }
