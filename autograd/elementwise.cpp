@@ -418,6 +418,7 @@ namespace {
 Tensor& inplace_binary(Tensor& self, BinaryOp op, const char* name, const Tensor& other,
                        std::function<Tensor(const Tensor& self_val)> make_out_of_place) {
   autograd::check_inplace(self, name);
+  kernel::check_no_overlap(name, self, {other});
   if (!any_requires_grad({&self, &other})) {
     kernel::binary_(op, self, other);
     return self;
@@ -462,6 +463,7 @@ Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
 namespace {
 Tensor& inplace_unary(Tensor& self, const char* name, std::function<Tensor(const Tensor&)> f) {
   autograd::check_inplace(self, name);
+  kernel::check_no_overlap(name, self);
   autograd::commit_inplace(self, f(any_requires_grad({&self}) ? self.clone() : self.detach()));
   return self;
 }

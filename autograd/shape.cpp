@@ -68,6 +68,7 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 // d copy_(self, src) = (0 for the old self, g for src)
 Tensor& Tensor::copy_(const Tensor& src) {
   autograd::check_inplace(*this, "copy_");
+  kernel::check_no_overlap("copy_", *this, {src});
   if (!any_requires_grad({this, &src})) {
     Tensor s = kernel::broadcast_to(src, sizes());
     if (s.device() != device()) s = s.to(device());

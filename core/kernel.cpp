@@ -1,7 +1,9 @@
 // Result types, broadcasting and allocation around the backend's kernels (see core/kernel.h).
 #include "core/kernel.h"
 
+#include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace ember::kernel {
 
@@ -98,6 +100,49 @@ void check_same_device(const char* op, std::initializer_list<std::reference_wrap
 }
 
 static void check_same_device(const Tensor& a, const Tensor& b, const char* op) { check_same_device(op, {a, b}); }
+
+namespace {
+
+// PyTorch's is_non_overlapping_and_dense: some order of the dims makes the tensor contiguous.
+bool non_overlapping_and_dense(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] != 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+}  // namespace
+
+void check_no_overlap(const char* op, const Tensor& out,
+                      std::initializer_list<std::reference_wrapper<const Tensor>> inputs) {
+  if (out.numel() <= 1) return;
+  for (int64_t d = 0; d < out.dim(); ++d)
+    EMBER_CHECK(out.strides()[d] != 0 || out.sizes()[d] == 1,
+                "{}: unsupported operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the tensor before performing the operation. (written-to tensor: "
+                "shape {}, strides {})",
+                op, out.sizes(), out.strides());
+  if (!non_overlapping_and_dense(out)) return;
+  const auto* out_begin = static_cast<const char*>(out.raw_data_ptr());
+  const char* out_end = out_begin + out.nbytes();
+  for (const Tensor& in : inputs) {
+    if (!in.defined() || in.numel() == 0 || !in.is_alias_of(out) || !non_overlapping_and_dense(in)) continue;
+    const auto* in_begin = static_cast<const char*>(in.raw_data_ptr());
+    const char* in_end = in_begin + in.nbytes();
+    const bool same = in_begin == out_begin && in_end == out_end && in.strides() == out.strides();
+    EMBER_CHECK(same || in_end <= out_begin || out_end <= in_begin,
+                "{}: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation. (written-to "
+                "tensor: shape {}, strides {}, storage offset {}; input: shape {}, strides {}, storage offset {})",
+                op, out.sizes(), out.strides(), out.storage_offset(), in.sizes(), in.strides(), in.storage_offset());
+  }
+}
 
 Tensor unary(UnaryOp op, const Tensor& x) {
   Tensor out = raw_empty(x.sizes(), x.dtype(), x.device());

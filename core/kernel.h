@@ -35,6 +35,17 @@ Tensor clone(const Tensor& t);
 // the same device, but found at least two devices, cuda:0 and cpu").
 void check_same_device(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> tensors);
 
+// PyTorch's memory-overlap guard of every write into an existing tensor (in-place ops, copy_): throws
+// when two elements of `out` share one memory location (a stride-0 dim of size > 1, as expand makes:
+// "add_: unsupported operation: more than one element of the written-to tensor refers to a single
+// memory location. Please clone() ..."), or when an input covers some but not all of out's memory
+// (x[1:].copy_(x[:-1]): "some elements of the input tensor and the written-to tensor refer to a single
+// memory location"). The same memory in the same layout (x.add_(x)) is fine. Like PyTorch it decides
+// only what it can decide cheaply: layouts that are not a permutation of a dense block pass.
+// On a GPU such a write is a race between threads; on the CPU an order-dependent answer.
+void check_no_overlap(const char* op, const Tensor& out,
+                      std::initializer_list<std::reference_wrapper<const Tensor>> inputs = {});
+
 Tensor unary(UnaryOp op, const Tensor& x);
 // Promotes a and b to their result type, broadcasts, and applies op.
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);

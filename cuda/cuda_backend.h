@@ -15,14 +15,15 @@
 
 #include "core/backend.h"
 
-// Throws ember::Error naming the failed call and CUDA's description of the error.
-#define EMBER_CUDA_CHECK(call)                                                            \
-  do {                                                                                    \
-    cudaError_t ember_err_ = (call);                                                      \
-    if (ember_err_ != cudaSuccess) [[unlikely]] {                                         \
-      EMBER_FAIL("CUDA error: {} failed: {} ({})", #call, cudaGetErrorString(ember_err_), \
-                 cudaGetErrorName(ember_err_));                                           \
-    }                                                                                     \
+// Throws ember::Error naming the failed call and CUDA's description of the error (and, for a
+// kernel's fault, that an earlier kernel may have caused it: cuda::kernel_fault_hint).
+#define EMBER_CUDA_CHECK(call)                                                                  \
+  do {                                                                                          \
+    cudaError_t ember_err_ = (call);                                                            \
+    if (ember_err_ != cudaSuccess) [[unlikely]] {                                               \
+      EMBER_FAIL("CUDA error: {} failed: {} ({}){}", #call, cudaGetErrorString(ember_err_),     \
+                 cudaGetErrorName(ember_err_), ::ember::cuda::kernel_fault_hint(ember_err_));   \
+    }                                                                                           \
   } while (0)
 
 #define EMBER_CUBLAS_CHECK(call)                                                              \
@@ -43,6 +44,14 @@ cudaStream_t prepare(Device device);
 cudaStream_t stream(Device device);
 // The cuBLAS handle of `device`, bound to its stream, TF32 as set by set_allow_tf32().
 cublasHandle_t cublas_handle(Device device);
+
+// Whether check_launch waits for each kernel (EMBER_CUDA_SYNC=1 or CUDA_LAUNCH_BLOCKING=1, read at
+// the first launch), so that a kernel's fault names that kernel; set_sync_launches overrides it.
+bool sync_launches();
+void set_sync_launches(bool sync);
+// For an error a running kernel raises, when launches are not synchronised: text saying that an
+// earlier kernel may be the one that failed and how to find it; "" otherwise.
+std::string kernel_fault_hint(cudaError_t err);
 
 class CudaBackend final : public Backend {
  public:

@@ -4,9 +4,16 @@
 // Asking for a CUDA tensor on a machine without a usable GPU is an ember::Error that says why
 // ("CUDA: no CUDA device available ..."), never an abort: the device count is read once, and a
 // failed read counts as zero devices. Kernels live in the other cuda/*.cu files.
+//
+// A kernel's fault is reported by whatever CUDA call comes next, so by default an error names a
+// later kernel or copy; EMBER_CUDA_SYNC=1 (or CUDA_LAUNCH_BLOCKING=1) waits for every kernel right
+// after its launch, so that check_launch names the one that failed. At exit the allocators' cached
+// blocks, the cuBLAS handles and the streams are released, so that a leak checker sees real leaks only.
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 #include "core/generator.h"
 #include "cuda/allocator.h"
@@ -54,14 +61,58 @@ struct PerDevice {
 std::array<PerDevice, kMaxDevices> g_devices;
 std::atomic<bool> g_allow_tf32{false};
 
+// The errors CUDA raises while a kernel runs (sticky: every later call returns them): illegal
+// address, launch timeout, device assert, hardware stack error, illegal instruction, misaligned
+// address, invalid address space, invalid PC, launch failure.
+constexpr int kKernelFaults[] = {700, 702, 710, 714, 715, 716, 717, 718, 719};
+
+bool is_kernel_fault(cudaError_t err) {
+  for (int code : kKernelFaults)
+    if (static_cast<int>(err) == code) return true;
+  return false;
+}
+
+bool env_is_one(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+std::atomic<int> g_sync_launches{-1};  // -1: not yet read from the environment
+
+void release_at_exit();
+
 PerDevice& per_device(int index) {
   PerDevice& d = g_devices[index];
   std::call_once(d.once, [&] {
     EMBER_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
     EMBER_CUBLAS_CHECK(cublasCreate(&d.cublas));
     EMBER_CUBLAS_CHECK(cublasSetStream(d.cublas, d.stream));
+    // Registered after the CUDA runtime has started, so it runs before the runtime's own teardown.
+    static const bool registered = std::atexit(release_at_exit) == 0;
+    (void)registered;
   });
   return d;
+}
+
+// Frees the cached device memory of every allocator, then each device's cuBLAS handle (and its
+// workspace) and stream. Errors are ignored: at exit nobody can act on them. Memory that tensors
+// still hold stays allocated (a real leak, if a checker reports it).
+void release_at_exit() {
+  try {
+    empty_all_caches();
+  } catch (const std::exception&) {
+  }
+  for (int i = 0; i < kMaxDevices; ++i) {
+    PerDevice& d = g_devices[i];
+    if (d.stream == nullptr) continue;
+    (void)cudaSetDevice(i);
+    (void)cudaStreamSynchronize(d.stream);
+    if (d.cublas != nullptr) (void)cublasDestroy(d.cublas);
+    (void)cudaStreamDestroy(d.stream);
+    d.cublas = nullptr;
+    d.stream = nullptr;
+  }
+  (void)cudaGetLastError();
 }
 
 }  // namespace
@@ -86,10 +137,36 @@ cublasHandle_t cublas_handle(Device device) {
   return h;
 }
 
+bool sync_launches() {
+  int sync = g_sync_launches.load(std::memory_order_relaxed);
+  if (sync < 0) {
+    sync = env_is_one("EMBER_CUDA_SYNC") || env_is_one("CUDA_LAUNCH_BLOCKING");
+    g_sync_launches.store(sync, std::memory_order_relaxed);
+  }
+  return sync != 0;
+}
+
+void set_sync_launches(bool sync) { g_sync_launches.store(sync, std::memory_order_relaxed); }
+
+std::string kernel_fault_hint(cudaError_t err) {
+  if (!is_kernel_fault(err) || sync_launches()) return {};
+  return "; a kernel launched earlier may have failed (CUDA reports a kernel's fault at a later call): "
+         "rerun with EMBER_CUDA_SYNC=1 to wait for each kernel after its launch and name the one that failed";
+}
+
 void check_launch(const char* name) {
   cudaError_t err = cudaGetLastError();
+  const bool sync = err == cudaSuccess && sync_launches();
+  if (sync) err = cudaDeviceSynchronize();
   if (err == cudaSuccess) [[likely]]
     return;
+  if (sync)
+    EMBER_FAIL("CUDA error: kernel '{}' failed: {} ({}) (EMBER_CUDA_SYNC: the device was synchronised right after "
+               "this kernel's launch, so this kernel is the one that failed)",
+               name, cudaGetErrorString(err), cudaGetErrorName(err));
+  if (is_kernel_fault(err))
+    EMBER_FAIL("CUDA error at the launch of kernel '{}': {} ({}){}", name, cudaGetErrorString(err),
+               cudaGetErrorName(err), kernel_fault_hint(err));
   EMBER_FAIL("CUDA error: kernel '{}' failed to launch: {} ({}){}", name, cudaGetErrorString(err),
              cudaGetErrorName(err),
              err == cudaErrorNoKernelImageForDevice

@@ -4,7 +4,8 @@
 # CUDA backend built by g++ against the CPU emulator (cuda/emu/), its CUDA tests in all three thread
 # orders; with --clang, the same emulated suite built by Clang (build-clang: the compiler check). The
 # default stage also compiles the kernels with nvcc for sm_80/86/89/90 and checks ptxas's report
-# (scripts/check_cuda_build.sh; skipped without nvcc).
+# (scripts/check_cuda_build.sh), and packs the GPU bundle from its build and runs it in a bare root
+# (scripts/test_gpu_bundle.sh); both skipped without nvcc.
 # This is the README's test command. CI (.ci/run) calls it, then --clang and --sanitize: each stage is
 # a full build from scratch, so CI runs three builds, not four (--emulate's is --clang's, by g++).
 set -euo pipefail
@@ -39,4 +40,5 @@ else
   run_suite build
   bash scripts/check_consumer.sh build
   bash scripts/check_cuda_build.sh  # nvcc for every shipped GPU arch: warnings, spills, registers
+  bash scripts/test_gpu_bundle.sh build  # the GPU bundle from this build, run in a bare root without a GPU
 fi

@@ -13,13 +13,17 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
+
 #include <ember/ember.h>
 #include <nlohmann/json.hpp>
 
 namespace ember::test {
 
 inline nlohmann::json load_fixture(const std::string& file) {
-  std::string path = std::string(EMBER_FIXTURE_DIR) + "/" + file;
+  // The environment's EMBER_FIXTURE_DIR first: a test binary carried elsewhere (the GPU bundle) reads its copy.
+  const char* moved = std::getenv("EMBER_FIXTURE_DIR");
+  std::string path = std::string(moved != nullptr && *moved != '\0' ? moved : EMBER_FIXTURE_DIR) + "/" + file;
   std::ifstream in(path);
   EMBER_CHECK(in.good(), "load_fixture: cannot open {} (run the generator in scripts/)", path);
   return nlohmann::json::parse(in);

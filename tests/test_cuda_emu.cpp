@@ -20,9 +20,12 @@
 #include <gtest/gtest.h>
 
 #include "cuda/block_reduce.cuh"
+#include "cuda/cuda_backend.h"
 #include "cuda/emu/cublas_v2.h"
 #include "cuda/emu/emu.h"
+#include "cuda/kernels.h"
 #include "cuda/launch.h"
+#include "test_util.h"
 
 namespace emu = ember::cuda::emu;
 
@@ -300,7 +303,58 @@ TEST_F(CudaEmulator, AFunctorWithDevicePointersRuns) {
   EXPECT_EQ(h, std::vector<float>(64, 1.0f));
 }
 
+// A kernel's fault surfaces at a later call. With EMBER_CUDA_SYNC=1 (set_sync_launches) the launch
+// check waits for the kernel and names it; without, the later call says an earlier kernel may be
+// the culprit and how to find it.
+TEST_F(CudaEmulator, SyncedLaunchesNameTheKernelThatFailed) {
+  float* d = device_array<float>(32);
+  ember::cuda::set_sync_launches(true);
+  EMBER_LAUNCH(1, 32, 0, nullptr, barrier_in_branch)(d);
+  try {
+    ember::cuda::check_launch("barrier_in_branch");
+    ADD_FAILURE() << "check_launch did not report the faulting kernel";
+  } catch (const ember::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("CUDA error: kernel 'barrier_in_branch' failed: "), std::string::npos) << what;
+    EXPECT_NE(what.find("so this kernel is the one that failed"), std::string::npos) << what;
+  }
+  ember::cuda::set_sync_launches(false);
+}
+
+TEST_F(CudaEmulator, UnsyncedLaunchesSayTheFailingKernelMayBeAnEarlierOne) {
+  float* d = device_array<float>(32);
+  ember::cuda::set_sync_launches(false);
+  EMBER_LAUNCH(1, 32, 0, nullptr, barrier_in_branch)(d);
+  EXPECT_NO_THROW(ember::cuda::check_launch("barrier_in_branch"));  // the fault is not known yet
+  EMBER_LAUNCH(1, 32, 0, nullptr, write_index)(32, d);
+  EXPECT_THROWS_WITH(ember::cuda::synchronize(),
+                     "a kernel launched earlier may have failed (CUDA reports a kernel's fault at a later call): "
+                     "rerun with EMBER_CUDA_SYNC=1");
+  // From then on every launch check reports it, under the later kernel's name, with the same warning.
+  EXPECT_THROWS_WITH(ember::cuda::check_launch("write_index"), "CUDA error at the launch of kernel 'write_index'");
+  EXPECT_THROWS_WITH(ember::cuda::check_launch("write_index"), "rerun with EMBER_CUDA_SYNC=1");
+}
+
 using CudaEmulatorDeathTest = CudaEmulator;
+
+// compute-sanitizer's leak check at exit must see no cached blocks: Ember frees its allocator's cache,
+// cuBLAS handle and stream at exit. The emulator's EMBER_EMU_LEAK_CHECK=1 prints what is left.
+TEST_F(CudaEmulatorDeathTest, DeviceMemoryIsFreedAtExit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("EMBER_EMU_LEAK_CHECK", "1", 1);
+        {
+          const ember::Tensor a = ember::randn({64, 64}).to(ember::Device(ember::kCUDA));
+          const ember::Tensor b = a.matmul(a).softmax(-1);
+          std::fprintf(stderr, "reserved %zu\n", ember::cuda::memory_reserved());
+          (void)b.cpu();
+        }
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0),
+      "reserved [1-9][0-9]*.*ember CUDA emulator: 0 bytes of device memory in 0 allocations live at exit");
+}
 
 TEST_F(CudaEmulatorDeathTest, HostCodeReadingDeviceMemoryAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");

@@ -242,6 +242,54 @@ cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, i
 #define gridDim (::ember::cuda::emu::t_coords->grid_dim)
 #define __syncthreads() ::ember::cuda::emu::syncthreads(__FILE__, __LINE__)
 
+// ---- what the emulator cannot model: a compile error, never a kernel that passes here ----
+// A block's threads run one at a time between barriers: there are no warps (nothing runs in
+// lockstep, so shuffles, votes, warp barriers and warp-synchronous code have no meaning here), no
+// memory model (a fence orders nothing: only one thread ever runs) and no tensor cores. A kernel that
+// calls any of these fails to compile under EMULATE, naming the call, instead of passing untested.
+// warpSize is left undeclared for the same reason. <mma.h> (wmma) and <cooperative_groups.h> are
+// refused by the headers of those names in this folder.
+namespace ember::cuda::emu {
+template <typename...>
+inline constexpr bool kNotModelled = false;
+}  // namespace ember::cuda::emu
+
+#define EMBER_EMU_NOT_MODELLED(name, why)                                                              \
+  template <typename... A>                                                                             \
+  int name(A&&...) {                                                                                   \
+    static_assert(::ember::cuda::emu::kNotModelled<A...>,                                              \
+                  "the CUDA emulator (cuda/emu) cannot model " #name ": " why " (docs/GPU.md, The CPU " \
+                  "emulator); write the kernel with __syncthreads() and shared memory, or test it on a GPU"); \
+    return 0;                                                                                          \
+  }
+#define EMBER_EMU_NO_WARPS "it runs a block's threads one at a time and has no warps"
+#define EMBER_EMU_NO_MEMORY_MODEL "it runs one thread at a time and has no memory model"
+EMBER_EMU_NOT_MODELLED(__shfl_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__shfl_up_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__shfl_down_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__shfl_xor_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__ballot_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__any_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__all_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__uni_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__activemask, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__syncwarp, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__match_any_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__match_all_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__reduce_add_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__reduce_min_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__reduce_max_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__reduce_and_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__reduce_or_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__reduce_xor_sync, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__lane_id, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__threadfence, EMBER_EMU_NO_MEMORY_MODEL)
+EMBER_EMU_NOT_MODELLED(__threadfence_block, EMBER_EMU_NO_MEMORY_MODEL)
+EMBER_EMU_NOT_MODELLED(__threadfence_system, EMBER_EMU_NO_MEMORY_MODEL)
+#undef EMBER_EMU_NOT_MODELLED
+#undef EMBER_EMU_NO_WARPS
+#undef EMBER_EMU_NO_MEMORY_MODEL
+
 // Fibers of one block never run at the same time, so a read-modify-write is atomic.
 template <typename T>
 T atomicAdd(T* address, T value) {
