@@ -55,17 +55,27 @@ EMBER_HD T erf_(T x) {
 #endif
   return std::erf(x);
 }
+// -x, with a signed integer's minimum wrapping to itself as PyTorch's -INT64_MIN does (negating it
+// directly is undefined behaviour in C++).
+template <typename T>
+EMBER_HD T neg_(T x) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return T(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(x));
+  } else {
+    return -x;
+  }
+}
 }  // namespace detail
 
 // X(Name, name, expression in x of type T)
 #define EMBER_UNARY_OPS(X)                                                                                         \
-  X(Neg, neg, -x)                                                                                                  \
+  X(Neg, neg, detail::neg_(x))                                                                                    \
   X(Exp, exp, std::exp(x))                                                                                         \
   X(Log, log, std::log(x))                                                                                         \
   X(Log1p, log1p, std::log1p(x))                                                                                   \
   X(Sqrt, sqrt, std::sqrt(x))                                                                                      \
   X(Rsqrt, rsqrt, T(1) / std::sqrt(x))                                                                             \
-  X(Abs, abs, x < T(0) ? -x : x)                                                                                   \
+  X(Abs, abs, x < T(0) ? detail::neg_(x) : x)                                                                      \
   X(Sign, sign, T((T(0) < x) - (x < T(0))))                                                                        \
   X(Square, square, x* x)                                                                                          \
   X(Reciprocal, reciprocal, T(1) / x)                                                                              \

@@ -36,6 +36,14 @@ TEST(OpChecks, IntegerRemainderAndFmodOfIntMinByMinusOneAreZero) {
   EXPECT_EQ(a.fmod(-1).sum().item<int64_t>(), 0);
 }
 
+// torch.tensor([-2**63, 5, -5]).neg() -> [-2**63, -5, 5] and .abs() -> [-2**63, 5, 5]: the minimum
+// wraps to itself (negating it in C++ is undefined behaviour, which UBSan reports).
+TEST(OpChecks, NegAndAbsOfIntMinWrapToItself) {
+  Tensor a = from_vector<int64_t>({kMin64, 5, -5}, {3});
+  EXPECT_EQ(values64(a.neg()), (std::vector<int64_t>{kMin64, -5, 5}));
+  EXPECT_EQ(values64(a.abs()), (std::vector<int64_t>{kMin64, 5, 5}));
+}
+
 TEST(OpChecks, IntegerRemainderByZeroIsAZeroDivisionError) {
   Tensor a = from_vector<int64_t>({kMin64, 3}, {2});
   EXPECT_THROWS_WITH(a.remainder(from_vector<int64_t>({1, 0}, {2})),
