@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # float32 against bfloat16 (autocast) on this machine: the GPT training step of bench/bench_gpt.cpp
-# for each preset, in float32 and in bfloat16 with each bf16 gemm kernel (Ember's vdpbf16ps kernel
-# where the CPU has AVX512_BF16, OpenBLAS's sbgemm, the float32 fallback), then the kernels alone on
-# the GPT's product shapes (bench/bench_bf16.cpp). OpenBLAS is left to pick its own kernels
+# for each preset, in float32 and in bfloat16 with each bf16 gemm kernel (Ember's AMX kernel where the
+# CPU has AMX, its vdpbf16ps kernel where it has AVX512_BF16, OpenBLAS's sbgemm, the float32
+# fallback; a kernel this machine lacks prints its error), then the kernels alone on the GPT's
+# product shapes (bench/bench_bf16.cpp) at each thread count. OpenBLAS is left to pick its own kernels
 # (OPENBLAS_CORETYPE unset), so sbgemm gets its AVX-512 BF16 code where it has one.
 #
 #   bash scripts/bench_bf16.sh                       # baby and video, 2 threads
 #   PRESETS=video THREADS=1 bash scripts/bench_bf16.sh
 #   TORCH_PYTHON=venv/bin/python bash scripts/bench_bf16.sh   # the PyTorch peer from a venv (2.x)
 #
-# The PyTorch peer (bench/torch_step.py: nanoGPT's step, float32 and under torch.autocast bfloat16) runs
-# in the same go with $TORCH_PYTHON (default /usr/bin/python3, Debian's torch 1.13) when it has torch.
+# The PyTorch peer (bench/torch_step.py: nanoGPT's step, float32 and under torch.autocast bfloat16; and
+# bench/torch_gemm.py: its matmul on bench_bf16's shapes) runs in the same go with $TORCH_PYTHON
+# (default /usr/bin/python3, Debian's torch 1.13) when it has torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESETS=${PRESETS:-"baby video"}
@@ -28,7 +30,7 @@ for preset in $PRESETS; do
     f32=$(env -u OPENBLAS_CORETYPE build-bench/bench/bench_gpt --preset "$preset" --threads "$t" $(steps_for "$preset"))
     printf "%-6s %-8s %-22s %10s %9s %9s %8s\n" "$preset" "$t" float32 "$(field "$f32" ms/step)" \
       "$(field "$f32" tok/s)" "$(field "$f32" loss)" 1.00x
-    for kernel in avx512bf16 openblas float32; do
+    for kernel in amx avx512bf16 openblas float32; do
       # shellcheck disable=SC2046
       line=$(env -u OPENBLAS_CORETYPE EMBER_BF16_GEMM=$kernel build-bench/bench/bench_gpt --preset "$preset" \
         --threads "$t" --dtype bfloat16 $(steps_for "$preset") 2>&1) || { echo "bfloat16 ($kernel): $line"; continue; }
@@ -38,11 +40,14 @@ for preset in $PRESETS; do
     done
   done
 done
-for preset in $PRESETS; do env -u OPENBLAS_CORETYPE build-bench/bench/bench_bf16 --preset "$preset"; done
+for preset in $PRESETS; do
+  for t in $THREADS; do env -u OPENBLAS_CORETYPE build-bench/bench/bench_bf16 --preset "$preset" --threads "$t"; done
+done
 peer=${TORCH_PYTHON:-/usr/bin/python3}
 if "$peer" -c "import torch" 2>/dev/null; then
   for preset in $PRESETS; do
     for t in $THREADS; do
+      env -u OPENBLAS_CORETYPE "$peer" bench/torch_gemm.py --preset "$preset" --threads "$t"
       for dtype in float32 bfloat16; do
         # shellcheck disable=SC2046
         env -u OPENBLAS_CORETYPE "$peer" bench/torch_step.py --preset "$preset" --threads "$t" --dtype "$dtype" \

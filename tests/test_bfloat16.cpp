@@ -2,6 +2,7 @@
 // (scripts/gen_bf16_fixtures.py), the bf16 gemm kernels against a float64 reference, and autocast:
 // each op's output dtype against PyTorch, and a GPT's gradients against its float32 ones.
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -293,6 +294,8 @@ class Bf16Gemm : public ::testing::TestWithParam<cpu::Bf16GemmKernel> {
  protected:
   void SetUp() override {
     previous_ = cpu::bf16_gemm_kernel();
+    if (GetParam() == cpu::Bf16GemmKernel::kAmx && !cpu::cpu_has_amx())
+      GTEST_SKIP() << "no AMX here: cpuid lacks AMX-BF16, or the kernel refused the tile state (arch_prctl)";
     if (GetParam() == cpu::Bf16GemmKernel::kAvx512Bf16 && !cpu::cpu_has_avx512_bf16())
       GTEST_SKIP() << "this CPU has no AVX512_BF16";
     if (GetParam() == cpu::Bf16GemmKernel::kOpenBlas && !cpu::openblas_has_sbgemm())
@@ -350,9 +353,26 @@ TEST_P(Bf16Gemm, MatmulOfBFloat16Tensors) {
   EXPECT_TRUE(q.to(kFloat32).allclose(qref, 8e-3, 1e-3)) << test::allclose_diff(q.to(kFloat32), qref);
 }
 
+// The AMX kernel is chosen only where it can run: cpuid's AMX-BF16 and the kernel's permission for
+// the tile state (arch_prctl); elsewhere asking for it is an error that says why, and the default
+// is another kernel.
+TEST(BFloat16, AmxKernelIsRefusedClearlyWhereItCannotRun) {
+  const cpu::Bf16GemmKernel previous = cpu::bf16_gemm_kernel();
+  if (cpu::cpu_has_amx()) {
+    std::printf("[   INFO   ] AMX usable here; the default kernel is %s\n", cpu::bf16_gemm_kernel_name(previous));
+    EXPECT_NO_THROW(cpu::set_bf16_gemm_kernel(cpu::Bf16GemmKernel::kAmx));
+  } else {
+    std::printf("[   INFO   ] no AMX here (cpuid or arch_prctl): the AMX gemm tests skip\n");
+    EXPECT_NE(previous, cpu::Bf16GemmKernel::kAmx);
+    EXPECT_THROWS_WITH(cpu::set_bf16_gemm_kernel(cpu::Bf16GemmKernel::kAmx),
+                       "set_bf16_gemm_kernel: no AMX-BF16 here (cpuid), or the kernel refused the tile state");
+  }
+  cpu::set_bf16_gemm_kernel(previous);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, Bf16Gemm,
-                         ::testing::Values(cpu::Bf16GemmKernel::kAvx512Bf16, cpu::Bf16GemmKernel::kOpenBlas,
-                                           cpu::Bf16GemmKernel::kFloat32),
+                         ::testing::Values(cpu::Bf16GemmKernel::kAmx, cpu::Bf16GemmKernel::kAvx512Bf16,
+                                           cpu::Bf16GemmKernel::kOpenBlas, cpu::Bf16GemmKernel::kFloat32),
                          [](const auto& info) { return std::string(cpu::bf16_gemm_kernel_name(info.param)); });
 
 // ---- autocast ----

@@ -208,7 +208,7 @@ TEST(CharLMSafety, BadBf16GemmVariableIsAnErrorNotAnAbort) {
                {"EMBER_BF16_GEMM=" + value});
   };
   const Result bogus = with_kernel("bogus");
-  EXPECT_FAILS_WITH(bogus, "EMBER_BF16_GEMM: expected avx512bf16, openblas or float32, got 'bogus'");
+  EXPECT_FAILS_WITH(bogus, "EMBER_BF16_GEMM: expected amx, avx512bf16, openblas or float32, got 'bogus'");
   EXPECT_LT(bogus.status, 128) << "ended by a signal:\n" << bogus.output;
   if (!cpu::openblas_has_sbgemm()) {
     const Result openblas = with_kernel("openblas");

@@ -1,5 +1,5 @@
-// The bfloat16 gemm of core/cpu/gemm_bf16.h: Ember's vdpbf16ps kernel, OpenBLAS's sbgemm, and the
-// float32 fallback.
+// The bfloat16 gemm of core/cpu/gemm_bf16.h: Ember's vdpbf16ps kernel, OpenBLAS's sbgemm, the
+// float32 fallback, and the choice between them and the AMX kernel (core/cpu/gemm_amx.cpp).
 //
 // Ember's kernel packs, then multiplies tile by tile. vdpbf16ps treats a 32-bit lane as a pair of
 // bf16 values and adds a0*b0 + a1*b1 into a float lane, so K is walked two at a time:
@@ -19,12 +19,14 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/cpu/bfloat16_float.h"
+#include "core/cpu/gemm_amx.h"
 #include "core/error.h"
 
 namespace ember::cpu {
@@ -226,6 +228,28 @@ void gemm_openblas(const Bf16Matrix& a, const Bf16Matrix& b, int64_t M, int64_t 
                     add ? 1.0f : 0.0f, C, ldc);
 }
 
+// Flops per second of one core issuing only vdpbf16ps (`bf16`: 64 flops each) or vfmadd231ps (32)
+// on 16 independent zmm chains: enough to hide either's latency, so the issue rate decides.
+template <bool bf16>
+__attribute__((target("avx512f,avx512bf16"))) double issue_rate() {
+  constexpr int64_t kIters = 8192;
+  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(1e-7f);
+  const __m512bh u = (__m512bh)_mm512_set1_epi16(0x3F80), v = (__m512bh)_mm512_set1_epi16(0x3380);
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t it = 0; it < kIters; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) acc[i] = bf16 ? _mm512_dpbf16_ps(acc[i], u, v) : _mm512_fmadd_ps(acc[i], x, y);
+  }
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  __m512 sum = acc[0];
+  for (int i = 1; i < 16; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  volatile float sink = _mm512_reduce_add_ps(sum);  // keeps the chains alive
+  (void)sink;
+  return double(kIters) * 16 * (bf16 ? 64 : 32) / std::max(t, 1e-9);
+}
+
 Bf16GemmKernel default_kernel() {
   if (const char* env = std::getenv("EMBER_BF16_GEMM")) {
     const std::string v = env;
@@ -233,12 +257,17 @@ Bf16GemmKernel default_kernel() {
     EMBER_CHECK(v != "openblas" || openblas_has_sbgemm(),
                 "EMBER_BF16_GEMM=openblas: this OpenBLAS has no cblas_sbgemm (built without BUILD_BFLOAT16)");
     if (v == "openblas") return Bf16GemmKernel::kOpenBlas;
-    EMBER_CHECK(v == "avx512bf16", "EMBER_BF16_GEMM: expected avx512bf16, openblas or float32, got '{}'", v);
+    EMBER_CHECK(v != "amx" || cpu_has_amx(),
+                "EMBER_BF16_GEMM=amx: no AMX-BF16 here (cpuid), or the kernel refused the tile state (arch_prctl); "
+                "use avx512bf16, openblas or float32");
+    if (v == "amx") return Bf16GemmKernel::kAmx;
+    EMBER_CHECK(v == "avx512bf16", "EMBER_BF16_GEMM: expected amx, avx512bf16, openblas or float32, got '{}'", v);
     EMBER_CHECK(cpu_has_avx512_bf16(),
                 "EMBER_BF16_GEMM=avx512bf16: this CPU has no AVX512_BF16 (cpuid); use openblas or float32");
     return Bf16GemmKernel::kAvx512Bf16;
   }
-  return cpu_has_avx512_bf16() ? Bf16GemmKernel::kAvx512Bf16 : Bf16GemmKernel::kFloat32;
+  if (cpu_has_amx()) return Bf16GemmKernel::kAmx;
+  return cpu_has_avx512_bf16() && vdpbf16ps_beats_fma() ? Bf16GemmKernel::kAvx512Bf16 : Bf16GemmKernel::kFloat32;
 }
 
 Bf16GemmKernel& current_kernel() {
@@ -259,6 +288,24 @@ bool cpu_has_avx512_bf16() {
   return has;
 }
 
+bool cpu_has_amx() { return amx_usable(); }
+
+bool vdpbf16ps_beats_fma() {
+  // A core that issues one of each per cycle (Zen 4/5) gives vdpbf16ps twice FMA's flops; Intel's
+  // cores issue vdpbf16ps at half FMA's rate (equal flops per cycle, or fewer). 1.25x separates them
+  // with room for noise; the best of 3 of each drops a run that was preempted.
+  static const bool beats = [] {
+    if (!cpu_has_avx512_bf16()) return false;
+    double bf16 = 0, fma = 0;
+    for (int i = 0; i < 3; ++i) {
+      bf16 = std::max(bf16, issue_rate<true>());
+      fma = std::max(fma, issue_rate<false>());
+    }
+    return bf16 > 1.25 * fma;
+  }();
+  return beats;
+}
+
 bool openblas_has_sbgemm() { return openblas_sbgemm() != nullptr; }
 
 Bf16GemmKernel bf16_gemm_kernel() { return current_kernel(); }
@@ -268,11 +315,15 @@ void set_bf16_gemm_kernel(Bf16GemmKernel kernel) {
               "set_bf16_gemm_kernel: this OpenBLAS has no cblas_sbgemm (built without BUILD_BFLOAT16)");
   EMBER_CHECK(kernel != Bf16GemmKernel::kAvx512Bf16 || cpu_has_avx512_bf16(),
               "set_bf16_gemm_kernel: this CPU has no AVX512_BF16 (cpuid), so only openblas or float32 can run");
+  EMBER_CHECK(kernel != Bf16GemmKernel::kAmx || cpu_has_amx(),
+              "set_bf16_gemm_kernel: no AMX-BF16 here (cpuid), or the kernel refused the tile state (arch_prctl)");
   current_kernel() = kernel;
 }
 
 const char* bf16_gemm_kernel_name(Bf16GemmKernel kernel) {
   switch (kernel) {
+    case Bf16GemmKernel::kAmx:
+      return "amx";
     case Bf16GemmKernel::kAvx512Bf16:
       return "avx512bf16";
     case Bf16GemmKernel::kOpenBlas:
@@ -286,6 +337,7 @@ const char* bf16_gemm_kernel_name(Bf16GemmKernel kernel) {
 void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, BFloat16* C, int64_t ldc,
                        bool add) {
   if (M == 0 || N == 0) return;
+  if (current_kernel() == Bf16GemmKernel::kAmx) return gemm_amx(a, b, M, N, K, nullptr, C, ldc, add);
   if (current_kernel() == Bf16GemmKernel::kAvx512Bf16 && K > 0 && K <= kRoundedPassK)
     return gemm_avx512bf16_block(a, b, M, N, K, nullptr, C, ldc, add);
   thread_local std::vector<float> sums;
@@ -298,6 +350,8 @@ void gemm_bf16_rounded(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t
 void gemm_bf16(Bf16Matrix a, Bf16Matrix b, int64_t M, int64_t N, int64_t K, float* C, int64_t ldc, bool add) {
   if (M == 0 || N == 0) return;
   switch (current_kernel()) {
+    case Bf16GemmKernel::kAmx:
+      return gemm_amx(a, b, M, N, K, C, nullptr, ldc, add);
     case Bf16GemmKernel::kAvx512Bf16:
       return gemm_avx512bf16(a, b, M, N, K, C, ldc, add);
     case Bf16GemmKernel::kOpenBlas:
