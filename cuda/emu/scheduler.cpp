@@ -316,7 +316,14 @@ std::string run_block_direct(const KernelCall& call, unsigned block, unsigned nt
 }
 
 std::string dims(dim3 d) {
-  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+  std::string text = "(";  // appended piecewise: g++ 12's -Wrestrict misreads "(" + std::string
+  text += std::to_string(d.x);
+  text += ", ";
+  text += std::to_string(d.y);
+  text += ", ";
+  text += std::to_string(d.z);
+  text += ")";
+  return text;
 }
 
 // "" when the launch is one the hardware accepts, else why not (and the error to return).
