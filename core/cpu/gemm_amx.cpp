@@ -138,6 +138,7 @@ __attribute__((target("avx512f,avx512bw"))) void pack_b(std::vector<uint32_t>& B
 void copy_a(uint16_t* dst, int64_t ld, int64_t pad_rows, const Bf16Matrix& a, int64_t i0, int64_t rows, int64_t k0,
             int64_t cols) {
   std::memset(dst, 0, static_cast<size_t>(pad_rows * ld) * sizeof(uint16_t));
+  if (cols == 0) return;  // K = 0: A may be empty (a null pointer memcpy must not see)
   for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * ld, a.p + (i0 + r) * a.ld + k0, cols * sizeof(uint16_t));
 }
 
