@@ -74,25 +74,11 @@ void split_rows(int threads, int64_t M, F&& f) {
     if (t * block < M) f(t * block, std::min(block, M - t * block));
 }
 
-// GFLOP/s of one core issuing only vdpbf16ps (`bf16`: 64 flops each) or vfmadd231ps (32) on 16
-// independent zmm accumulators (distinct start values, so the compiler cannot merge the chains).
+// GFLOP/s of one core issuing only vdpbf16ps or vfmadd231ps (the library's probe, run longer).
 template <bool bf16>
-__attribute__((target("avx512f,avx512bf16"))) double peak_gflops() {
+double peak_gflops() {
   constexpr int64_t kIters = 20'000'000;
-  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(1e-7f);
-  const __m512bh u = (__m512bh)_mm512_set1_epi16(0x3F80), v = (__m512bh)_mm512_set1_epi16(0x3380);
-  __m512 acc[16];
-  for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
-  const auto start = std::chrono::steady_clock::now();
-  for (int64_t it = 0; it < kIters; ++it) {
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i) acc[i] = bf16 ? _mm512_dpbf16_ps(acc[i], u, v) : _mm512_fmadd_ps(acc[i], x, y);
-  }
-  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  float sink = 0;
-  for (int i = 0; i < 16; ++i) sink += _mm512_reduce_add_ps(acc[i]);
-  if (sink == 1.2345f) std::printf(" ");  // keep the chains alive
-  return double(kIters) * 16 * (bf16 ? 64 : 32) / t / 1e9;
+  return ember::cpu::issue_rate_flops(bf16, kIters) / 1e9;
 }
 
 // The 64-byte tile configuration of palette 1: 8 tiles of 16 rows x 64 bytes.

@@ -231,14 +231,13 @@ void gemm_openblas(const Bf16Matrix& a, const Bf16Matrix& b, int64_t M, int64_t 
 // Flops per second of one core issuing only vdpbf16ps (`bf16`: 64 flops each) or vfmadd231ps (32)
 // on 16 independent zmm chains: enough to hide either's latency, so the issue rate decides.
 template <bool bf16>
-__attribute__((target("avx512f,avx512bf16"))) double issue_rate() {
-  constexpr int64_t kIters = 8192;
+__attribute__((target("avx512f,avx512bf16"))) double issue_rate(int64_t iterations) {
   const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(1e-7f);
   const __m512bh u = (__m512bh)_mm512_set1_epi16(0x3F80), v = (__m512bh)_mm512_set1_epi16(0x3380);
   __m512 acc[16];
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
   const auto start = std::chrono::steady_clock::now();
-  for (int64_t it = 0; it < kIters; ++it) {
+  for (int64_t it = 0; it < iterations; ++it) {
 #pragma GCC unroll 16
     for (int i = 0; i < 16; ++i) acc[i] = bf16 ? _mm512_dpbf16_ps(acc[i], u, v) : _mm512_fmadd_ps(acc[i], x, y);
   }
@@ -249,7 +248,7 @@ __attribute__((target("avx512f,avx512bf16"))) double issue_rate() {
   _mm512_store_ps(lanes, sum);
   volatile float sink = lanes[0];  // keeps the chains alive
   (void)sink;
-  return double(kIters) * 16 * (bf16 ? 64 : 32) / std::max(t, 1e-9);
+  return double(iterations) * 16 * (bf16 ? 64 : 32) / std::max(t, 1e-9);
 }
 
 Bf16GemmKernel default_kernel() {
@@ -292,16 +291,21 @@ bool cpu_has_avx512_bf16() {
 
 bool cpu_has_amx() { return amx_usable(); }
 
+double issue_rate_flops(bool bf16, int64_t iterations) {
+  return bf16 ? issue_rate<true>(iterations) : issue_rate<false>(iterations);
+}
+
 bool vdpbf16ps_beats_fma() {
   // A core that issues one of each per cycle (Zen 4/5) gives vdpbf16ps twice FMA's flops; Intel's
   // cores issue vdpbf16ps at half FMA's rate (equal flops per cycle, or fewer). 1.25x separates them
   // with room for noise; the best of 3 of each drops a run that was preempted.
   static const bool beats = [] {
     if (!cpu_has_avx512_bf16()) return false;
+    constexpr int64_t kProbeIterations = 8192;  // about 0.1 ms each
     double bf16 = 0, fma = 0;
     for (int i = 0; i < 3; ++i) {
-      bf16 = std::max(bf16, issue_rate<true>());
-      fma = std::max(fma, issue_rate<false>());
+      bf16 = std::max(bf16, issue_rate_flops(true, kProbeIterations));
+      fma = std::max(fma, issue_rate_flops(false, kProbeIterations));
     }
     return bf16 > 1.25 * fma;
   }();

@@ -49,6 +49,9 @@ bool cpu_has_amx();
 // Whether one vdpbf16ps does more flops than one float32 FMA on this core at full issue rate
 // (measured on first call: 16 independent chains of each, best of 3).
 bool vdpbf16ps_beats_fma();
+// Flops per second of this core issuing only vdpbf16ps (bf16: 64 flops each) or vfmadd231ps (32) on
+// 16 independent zmm chains for `iterations` rounds: the core's limit for either. Needs AVX512_BF16.
+double issue_rate_flops(bool bf16, int64_t iterations);
 // Whether the OpenBLAS loaded defines cblas_sbgemm (only builds with BUILD_BFLOAT16 do).
 bool openblas_has_sbgemm();
 // The kernel gemm_bf16 runs; setting kAmx or kAvx512Bf16 on a CPU without it throws.
