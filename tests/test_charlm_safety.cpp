@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "core/cpu/gemm_bf16.h"
+#include "tests/spawn_process.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -33,7 +34,7 @@ const std::string kProgram = std::string(EMBER_EXAMPLES_DIR) + "/charlm/ember-ch
 const std::vector<std::string> kSmall = {"--n_layer",    "1", "--n_head",     "2", "--n_embd",     "16",
                                          "--block_size", "8", "--batch_size", "4", "--eval_iters", "3",
                                          "--threads",    "1"};
-constexpr int kTimedOut = -2;
+using test::kTimedOut;
 
 // A running ember-charlm whose stdout and stderr go to `log`.
 struct Child {
@@ -43,42 +44,10 @@ struct Child {
 
 Child start(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env = {},
             const fs::path& cwd = {}) {
-  std::vector<std::string> argv_s = {kProgram};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_s = env;
-  for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
-  std::vector<char*> envp;
-  for (std::string& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  Child c{-1, log};
-  EXPECT_EQ(posix_spawn(&c.pid, kProgram.c_str(), &actions, nullptr, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return c;
+  return {test::spawn_logged(kProgram, args, log, env, cwd), log};
 }
 
-// The exit code, 128 + the signal when a signal ended it, or kTimedOut (then it is killed).
-int wait_for(const Child& c, double timeout_s = 60) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  int status = 0;
-  while (waitpid(c.pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(c.pid, SIGKILL);
-      waitpid(c.pid, &status, 0);
-      return kTimedOut;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+int wait_for(const Child& c, double timeout_s = 60) { return test::wait_exit(c.pid, timeout_s); }
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -20,10 +20,12 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include "tests/spawn_process.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-constexpr int kTimedOut = -2;
+using ember::test::kTimedOut;
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path);
@@ -42,41 +44,10 @@ fs::path fresh_dir(const std::string& name) {
 
 // ember-run with `args`, its stdout and stderr in `log`, `env` added to the environment.
 pid_t start(const std::vector<std::string>& args, const fs::path& log, const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv_s = {EMBER_RUN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_s = env;
-  for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
-  std::vector<char*> envp;
-  for (std::string& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, EMBER_RUN, &actions, nullptr, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
+  return ember::test::spawn_logged(EMBER_RUN, args, log, env);
 }
 
-// The exit code (128 + the signal when one ended it), or kTimedOut, when it is killed.
-int wait_for(pid_t pid, double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return kTimedOut;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+int wait_for(pid_t pid, double timeout_s) { return ember::test::wait_exit(pid, timeout_s); }
 
 struct Outcome {
   int code;
