@@ -18,8 +18,9 @@
 //
 // Under ember-run (WORLD_SIZE > 1) each rank is a DistributedDataParallel replica: rank 0's initial
 // weights everywhere, batches drawn from a generator seeded per rank, gradients averaged during
-// backward, eval losses averaged over the ranks, the stop signal agreed on at each step; only rank
-// 0 locks out_dir, logs, prints and writes checkpoints (with the world size, which --resume checks).
+// backward, eval losses averaged over the ranks, the stop signal agreed on at each step (and at every
+// 8th batch inside one); only rank 0 locks out_dir, logs, prints and writes checkpoints (with the
+// world size, which --resume checks).
 // A collective waits --dist_timeout seconds for a peer that stopped answering.
 // gradient_accumulation_steps micro-batches run per step, all but the last under no_sync().
 #include "trainer.h"
@@ -188,6 +189,15 @@ bool stop_requested(const World& world) {
   return g_signal != 0;
 }
 
+// Inside the eval and micro-batch loops: a stop is seen within this many batches. Under ember-run
+// the ranks agree only on those batches (all at the same k), so a step of many small micro-batches
+// pays one small all_reduce per interval, not one per batch; a single process checks every batch.
+constexpr int64_t kStopCheckInterval = 8;
+bool stop_requested_at(const World& world, int64_t k) {
+  if (world.size > 1 && k % kStopCheckInterval != 0) return false;
+  return stop_requested(world);
+}
+
 World join_world(double timeout_s) {
   World w;
   const char* size = std::getenv("WORLD_SIZE");
@@ -220,7 +230,7 @@ std::optional<Losses> estimate_loss(ember::nn::GPT& model, const Dataset& data, 
     const TokenArray& d = split == 0 ? data.train : data.val;
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
-      if (stop_requested(world)) {
+      if (stop_requested_at(world, k)) {
         model->train();
         return std::nullopt;
       }
@@ -499,7 +509,7 @@ TrainResult train(const TrainArgs& args) {
     double step_loss = 0;
     bool stopped = false;
     for (int64_t micro = 0; micro < micro_steps && !stopped; ++micro) {
-      if (micro > 0 && stop_requested(world)) {
+      if (micro > 0 && stop_requested_at(world, micro)) {
         stopped = true;
         break;
       }
