@@ -35,9 +35,9 @@ constexpr bool unary_on_integers(UnaryOp op) {
 // ---- reduce.cu ----
 // How a reduction is laid out on the device. columns: the reduced dims lead and the outputs are
 // neighbours in memory (a sum over the batch of (B, C)), so a block takes 32 outputs and reads rows
-// coalesced. splits > 1: few outputs with long reductions (x.sum()) are split across that many
-// blocks each, whose partial results a second launch folds; `partial` must then hold
-// n_out * splits values of 8 bytes.
+// coalesced. splits > 1: few outputs with long reductions (x.sum()), or few column blocks over
+// many rows, are split across that many blocks each, whose partial results a second launch folds;
+// `partial` must then hold n_out * splits values of 8 bytes.
 struct ReduceStrategy {
   bool columns = false;
   int64_t splits = 1;

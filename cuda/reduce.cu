@@ -5,7 +5,8 @@
 // reductions (x.sum(), a loss's mean) each output split across many blocks and their partial
 // results folded by a second launch, so the whole device works instead of one SM; for reductions
 // over leading dims (a bias gradient: (B*T, C) summed over rows), 32 neighbouring outputs per
-// block, so warps read rows coalesced. Where an output's inputs live is two OffsetCalcs (kept
+// block, so warps read rows coalesced, and when those blocks are few (384 outputs are 12 blocks
+// on 132 SMs) the rows cut into bands whose partial results the same second launch folds. Where an output's inputs live is two OffsetCalcs (kept
 // dims -> base offset, reduced dims -> offset from the base), built by cuda/backend.cpp, so any
 // layout and any set of dims works. Float sums accumulate in the input's type, in a tree order,
 // as PyTorch's CUDA kernels do (the CPU backend uses double). Arg-max/min are the same two-pass
@@ -123,22 +124,26 @@ __global__ void __launch_bounds__(kBlockSize)
 
 // Reductions over leading dims (in (n_red, ..., n_out) with the outputs' elements neighbours in
 // memory): 32 neighbouring outputs per block, so a warp reads 32 neighbouring values of a row
-// (coalesced) where a block per output would read one column. The block's 8 groups of 32 threads
-// fold every 8th row each, then the groups combine in shared memory, in order.
+// (coalesced) where a block per output would read one column. Block b takes the 32 outputs of
+// group b / splits and the band of rows b % splits; its 8 groups of 32 threads fold every 8th row
+// of the band each, then combine in shared memory, in order. With one band it writes the outputs;
+// with several, partial[o * splits + band], which reduce_partials_kernel folds.
 template <typename T, typename O, typename R>
 __global__ void __launch_bounds__(kBlockSize)
-    reduce_columns_kernel(int64_t n_out, int64_t n_red, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out, const T* in) {
+    reduce_columns_kernel(int64_t n_out, int64_t n_red, int64_t splits, OffsetCalc<2> outer, OffsetCalc<1> inner,
+                          O* out, typename R::A* partial, const T* in) {
   using A = typename R::A;
   constexpr int kLanes = 32, kGroups = kBlockSize / kLanes;
   A* scratch = shared_scratch<A>();
   const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
-  for (int64_t o0 = static_cast<int64_t>(blockIdx.x) * kLanes; o0 < n_out;
-       o0 += static_cast<int64_t>(gridDim.x) * kLanes) {
-    const int64_t o = o0 + lane;
+  const int64_t per_split = (n_red + splits - 1) / splits, n_blocks = (n_out + kLanes - 1) / kLanes * splits;
+  for (int64_t b = blockIdx.x; b < n_blocks; b += gridDim.x) {
+    const int64_t o = b / splits * kLanes + lane, split = b % splits;
+    const int64_t r1 = (split + 1) * per_split < n_red ? (split + 1) * per_split : n_red;
     A acc = R::init();
     if (o < n_out) {
       const int64_t base = outer.offsets(o)[1];
-      for (int64_t r = group; r < n_red; r += kGroups) {
+      for (int64_t r = split * per_split + group; r < r1; r += kGroups) {
         const T x = in[base + inner.offsets(r)[0]];
         if constexpr (std::is_same_v<A, int>)
           acc = R::combine(acc, x != T(0));
@@ -150,9 +155,12 @@ __global__ void __launch_bounds__(kBlockSize)
     __syncthreads();
     if (group == 0 && o < n_out) {
       for (int k = 1; k < kGroups; ++k) acc = R::combine(acc, scratch[k * kLanes + lane]);
-      out[outer.offsets(o)[0]] = static_cast<O>(acc);
+      if (splits == 1)
+        out[outer.offsets(o)[0]] = static_cast<O>(acc);
+      else
+        partial[o * splits + split] = acc;
     }
-    __syncthreads();  // scratch is reused by the next 32 outputs
+    __syncthreads();  // scratch is reused by the next block's outputs
   }
 }
 
@@ -162,16 +170,17 @@ void launch_reduce_as(cudaStream_t s, ReduceStrategy how, int64_t n_out, int64_t
   using A = typename R::A;
   if (n_out == 0) return;
   if (how.columns) {
-    const int64_t grid = std::min<int64_t>((n_out + 31) / 32, kMaxGrid);
+    const int64_t grid = std::min<int64_t>((n_out + 31) / 32 * how.splits, kMaxGrid);
     EMBER_LAUNCH(grid, kBlockSize, kBlockSize * sizeof(A), s, reduce_columns_kernel<T, O, R>)
-    (n_out, n_red, outer, inner, static_cast<O*>(out), static_cast<const T*>(in));
-    check_launch("reduce");
-    return;
+    (n_out, n_red, how.splits, outer, inner, static_cast<O*>(out), static_cast<A*>(partial),
+     static_cast<const T*>(in));
+  } else {
+    const int block = block_for_row(how.splits > 1 ? (n_red + how.splits - 1) / how.splits : n_red);
+    const int64_t grid = std::min<int64_t>(n_out * how.splits, kMaxGrid);
+    EMBER_LAUNCH(grid, block, block * sizeof(A), s, reduce_kernel<T, O, R>)
+    (n_out, n_red, how.splits, outer, inner, static_cast<O*>(out), static_cast<A*>(partial),
+     static_cast<const T*>(in));
   }
-  const int block = block_for_row(how.splits > 1 ? (n_red + how.splits - 1) / how.splits : n_red);
-  const int64_t grid = std::min<int64_t>(n_out * how.splits, kMaxGrid);
-  EMBER_LAUNCH(grid, block, block * sizeof(A), s, reduce_kernel<T, O, R>)
-  (n_out, n_red, how.splits, outer, inner, static_cast<O*>(out), static_cast<A*>(partial), static_cast<const T*>(in));
   check_launch("reduce");
   if (how.splits == 1) return;
   const int block2 = std::min(block_for_row(how.splits), kBlockSize);
@@ -250,12 +259,19 @@ __global__ void __launch_bounds__(kMaxRowBlock)
 
 ReduceStrategy reduce_strategy(int64_t n_out, int64_t n_red, bool leading_dims) {
   ReduceStrategy how;
+  // Split so that about kSplitTarget blocks share the work (4 to a multiprocessor on an H100).
+  constexpr int64_t kSplitTarget = 512;
   if (leading_dims && n_out >= 32) {
     how.columns = true;
+    // Bands of at least kRowsPerBand rows (64 per group of 32 threads) where the column blocks are few.
+    constexpr int64_t kRowsPerBand = 512;
+    const int64_t column_blocks = (n_out + 31) / 32;
+    if (column_blocks < kSplitTarget && n_red >= 2 * kRowsPerBand)
+      how.splits = std::max<int64_t>(1, std::min((n_red + kRowsPerBand - 1) / kRowsPerBand, kSplitTarget / column_blocks));
     return how;
   }
-  // Few outputs, long reductions: split each so that about kSplitTarget blocks share the work.
-  constexpr int64_t kPerSplit = 4096, kSplitTarget = 512;
+  // Few outputs, long reductions: split each.
+  constexpr int64_t kPerSplit = 4096;
   if (n_out < kSplitTarget && n_red >= 2 * kPerSplit)
     how.splits = std::max<int64_t>(1, std::min((n_red + kPerSplit - 1) / kPerSplit, kSplitTarget / n_out));
   return how;

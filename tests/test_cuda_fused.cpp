@@ -243,8 +243,10 @@ struct ReductionCase {
 
 // Shapes that pick each layout of cuda/reduce.cu: a whole-tensor sum over more elements than one
 // split (4096) takes, so it runs as many blocks and a second pass; few long rows (split too);
-// a sum over the leading dim with more outputs than one columns block (32) and a tail; arg-max
-// and arg-min over long rows and down columns.
+// a sum over the leading dim with more outputs than one columns block (32) and a tail, and over
+// enough rows (1,024 and more) that the column blocks split into bands of rows with a second pass
+// (a last band shorter than the others; min and any through the partials too); arg-max and
+// arg-min over long rows and down columns.
 // clang-format off
 const std::vector<ReductionCase> kReductionCases = {
   {"sum_all_split", {20011}, [](const Tensor& x) { return x.sum(); }},
@@ -253,6 +255,10 @@ const std::vector<ReductionCase> kReductionCases = {
   {"sum_leading_dims_3d", {5, 33, 40}, [](const Tensor& x) { return x.sum({0, 1}); }},
   {"amax_split", {2, 12000}, [](const Tensor& x) { return x.amax({1}); }},
   {"min_columns", {200, 45}, [](const Tensor& x) { return x.amin({0}); }},
+  {"sum_columns_in_bands", {3001, 70}, [](const Tensor& x) { return x.sum({0}); }},
+  {"sum_leading_dims_3d_in_bands", {4, 700, 33}, [](const Tensor& x) { return x.sum({0, 1}); }},
+  {"min_columns_in_bands", {2000, 40}, [](const Tensor& x) { return x.amin({0}); }},
+  {"any_columns_in_bands", {1100, 64}, [](const Tensor& x) { return (x > 3.2).any(0); }, false},
   {"sum_of_transpose_columns", {40, 50}, [](const Tensor& x) { return x.t().sum({1}); }},
   {"all_any_split", {2, 10000}, [](const Tensor& x) { return (x > -3).all(1).logical_xor((x > 3.5).any(1)); }, false},
   {"any_columns", {50, 40}, [](const Tensor& x) { return (x > 2).any(0); }, false},
