@@ -34,10 +34,15 @@
 
 // Loops over a thread's accumulators are unrolled, so acc[a] has constant indices and lives in
 // registers rather than local memory (nvcc's pragma; the emulator's compiler needs no hint).
+// EMBER_UNROLL_FLOAT_ONLY: unrolled in float32 (as measured on the H200) and rolled in float64,
+// where the softmax row loop of exp unrolled eight times made ptxas spill on sm_90
+// (scripts/check_cuda_build.sh).
 #ifdef __CUDACC__
 #define EMBER_UNROLL _Pragma("unroll")
+#define EMBER_UNROLL_FLOAT_ONLY _Pragma("unroll (sizeof(T) == 4 ? 16 : 1)")
 #else
 #define EMBER_UNROLL
+#define EMBER_UNROLL_FLOAT_ONLY
 #endif
 
 namespace ember::cuda {
@@ -132,15 +137,17 @@ __global__ void __launch_bounds__(kFlashThreads)
     __syncthreads();
     if (tid < kT) {
       T* p = ps + tid * sT;
+      const T* z = zs + tid * sT;
       T m_new = m;
       for (int c = 0; c < kT; ++c) m_new = p[c] > m_new ? p[c] : m_new;
       T alpha = 1, sum = 0;
       if (m_new != -INFINITY) {  // a row with no visible key so far keeps m = -inf, l = 0
         alpha = exp(m - m_new);
+        EMBER_UNROLL_FLOAT_ONLY
         for (int c = 0; c < kT; ++c) {
           p[c] = exp(p[c] - m_new);
           sum += p[c];  // l sums every weight; only out sees the dropped ones
-          p[c] *= zs[tid * sT + c];
+          p[c] *= z[c];
         }
       } else {
         for (int c = 0; c < kT; ++c) p[c] = 0;
