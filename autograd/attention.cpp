@@ -18,6 +18,7 @@
 #include "core/kernel.h"
 #include "core/random.h"
 #include "core/shape.h"
+#include "core/trace.h"
 
 namespace ember::autograd {
 
@@ -116,6 +117,7 @@ std::optional<Tensor> flash_attention_with_dropout(const Tensor& query, const Te
 }  // namespace
 
 Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale) {
+  EMBER_TRACE_OP();
   Tensor scores = q.matmul(k.mT()) * scale;  // (..., L, S)
   const int64_t L = q.size(-2), S = k.size(-2);
   TensorOptions index_options = TensorOptions(kInt64).device(q.device());
@@ -125,6 +127,7 @@ Tensor causal_softmax(const Tensor& q, const Tensor& k, double scale) {
 
 Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& noise,
                         double scale) {
+  EMBER_TRACE_OP();
   Tensor nz = noise.defined() ? kernel::contiguous(noise) : Tensor();
   return apply_fused(
       {.name = "ScaledDotProductAttentionBackward0",
@@ -161,6 +164,7 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
 }
 
 Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& value, double dropout_p, double scale) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dropout_p >= 0 && dropout_p < 1, "causal_attention: dropout_p must be in [0, 1), got {}", dropout_p);
   if (dropout_p == 0) return causal_attention(query, key, value, Tensor(), scale);
   // The mask covers the weights' shape (..., L, S): its Philox words are reserved whichever path draws it.

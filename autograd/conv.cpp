@@ -15,6 +15,7 @@
 #include "autograd/autograd.h"
 #include "core/backend.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -290,6 +291,7 @@ Tensor convolution(const char* op, int64_t dims, const Tensor& input, const Tens
 
 Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
               IntArrayRef stride) {
+  EMBER_TRACE_OP();
   const char* op = "unfold";
   EMBER_CHECK(input.dim() == 4, "{}: Input Error: Only 4D input Tensors are supported (got {}D, input of size {})", op,
               input.dim(), input.sizes());
@@ -311,6 +313,7 @@ Tensor im2col(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
 
 Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
               IntArrayRef padding, IntArrayRef stride) {
+  EMBER_TRACE_OP();
   const char* op = "fold";
   EMBER_CHECK(input.dim() == 3, "{}: Input Error: Only 3D input Tensors are supported (got {}D, input of size {})", op,
               input.dim(), input.sizes());
@@ -338,6 +341,7 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
+  EMBER_TRACE_OP();
   const char* op = "conv1d";
   const auto pad = expand_param(op, "padding", padding, 1);
   return convolution(op, 1, input, weight, bias, expand_param(op, "stride", stride, 1), pad, pad,
@@ -346,6 +350,7 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
+  EMBER_TRACE_OP();
   const char* op = "conv2d";
   const auto pad = expand_param(op, "padding", padding, 2);
   return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,
@@ -354,6 +359,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  EMBER_TRACE_OP();
   const char* op = "conv_transpose2d";
   const auto pad = expand_param(op, "padding", padding, 2);
   return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,

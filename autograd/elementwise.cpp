@@ -9,6 +9,7 @@
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -49,6 +50,7 @@ Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
 // ---- unary ----
 
 Tensor Tensor::neg() const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dtype() != kBool,
               "neg: Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
               "mask, use the `~` or `logical_not()` operator instead (input of shape {})",
@@ -61,32 +63,38 @@ Tensor Tensor::neg() const {
 
 // d/dx exp(x) = exp(x)
 Tensor Tensor::exp() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Exp, "ExpBackward0", *this, [](const Tensor&, const Tensor& y) { return y; }, true);
 }
 // d/dx log(x) = 1/x
 Tensor Tensor::log() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Log, "LogBackward0", *this, [](const Tensor& x, const Tensor&) { return x.reciprocal(); }, false);
 }
 // d/dx log1p(x) = 1/(1+x)
 Tensor Tensor::log1p() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Log1p, "Log1PBackward0", *this, [](const Tensor& x, const Tensor&) { return (x + 1).reciprocal(); },
       false);
 }
 // d/dx sqrt(x) = 1/(2 sqrt(x))
 Tensor Tensor::sqrt() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Sqrt, "SqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return (y * 2).reciprocal(); }, true);
 }
 // d/dx x^-1/2 = -1/2 x^-3/2 = -y^3 / 2
 Tensor Tensor::rsqrt() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Rsqrt, "RsqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return y.pow(3) * -0.5; }, true);
 }
 // d/dx |x| = sign(x)
 Tensor Tensor::abs() const {
+  EMBER_TRACE_OP();
   Tensor y = kernel::unary(UnaryOp::Abs, *this);
   if (any_requires_grad({this}))
     record("AbsBackward0", y, {*this}, [x = SavedVariable(*this, false)](const Tensor& g) -> tensor_list {
@@ -96,6 +104,7 @@ Tensor Tensor::abs() const {
 }
 // d/dx sign(x) = 0
 Tensor Tensor::sign() const {
+  EMBER_TRACE_OP();
   Tensor y = kernel::unary(UnaryOp::Sign, *this);
   if (any_requires_grad({this}))
     record("SignBackward0", y, {*this}, [](const Tensor& g) -> tensor_list { return {zeros_like(g)}; });
@@ -105,43 +114,51 @@ Tensor Tensor::sign() const {
 Tensor Tensor::square() const { return pow(2); }
 // d/dx 1/x = -1/x^2 = -y^2
 Tensor Tensor::reciprocal() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Reciprocal, "ReciprocalBackward0", *this, [](const Tensor&, const Tensor& y) { return -(y * y); }, true);
 }
 // d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
 Tensor Tensor::erf() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Erf, "ErfBackward0", *this,
       [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * kTwoOverSqrtPi; }, false);
 }
 // d/dx erfc(x) = -2/sqrt(pi) exp(-x^2)
 Tensor Tensor::erfc() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Erfc, "ErfcBackward0", *this,
       [](const Tensor& x, const Tensor&) { return (-x.square()).exp() * -kTwoOverSqrtPi; }, false);
 }
 // d/dx sin(x) = cos(x)
 Tensor Tensor::sin() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Sin, "SinBackward0", *this, [](const Tensor& x, const Tensor&) { return x.cos(); }, false);
 }
 // d/dx cos(x) = -sin(x)
 Tensor Tensor::cos() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Cos, "CosBackward0", *this, [](const Tensor& x, const Tensor&) { return -x.sin(); }, false);
 }
 // d/dx tanh(x) = 1 - tanh(x)^2
 Tensor Tensor::tanh() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Tanh, "TanhBackward0", *this, [](const Tensor&, const Tensor& y) { return 1 - y * y; }, true);
 }
 // d/dx sigmoid(x) = s (1 - s)
 Tensor Tensor::sigmoid() const {
+  EMBER_TRACE_OP();
   return unary_op(
       UnaryOp::Sigmoid, "SigmoidBackward0", *this, [](const Tensor&, const Tensor& y) { return y * (1 - y); }, true);
 }
 // d/dx relu(x) = [x > 0]
 Tensor Tensor::relu() const {
+  EMBER_TRACE_OP();
   Tensor y = kernel::unary(UnaryOp::Relu, *this);
   if (any_requires_grad({this}))
     record_fused("ReluBackward0", y, {*this}, {}, SaveOutput::kYes,
@@ -153,6 +170,7 @@ Tensor Tensor::relu() const {
 // exact:  d/dx x Phi(x) = Phi(x) + x phi(x)
 // tanh:   d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
 Tensor Tensor::gelu(const std::string& approximate) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(approximate == "none" || approximate == "tanh", "gelu: approximate must be 'none' or 'tanh', got '{}'",
               approximate);
   const bool use_tanh = approximate == "tanh";
@@ -186,6 +204,7 @@ Tensor Tensor::gelu(const std::string& approximate) const {
 
 // d(a+αb) = (g, αg), each summed back to its input's shape
 Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
+  EMBER_TRACE_OP();
   Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
   Tensor y = kernel::binary(BinaryOp::Add, *this, b);
   if (any_requires_grad({this, &b})) {
@@ -196,10 +215,12 @@ Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
   return y;
 }
 Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
+  EMBER_TRACE_OP();
   return add(wrap(*this, other.toDouble() * alpha.toDouble()), 1);
 }
 
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dtype() != kBool || other.dtype() != kBool,
               "sub: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
               "`logical_xor()` operator instead (shapes {} and {})",
@@ -218,11 +239,13 @@ Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
   return y;
 }
 Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
+  EMBER_TRACE_OP();
   return sub(wrap(*this, other.toDouble() * alpha.toDouble()), 1);
 }
 
 // d(ab) = (g b, g a)
 Tensor Tensor::mul(const Tensor& other) const {
+  EMBER_TRACE_OP();
   Tensor y = kernel::binary(BinaryOp::Mul, *this, other);
   if (any_requires_grad({this, &other})) {
     const bool need_a = requires_grad(), need_b = other.requires_grad();
@@ -239,6 +262,7 @@ Tensor Tensor::mul(const Scalar& other) const { return mul(wrap(*this, other)); 
 
 // d(a/b) = (g / b, -g a / b^2)
 Tensor Tensor::div(const Tensor& other) const {
+  EMBER_TRACE_OP();
   const Tensor a =
       (is_floating_point() || other.is_floating_point()) ? *this : kernel::cast(*this, get_default_dtype());
   Tensor y = kernel::binary(BinaryOp::Div, a, other);
@@ -257,6 +281,7 @@ Tensor Tensor::div(const Scalar& other) const { return div(wrap(*this, other)); 
 
 // d(a^b) = (g b a^(b-1), g a^b log(a))
 Tensor Tensor::pow(const Tensor& exponent) const {
+  EMBER_TRACE_OP();
   Tensor y = kernel::binary(BinaryOp::Pow, *this, exponent);
   if (any_requires_grad({this, &exponent})) {
     const bool need_b = exponent.requires_grad();
@@ -274,6 +299,7 @@ Tensor Tensor::pow(const Tensor& exponent) const {
 }
 // d(a^p) = g p a^(p-1)
 Tensor Tensor::pow(const Scalar& exponent) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(is_floating_point() || exponent.is_floating_point() || exponent.toLong() >= 0,
               "pow: Integers to negative integer powers are not allowed (a {} tensor to the power {})",
               dtype_name(dtype()), exponent.toLong());
@@ -342,6 +368,7 @@ Tensor Tensor::minimum(const Tensor& other) const { return max_min(*this, other,
 
 // d clamp(x) = g where min <= x <= max, else 0
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
   Tensor y = *this;
   {
@@ -379,6 +406,7 @@ Tensor Tensor::logical_and(const Tensor& other) const { return kernel::binary(Bi
 Tensor Tensor::logical_or(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalOr, *this, other); }
 Tensor Tensor::logical_xor(const Tensor& other) const { return kernel::binary(BinaryOp::LogicalXor, *this, other); }
 Tensor Tensor::logical_not() const {
+  EMBER_TRACE_OP();
   return kernel::binary(BinaryOp::Eq, kernel::cast(*this, kBool), wrap(*this, false));
 }
 
@@ -386,6 +414,7 @@ Tensor Tensor::logical_not() const {
 
 // d where(c, a, b) = (g where c, g where !c)
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  EMBER_TRACE_OP();
   Tensor y = kernel::where(condition, a, b);
   if (any_requires_grad({&a, &b})) {
     record("WhereBackward0", y, {a, b},
@@ -397,11 +426,13 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  EMBER_TRACE_OP();
   return ember::where(condition, *this, other);
 }
 
 // d masked_fill(x, mask, value) / dx = g where the mask is false, 0 where it is true
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(mask.dtype() == kBool, "masked_fill: expected a bool mask, got {}", dtype_name(mask.dtype()));
   Tensor y = kernel::where(mask, kernel::scalar(value, dtype(), device()), *this);
   if (any_requires_grad({this}))
@@ -438,6 +469,7 @@ EMBER_INPLACE(mul, Mul, MulBackward0)
 
 // div is true division: its result is floating point, which an integer tensor cannot hold.
 Tensor& Tensor::div_(const Tensor& other) {
+  EMBER_TRACE_OP();
   const ScalarType result = kernel::result_type(*this, other);
   EMBER_CHECK(is_floating_point(), "div_: result type {} can't be cast to the desired output type {}",
               dtype_name(ember::is_floating_point(result) ? result : get_default_dtype()), dtype_name(dtype()));
@@ -446,17 +478,21 @@ Tensor& Tensor::div_(const Tensor& other) {
 Tensor& Tensor::div_(const Scalar& other) { return div_(wrap(*this, other).to(dtype())); }
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  EMBER_TRACE_OP();
   Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
   return inplace_binary(*this, BinaryOp::Add, "add_", b, [&](const Tensor& s) { return s.add(b); });
 }
 Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
+  EMBER_TRACE_OP();
   return add_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
 }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  EMBER_TRACE_OP();
   Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
   return inplace_binary(*this, BinaryOp::Sub, "sub_", b, [&](const Tensor& s) { return s.sub(b); });
 }
 Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
+  EMBER_TRACE_OP();
   return sub_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
 }
 
@@ -470,27 +506,35 @@ Tensor& inplace_unary(Tensor& self, const char* name, std::function<Tensor(const
 }  // namespace
 
 Tensor& Tensor::pow_(const Scalar& e) {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "pow_", [&](const Tensor& s) { return s.pow(e); });
 }
 Tensor& Tensor::neg_() {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "neg_", [](const Tensor& s) { return s.neg(); });
 }
 Tensor& Tensor::exp_() {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "exp_", [](const Tensor& s) { return s.exp(); });
 }
 Tensor& Tensor::sqrt_() {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "sqrt_", [](const Tensor& s) { return s.sqrt(); });
 }
 Tensor& Tensor::tanh_() {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "tanh_", [](const Tensor& s) { return s.tanh(); });
 }
 Tensor& Tensor::relu_() {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "relu_", [](const Tensor& s) { return s.relu(); });
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "clamp_", [&](const Tensor& s) { return s.clamp(min, max); });
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  EMBER_TRACE_OP();
   return inplace_unary(*this, "masked_fill_", [&](const Tensor& s) { return s.masked_fill(mask, value); });
 }
 

@@ -8,6 +8,7 @@
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -71,6 +72,7 @@ Tensor mat2_grad(const Tensor& m1, const Tensor& g, bool transposed) {
 }  // namespace
 
 Tensor matmul(const Tensor& a_arg, const Tensor& b_arg) {
+  EMBER_TRACE_OP();
   // Under autocast (autograd/autocast.h) the product runs in bfloat16.
   const Tensor a_in = autograd::autocast_to_lower(a_arg), b_in = autograd::autocast_to_lower(b_arg);
   kernel::check_same_device("matmul", {a_in, b_in});
@@ -113,6 +115,7 @@ Tensor matmul(const Tensor& a_arg, const Tensor& b_arg) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "mm: expected 2-D tensors, got {}-D and {}-D (shapes {} and {})", a.dim(),
               b.dim(), a.sizes(), b.sizes());
   EMBER_CHECK(a.size(1) == b.size(0), "mm: shapes {} and {} cannot be multiplied ({} != {})", a.sizes(), b.sizes(),
@@ -121,6 +124,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "bmm: expected 3-D tensors, got {}-D and {}-D (shapes {} and {})", a.dim(),
               b.dim(), a.sizes(), b.sizes());
   EMBER_CHECK(a.size(0) == b.size(0), "bmm: batch sizes differ: shapes {} and {} ({} != {})", a.sizes(), b.sizes(),
@@ -134,6 +138,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 // product's buffer. d = (beta g summed back to self's shape, alpha g @ m2^T, alpha m1^T @ g)
 Tensor addmm(const Tensor& self_arg, const Tensor& mat1_arg, const Tensor& mat2_arg, const Scalar& beta,
              const Scalar& alpha) {
+  EMBER_TRACE_OP();
   const Tensor self = autograd::autocast_to_lower(self_arg), mat1 = autograd::autocast_to_lower(mat1_arg),
                mat2 = autograd::autocast_to_lower(mat2_arg);
   kernel::check_same_device("addmm", {self, mat1, mat2});

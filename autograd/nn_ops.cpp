@@ -9,6 +9,7 @@
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -99,6 +100,7 @@ Tensor layer_norm_composed(const Tensor& input, IntArrayRef dims, const Tensor& 
 // Under create_graph the backward is the same formula from differentiable ops.
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  EMBER_TRACE_OP();
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
   bool matches = input.dim() >= k;
@@ -188,9 +190,11 @@ Tensor triangle(const Tensor& x, int64_t k, bool lower) {
 }  // namespace
 
 Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  EMBER_TRACE_OP();
   return softmax_impl(*this, dim, dtype, false);
 }
 Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  EMBER_TRACE_OP();
   return softmax_impl(*this, dim, dtype, true);
 }
 Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }
@@ -203,6 +207,7 @@ Tensor triu(const Tensor& x, int64_t diagonal) { return x.triu(diagonal); }
 
 // d index_select = index_add of g into zeros
 Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
+  EMBER_TRACE_OP();
   kernel::check_same_device("index_select", {*this, index});
   EMBER_CHECK(index.dim() <= 1, "index_select: index should have at most one dimension, got shape {}", index.sizes());
   Tensor src = dim() == 0 ? reshape({1}) : *this;
@@ -223,6 +228,7 @@ Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
 
 // d index_add = (g, g.index_select(dim, index))
 Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
+  EMBER_TRACE_OP();
   kernel::check_same_device("index_add", {*this, index, src});
   int64_t d = wrap_dim(dim_, dim(), "index_add");
   check_index(index, sizes()[d], "index_add", sizes(), d);
@@ -244,6 +250,7 @@ Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) c
 
 // d gather = scatter_add of g into zeros
 Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
+  EMBER_TRACE_OP();
   kernel::check_same_device("gather", {*this, index});
   int64_t d = wrap_dim(dim_, dim(), "gather");
   EMBER_CHECK(index.dim() == dim(),
@@ -268,6 +275,7 @@ Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
 
 // d scatter_add = (g, g.gather(dim, index))
 Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
+  EMBER_TRACE_OP();
   kernel::check_same_device("scatter_add", {*this, index, src});
   int64_t d = wrap_dim(dim_, dim(), "scatter_add");
   EMBER_CHECK(index.dim() == dim() && src.sizes() == index.sizes(),
@@ -286,6 +294,7 @@ Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src)
 
 // embedding(W, idx) = W[idx]; d W = index_add of g's rows (none for padding_idx)
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {
+  EMBER_TRACE_OP();
   kernel::check_same_device("embedding", {weight, indices});
   EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
               weight.sizes());
@@ -318,6 +327,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int6
 }
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(indices.dtype() == kInt64, "one_hot: is only applicable to index tensor (int64), got {}",
               dtype_name(indices.dtype()));
   EMBER_CHECK(num_classes >= -1, "one_hot: num_classes must be -1 (inferred) or non-negative, got {}", num_classes);

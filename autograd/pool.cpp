@@ -7,10 +7,12 @@
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
 std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& input, const PoolGeometry& g) {
+  EMBER_TRACE_OP();
   Tensor x = input.contiguous();
   const int64_t P = x.size(0);
   Tensor out = raw_empty({P, g.OH, g.OW}, x.dtype(), x.device(), "max_pool2d");
@@ -30,6 +32,7 @@ std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& input, const PoolGeomet
 }
 
 Tensor avg_pool_planes(const Tensor& input, const PoolGeometry& g) {
+  EMBER_TRACE_OP();
   Tensor x = input.contiguous();
   Tensor out = raw_empty({x.size(0), g.OH, g.OW}, x.dtype(), x.device(), "avg_pool2d");
   backend_for(x).avg_pool2d(out, x, g);
@@ -43,6 +46,7 @@ Tensor avg_pool_planes(const Tensor& input, const PoolGeometry& g) {
 }
 
 Tensor avg_pool_planes_backward(const Tensor& dout, const PoolGeometry& g) {
+  EMBER_TRACE_OP();
   Tensor gy = dout.contiguous();
   Tensor din = raw_empty({gy.size(0), g.H, g.W}, gy.dtype(), gy.device(), "avg_pool2d_backward");
   backend_for(gy).avg_pool2d_backward(din, gy, g);

@@ -8,6 +8,7 @@
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -57,6 +58,7 @@ int64_t count_over(IntArrayRef sizes, const std::vector<int64_t>& dims) {
 
 // d sum = g broadcast back
 Tensor Tensor::sum(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype_) const {
+  EMBER_TRACE_OP();
   // Integers and bools sum as int64, as in PyTorch.
   ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "sum");
@@ -79,6 +81,7 @@ Tensor Tensor::sum(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> 
 Tensor Tensor::sum(std::optional<ScalarType> dtype_) const { return sum(IntArrayRef{}, false, dtype_); }
 
 Tensor Tensor::mean(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype_) const {
+  EMBER_TRACE_OP();
   ScalarType dt = dtype_.value_or(dtype());
   EMBER_CHECK(ember::is_floating_point(dt),
               "mean: could not infer output dtype. Input dtype must be either a floating point "
@@ -104,6 +107,7 @@ Tensor Tensor::mean(std::optional<ScalarType> dtype_) const { return mean(IntArr
 
 // var = sum((x - mean)^2) / (n - correction), composed so its gradient comes for free.
 Tensor Tensor::var(IntArrayRef dims_in, bool unbiased, bool keepdim) const {
+  EMBER_TRACE_OP();
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "var");
   const int64_t n = count_over(sizes(), dims);
   Tensor centered = *this - mean(dims_in, true);
@@ -130,10 +134,12 @@ static Tensor amax_amin(const Tensor& x, IntArrayRef dims_in, bool keepdim, bool
 Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return amax_amin(*this, dims, keepdim, true); }
 Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return amax_amin(*this, dims, keepdim, false); }
 Tensor Tensor::max() const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(numel() > 0, "max: expected a non-empty tensor (operation has no identity), got shape {}", sizes());
   return amax({}, false);
 }
 Tensor Tensor::min() const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(numel() > 0, "min: expected a non-empty tensor (operation has no identity), got shape {}", sizes());
   return amin({}, false);
 }
@@ -167,18 +173,22 @@ static std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim_, boo
   return {values, indices};
 }
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  EMBER_TRACE_OP();
   return max_min_dim(*this, dim, keepdim, true);
 }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  EMBER_TRACE_OP();
   return max_min_dim(*this, dim, keepdim, false);
 }
 
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  EMBER_TRACE_OP();
   NoGradGuard no_grad;
   if (!dim) return std::get<1>(reshape({-1}).max(0, false));
   return std::get<1>(max(*dim, keepdim));
 }
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  EMBER_TRACE_OP();
   NoGradGuard no_grad;
   if (!dim) return std::get<1>(reshape({-1}).min(0, false));
   return std::get<1>(min(*dim, keepdim));
@@ -187,6 +197,7 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
 // logsumexp = m + log(sum(exp(x - m))) with m the (detached) max, so large inputs don't overflow.
 // Its gradient, softmax(x), comes from the composition.
 Tensor Tensor::logsumexp(IntArrayRef dims_in, bool keepdim) const {
+  EMBER_TRACE_OP();
   Tensor x = is_floating_point() ? *this : to(get_default_dtype());
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "logsumexp");
   Tensor m = x.detach().amax(dims, true);
@@ -200,6 +211,7 @@ Tensor Tensor::norm(const Scalar& p) const { return norm(p, {}, false); }
 // The 2-norm records its own backward, d/dx ||x|| = x / ||x||, taken as 0 where the norm is 0
 // (as PyTorch does; the composition would give NaN there). Other p are compositions.
 Tensor Tensor::norm(const std::optional<Scalar>& p_opt, IntArrayRef dims_in, bool keepdim) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(is_floating_point(), "norm(): input dtype should be either floating point or complex. Got {} instead.",
               scalar_type_name(dtype()));
   const double p = p_opt ? p_opt->toDouble() : 2.0;
@@ -233,14 +245,17 @@ Tensor Tensor::norm(const std::optional<Scalar>& p_opt, IntArrayRef dims_in, boo
 Tensor Tensor::all() const { return kernel::reduce(ReduceOp::All, *this, {}, false); }
 Tensor Tensor::any() const { return kernel::reduce(ReduceOp::Any, *this, {}, false); }
 Tensor Tensor::all(int64_t dim, bool keepdim) const {
+  EMBER_TRACE_OP();
   return kernel::reduce(ReduceOp::All, *this, wrap_dims({dim}, this->dim(), "all"), keepdim);
 }
 Tensor Tensor::any(int64_t dim, bool keepdim) const {
+  EMBER_TRACE_OP();
   return kernel::reduce(ReduceOp::Any, *this, wrap_dims({dim}, this->dim(), "any"), keepdim);
 }
 
 // Removes the (size-1) dims listed, highest first.
 Tensor Tensor::squeeze_dims(IntArrayRef dims) const {
+  EMBER_TRACE_OP();
   std::vector<int64_t> ds = wrap_dims(dims, dim(), "squeeze");
   Tensor r = *this;
   for (auto it = ds.rbegin(); it != ds.rend(); ++it) r = r.squeeze(*it);
@@ -252,6 +267,7 @@ Tensor mean(const Tensor& x) { return x.mean(); }
 
 // close = a == b, or |a - b| finite and <= atol + |rtol b| (PyTorch's isclose); NaN == NaN with equal_nan.
 Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dtype() == other.dtype(), "isclose: {} did not match {}", scalar_type_name(dtype()),
               scalar_type_name(other.dtype()));
   EMBER_CHECK(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but got {}", rtol);
@@ -276,6 +292,7 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
   return a.allclose(b, rtol, atol, equal_nan);
 }
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_TRACE_OP();
   return a.isclose(b, rtol, atol, equal_nan);
 }
 

@@ -6,6 +6,7 @@
 
 #include "autograd/autograd.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -30,11 +31,13 @@ Tensor make_view(const Tensor& self, std::vector<int64_t> sizes, std::vector<int
 Tensor Tensor::to(ScalarType dtype, bool copy) const { return to(device(), dtype, copy); }
 Tensor Tensor::to(Device device, bool copy) const { return to(device, dtype(), copy); }
 Tensor Tensor::to(const TensorOptions& options, bool copy) const {
+  EMBER_TRACE_OP();
   return to(options.device(), options.has_dtype() ? options.dtype() : dtype(), copy);
 }
 
 // d to(x) = g converted back to x's dtype and device
 Tensor Tensor::to(Device dev, ScalarType dt, bool copy) const {
+  EMBER_TRACE_OP();
   if (dev == device() && dt == dtype() && !copy) return *this;
   Tensor out = raw_empty(sizes(), dt, dev);
   if (dev == device()) {
@@ -57,6 +60,7 @@ Tensor Tensor::to(Device dev, ScalarType dt, bool copy) const {
 }
 
 Tensor Tensor::clone() const {
+  EMBER_TRACE_OP();
   Tensor out = kernel::clone(*this);
   if (any_requires_grad({this}))
     record("CloneBackward0", out, {*this}, [](const Tensor& g) -> tensor_list { return {g}; });
@@ -67,6 +71,7 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 // d copy_(self, src) = (0 for the old self, g for src)
 Tensor& Tensor::copy_(const Tensor& src) {
+  EMBER_TRACE_OP();
   autograd::check_inplace(*this, "copy_");
   kernel::check_no_overlap("copy_", *this, {src});
   if (!any_requires_grad({this, &src})) {
@@ -81,6 +86,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
+  EMBER_TRACE_OP();
   autograd::check_inplace(*this, "fill_");
   if (!any_requires_grad({this})) {
     backend_for(*this).fill(*this, value);
@@ -96,6 +102,7 @@ Tensor& Tensor::zero_() { return fill_(0); }
 // ---- views ----
 
 Tensor Tensor::view(IntArrayRef shape) const {
+  EMBER_TRACE_OP();
   std::vector<int64_t> sz = infer_size(shape, numel(), "view");
   auto st = view_strides(sizes(), strides(), sz);
   EMBER_CHECK(st.has_value(),
@@ -107,6 +114,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
+  EMBER_TRACE_OP();
   std::vector<int64_t> sz = infer_size(shape, numel(), "reshape");
   if (view_strides(sizes(), strides(), sz)) return view(sz);
   return clone().view(sz);
@@ -130,16 +138,19 @@ Tensor transpose_view(const Tensor& self, int64_t dim0, int64_t dim1, const char
 }  // namespace
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  EMBER_TRACE_OP();
   return transpose_view(*this, dim0, dim1, "TransposeBackward0");
 }
 
 Tensor Tensor::t() const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but self is {}D", dim());
   return transpose_view(*this, 0, dim() < 2 ? 0 : 1, "TBackward0");
 }
 
 // d permute(dims) = permute by the inverse permutation
 Tensor Tensor::permute(IntArrayRef dims) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == dim(),
               "permute: number of dims don't match in permute (got {} dims for a {}-D tensor)", dims.size(), dim());
   std::vector<int64_t> sz(dim()), st(dim()), inverse(dim());
@@ -157,6 +168,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t dim_) const {
+  EMBER_TRACE_OP();
   int64_t d = wrap_dim(dim_, dim() + 1, "unsqueeze");
   std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
   int64_t stride = d < dim() ? sz[d] * st[d] : 1;
@@ -167,6 +179,7 @@ Tensor Tensor::unsqueeze(int64_t dim_) const {
 }
 
 Tensor Tensor::squeeze() const {
+  EMBER_TRACE_OP();
   std::vector<int64_t> sz, st;
   for (int64_t d = 0; d < dim(); ++d)
     if (sizes()[d] != 1) {
@@ -178,6 +191,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t dim_) const {
+  EMBER_TRACE_OP();
   if (dim() == 0) return view(sizes());
   int64_t d = wrap_dim(dim_, dim(), "squeeze");
   if (sizes()[d] != 1) return view(sizes());
@@ -190,6 +204,7 @@ Tensor Tensor::squeeze(int64_t dim_) const {
 
 // d expand = sum over the expanded dims
 Tensor Tensor::expand(IntArrayRef want) const {
+  EMBER_TRACE_OP();
   std::vector<int64_t> sz = want.vec();
   const int64_t lead = static_cast<int64_t>(sz.size()) - dim();
   EMBER_CHECK(lead >= 0,
@@ -211,6 +226,7 @@ Tensor Tensor::expand(IntArrayRef want) const {
 
 // d narrow = the gradient placed at [start, start + length) of zeros
 Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dim() > 0, "narrow: cannot be applied to a 0-dim tensor");
   int64_t d = wrap_dim(dim_, dim(), "narrow");
   const int64_t n = sizes()[d];
@@ -222,6 +238,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::slice(int64_t dim_, std::optional<int64_t> start_, std::optional<int64_t> end_, int64_t step) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dim() > 0, "slice: cannot be applied to a 0-dim tensor");
   EMBER_CHECK(step > 0, "slice: step must be positive, got {}", step);
   int64_t d = wrap_dim(dim_, dim(), "slice");
@@ -244,6 +261,7 @@ Tensor Tensor::slice(int64_t dim_, std::optional<int64_t> start_, std::optional<
 
 // d select = the gradient placed at `index` of zeros
 Tensor Tensor::select(int64_t dim_, int64_t index) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(dim() > 0, "select: cannot be applied to a 0-dim tensor");
   int64_t d = wrap_dim(dim_, dim(), "select");
   const int64_t n = sizes()[d];
@@ -262,6 +280,7 @@ Tensor Tensor::select(int64_t dim_, int64_t index) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  EMBER_TRACE_OP();
   if (dim() == 0) return reshape({1});
   int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
   EMBER_CHECK(s <= e, "flatten: start_dim ({}) cannot come after end_dim ({})", s, e);
@@ -274,6 +293,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::unflatten(int64_t dim_, IntArrayRef parts) const {
+  EMBER_TRACE_OP();
   int64_t d = wrap_dim(dim_, dim(), "unflatten");
   std::vector<int64_t> inner = infer_size(parts, sizes()[d], "unflatten");
   std::vector<int64_t> sz(sizes().begin(), sizes().begin() + d);
@@ -335,6 +355,7 @@ tensor_list split_views(const Tensor& self, int64_t d, IntArrayRef lengths, cons
 }  // namespace
 
 tensor_list Tensor::split(int64_t split_size, int64_t dim_) const {
+  EMBER_TRACE_OP();
   int64_t d = wrap_dim(dim_, dim(), "split");
   EMBER_CHECK(split_size > 0 || sizes()[d] == 0, "split: split_size must be positive, got {}", split_size);
   std::vector<int64_t> lengths;
@@ -344,6 +365,7 @@ tensor_list Tensor::split(int64_t split_size, int64_t dim_) const {
 }
 
 tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) const {
+  EMBER_TRACE_OP();
   int64_t d = wrap_dim(dim_, dim(), "split_with_sizes");
   int64_t total = 0;
   for (int64_t n : split_sizes) {
@@ -358,6 +380,7 @@ tensor_list Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim_) cons
 }
 
 tensor_list Tensor::chunk(int64_t chunks, int64_t dim_) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(chunks > 0, "chunk: number of chunks must be greater than 0, got {}", chunks);
   int64_t d = wrap_dim(dim_, dim(), "chunk");
   const int64_t n = sizes()[d];
@@ -365,6 +388,7 @@ tensor_list Tensor::chunk(int64_t chunks, int64_t dim_) const {
 }
 
 tensor_list Tensor::unbind(int64_t dim_) const {
+  EMBER_TRACE_OP();
   int64_t d = wrap_dim(dim_, dim(), "unbind");
   tensor_list parts;
   for (int64_t i = 0; i < sizes()[d]; ++i) parts.push_back(select(d, i));
@@ -372,6 +396,7 @@ tensor_list Tensor::unbind(int64_t dim_) const {
 }
 
 Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t> offset) const {
+  EMBER_TRACE_OP();
   EMBER_CHECK(sz.size() == st.size(), "as_strided: got {} sizes and {} strides", sz.size(), st.size());
   const int64_t off = offset.value_or(storage_offset());
   const int64_t numel = checked_numel(sz, "as_strided");
@@ -393,6 +418,7 @@ Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t>
 // d slice_scatter = (g with the slice zeroed, g's slice)
 Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int64_t> start_,
                              std::optional<int64_t> end_, int64_t step) const {
+  EMBER_TRACE_OP();
   Tensor out = kernel::clone(*this);
   Tensor part;
   {
@@ -417,6 +443,7 @@ Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int6
 
 // d cat = the gradient split back into the pieces
 Tensor cat(const tensor_list& tensors, int64_t dim) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(!tensors.empty(), "cat: expected a non-empty list of Tensors");
   const Tensor& first = tensors[0];
   for (const Tensor& t : tensors) kernel::check_same_device("cat", {first, t});
@@ -459,6 +486,7 @@ Tensor cat(const tensor_list& tensors, int64_t dim) {
 }
 
 Tensor stack(const tensor_list& tensors, int64_t dim) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(!tensors.empty(), "stack: expects a non-empty TensorList");
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   tensor_list parts;

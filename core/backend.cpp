@@ -17,6 +17,8 @@ Backend& backend_for(Device device) {
   if (Backend* o = overrides[static_cast<int>(device.type)].load(std::memory_order_relaxed)) [[unlikely]]
     return *o;
   static Backend& cpu = trace::level() > 0 ? trace::wrap(cpu::backend()) : cpu::backend();
+  if (trace::scope_open()) [[unlikely]]  // a trace::Scope is open: the wrapper (it decides per thread)
+    return trace::wrap(device.is_cpu() ? cpu::backend() : cuda_backend());
   if (device.is_cpu()) return cpu;
   static Backend& cuda = trace::level() > 0 ? trace::wrap(cuda_backend()) : cuda_backend();
   return cuda;

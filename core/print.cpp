@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/shape.h"
+#include "core/trace.h"
 
 namespace ember {
 namespace {
@@ -254,6 +255,7 @@ std::string to_string(const Tensor& t) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  trace::Quiet quiet;  // the copies made to print are not the program's kernels
   if (g_style == PrintStyle::LibTorch) {
     print_libtorch(os, t);
     return os;

@@ -3,9 +3,12 @@
 #include "core/trace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,7 +21,62 @@ namespace ember::trace {
 
 namespace {
 
-thread_local const std::string* current_node = nullptr;
+thread_local const std::string* current_node = nullptr;  // the backward node running, if any
+thread_local const char* current_op = nullptr;            // the outermost op running (OpTag)
+thread_local int scope_depth = 0;                         // Scopes open on this thread
+thread_local int quiet_depth = 0;                         // Quiets open on this thread
+std::atomic<int> open_scopes{0};                          // Scopes open in the process
+std::atomic<int64_t> steps_done{0};                       // end_step() calls
+
+// EMBER_DEBUG_STEPS: the optimizer steps to trace, 1-based and inclusive; every step when unset.
+struct StepRange {
+  int64_t first = 1, last = std::numeric_limits<int64_t>::max();
+  bool set = false;
+};
+
+// A whole non-negative decimal number, or -1.
+int64_t parse_count(const std::string& text) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(text);
+}
+
+const StepRange& step_range() {
+  static const StepRange range = [] {
+    StepRange r;
+    const char* v = std::getenv("EMBER_DEBUG_STEPS");
+    if (!v || !*v) return r;
+    const std::string text(v);
+    const size_t dash = text.find('-');
+    const int64_t a = parse_count(dash == std::string::npos ? "1" : text.substr(0, dash));
+    const int64_t b = parse_count(dash == std::string::npos ? text : text.substr(dash + 1));
+    if (a < 1 || b < a) {
+      std::fprintf(stderr,
+                   "[ember] EMBER_DEBUG_STEPS='%s' is not N (the first N steps) or A-B (steps A to B, 1 <= A <= "
+                   "B): tracing every step\n",
+                   v);
+      return r;
+    }
+    r.first = a, r.last = b, r.set = true;
+    return r;
+  }();
+  return range;
+}
+
+bool in_traced_steps() {
+  const StepRange& r = step_range();
+  if (!r.set) return true;
+  const int64_t step = steps_done.load(std::memory_order_relaxed) + 1;
+  return step >= r.first && step <= r.last;
+}
+
+// What this thread does with a kernel now: 0 nothing, 1 print its line before it runs, 2 print it
+// after with its time and add it to the table, kProfile only add it to the table.
+int effective_level() {
+  if (quiet_depth > 0) return 0;
+  const int env = level();
+  if (env > 0 && in_traced_steps()) return env;
+  return scope_depth > 0 ? 1 : 0;
+}
 
 struct Stat {
   int64_t calls = 0;
@@ -63,43 +121,53 @@ std::string describe(const Tensor& t) {
   return fmt::format("{} {} {}", shape_str(t.sizes()), dtype_name(t.dtype()), t.device().str());
 }
 
-// One line per kernel: "[ember] <op> out <shape dtype device> <- <input shapes>". Level 1 prints it
-// before the kernel runs (if a kernel crashes, the last line names it); level 2 prints it after,
-// with the kernel's time, and adds the time to the summary.
-class Scope {
+// One line per kernel: "[ember] <tag><kernel> out <shape dtype device> <- <input shapes>", the tag
+// being "backward <Node>: " in backward, else "<op>: " for the op the program called (when it is
+// not the kernel's own name). Level 1 prints it before the kernel runs (if a kernel crashes, the
+// last line names it); level 2 prints it after, with the kernel's time, and adds the time to the
+// summary, by kernel (forward and backward apart).
+class KernelLine {
  public:
   // deferred: a fused kernel the device may not have; its line waits until it has run, and
   // cancel() drops it when the op fell back to the composed kernels (which trace themselves).
-  Scope(std::string op, const Tensor& out, std::initializer_list<const Tensor*> ins, bool deferred = false)
-      : op_(std::move(op)), deferred_(deferred) {
-    if (current_node) op_ = "backward " + *current_node + ": " + op_;
-    std::string inputs;
-    for (const Tensor* t : ins) inputs += (inputs.empty() ? " <- " : ", ") + shape_str(t->sizes());
-    if (level() <= 2) line_ = fmt::format("[ember] {:<40} out {}{}", op_, describe(out), inputs);
-    if (level() == 1 && !deferred_) std::fprintf(stderr, "%s\n", line_.c_str());
+  KernelLine(const char* kernel, const Tensor& out, std::initializer_list<const Tensor*> ins, bool deferred = false)
+      : level_(effective_level()), deferred_(deferred) {
+    if (level_ == 0) return;
+    std::string tag;
+    if (current_node)
+      tag = "backward " + *current_node + ": ";
+    else if (current_op && std::strcmp(current_op, kernel) != 0)
+      tag = std::string(current_op) + ": ";
+    key_ = current_node ? "backward " + std::string(kernel) : std::string(kernel);
+    if (level_ <= 2) {
+      std::string inputs;
+      for (const Tensor* t : ins) inputs += (inputs.empty() ? " <- " : ", ") + shape_str(t->sizes());
+      line_ = fmt::format("[ember] {:<40} out {}{}", tag + kernel, describe(out), inputs);
+    }
+    if (level_ == 1 && !deferred_) std::fprintf(stderr, "%s\n", line_.c_str());
     start_ = std::chrono::steady_clock::now();
   }
   void cancel() { cancelled_ = true; }
-  ~Scope() {
-    if (cancelled_) return;
-    if (level() == 1 && deferred_) std::fprintf(stderr, "%s\n", line_.c_str());
-    if (level() < 2) return;
+  ~KernelLine() {
+    if (level_ == 0 || cancelled_) return;
+    if (level_ == 1 && deferred_) std::fprintf(stderr, "%s\n", line_.c_str());
+    if (level_ < 2) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (level() == 2) std::fprintf(stderr, "%s  (%.3f ms)\n", line_.c_str(), s * 1e3);
-    const size_t colon = op_.rfind(": ");
-    summary().add(colon == std::string::npos ? op_ : "backward " + op_.substr(colon + 2), s);
+    if (level_ == 2) std::fprintf(stderr, "%s  (%.3f ms)\n", line_.c_str(), s * 1e3);
+    summary().add(key_, s);
   }
 
  private:
-  std::string op_, line_;
+  int level_;
+  std::string key_, line_;
   bool deferred_ = false, cancelled_ = false;
   std::chrono::steady_clock::time_point start_;
 };
 
-// Runs a fused kernel under a deferred Scope: traced only when the device had it.
+// Runs a fused kernel under a deferred KernelLine: traced only when the device had it.
 template <typename F>
 bool traced_fused(const char* op, const Tensor& out, std::initializer_list<const Tensor*> ins, F run) {
-  Scope s(op, out, ins, /*deferred=*/true);
+  KernelLine s(op, out, ins, /*deferred=*/true);
   const bool ran = run();
   if (!ran) s.cancel();
   return ran;
@@ -119,7 +187,7 @@ class TracingBackend final : public Backend {
 #define EMBER_UNPAREN(...) __VA_ARGS__
 #define EMBER_TRACED_KERNEL(name, params, args, op, out, ins) \
   void name params override {                                 \
-    Scope s(op, out, {EMBER_UNPAREN ins});                    \
+    KernelLine s(op, out, {EMBER_UNPAREN ins});               \
     in_.name args;                                            \
   }
 #define EMBER_TRACED_FUSED_KERNEL(name, params, args, op, out, ins)                   \
@@ -165,8 +233,41 @@ Backend& wrap(Backend& inner) {
 BackwardScope::BackwardScope(const std::string& node_name) : prev_(current_node) {
   current_node = &node_name;
   // A line per node, so nodes that run no kernel (views, expand) are seen too.
-  if (level() == 1 || level() == 2) std::fprintf(stderr, "[ember] backward %s\n", node_name.c_str());
+  const int lvl = effective_level();
+  if (lvl == 1 || lvl == 2) std::fprintf(stderr, "[ember] backward %s\n", node_name.c_str());
 }
 BackwardScope::~BackwardScope() { current_node = prev_; }
+
+Scope::Scope(std::string label) : label_(std::move(label)) {
+  ++scope_depth;
+  open_scopes.fetch_add(1, std::memory_order_relaxed);
+  if (quiet_depth == 0) std::fprintf(stderr, "[ember] ---- trace scope '%s' begins ----\n", label_.c_str());
+}
+Scope::~Scope() {
+  if (quiet_depth == 0) std::fprintf(stderr, "[ember] ---- trace scope '%s' ends ----\n", label_.c_str());
+  open_scopes.fetch_sub(1, std::memory_order_relaxed);
+  --scope_depth;
+}
+
+bool scope_open() { return open_scopes.load(std::memory_order_relaxed) > 0; }
+
+void end_step() {
+  const int64_t step = steps_done.fetch_add(1, std::memory_order_relaxed) + 1;
+  const StepRange& r = step_range();
+  const int lvl = level();
+  if (!r.set || (lvl != 1 && lvl != 2) || step < r.first || step > r.last) return;
+  std::fprintf(stderr, "[ember] ---- end of step %lld%s ----\n", static_cast<long long>(step),
+               step == r.last ? " (the last EMBER_DEBUG_STEPS traces)" : "");
+}
+
+OpTag::OpTag(const char* op) noexcept : outermost_(current_op == nullptr) {
+  if (outermost_) current_op = op;
+}
+OpTag::~OpTag() {
+  if (outermost_) current_op = nullptr;
+}
+
+Quiet::Quiet() noexcept { ++quiet_depth; }
+Quiet::~Quiet() { --quiet_depth; }
 
 }  // namespace ember::trace

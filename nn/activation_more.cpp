@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "autograd/grad_mode.h"
+#include "core/trace.h"
 #include "nn/functional.h"
 
 namespace ember::nn {
@@ -61,6 +62,7 @@ Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
 // min(x, 0) - log1p(exp(-|x|)). |x| is x * s with s = -1 for x < 0 and +1 otherwise (s carries no
 // gradient), so at x = 0 the gradient is PyTorch's 1/2: 0 from the min, 1/2 from the log1p term.
 Tensor logsigmoid(const Tensor& input) {
+  EMBER_TRACE_OP();
   Tensor negative, sign;
   {
     NoGradGuard no_grad;
@@ -72,15 +74,18 @@ Tensor logsigmoid(const Tensor& input) {
 }
 
 Tensor elu(Tensor input, const ELUFuncOptions& options) {
+  EMBER_TRACE_OP();
   return maybe_inplace(input, options.inplace(), [&](const Tensor& x) { return elu_like(x, options.alpha(), 1.0); });
 }
 
 Tensor selu(Tensor input, const SELUFuncOptions& options) {
+  EMBER_TRACE_OP();
   return maybe_inplace(input, options.inplace(),
                        [](const Tensor& x) { return elu_like(x, kSeluAlpha, 1.0) * kSeluScale; });
 }
 
 Tensor celu(Tensor input, const CELUFuncOptions& options) {
+  EMBER_TRACE_OP();
   const double alpha = options.alpha();
   EMBER_CHECK(alpha != 0, "celu: alpha must not be 0 (it divides the input)");
   return maybe_inplace(input, options.inplace(), [&](const Tensor& x) { return elu_like(x, alpha, alpha); });
@@ -88,6 +93,7 @@ Tensor celu(Tensor input, const CELUFuncOptions& options) {
 
 // At 0 the gradient is the negative slope (PyTorch: x > 0 ? g : g * slope).
 Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
+  EMBER_TRACE_OP();
   return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
     Tensor positive;
     {
@@ -100,6 +106,7 @@ Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
 
 // d/dx = x > 0 ? 1 : w;  d/dw = x > 0 ? 0 : x (summed over everything but the channel)
 Tensor prelu(const Tensor& input, const Tensor& weight) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(weight.defined() && weight.dim() <= 1, "prelu: weight must be a 1-D tensor, got {}",
               weight.defined() ? weight.sizes() : IntArrayRef{});
   EMBER_CHECK(input.is_floating_point() && weight.dtype() == input.dtype(),
@@ -128,6 +135,7 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
 // The gradient is 1 strictly between min_val and max_val, 0 at and beyond them (PyTorch's
 // hardtanh_backward), hence where() rather than clamp (whose gradient includes the bounds).
 Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options) {
+  EMBER_TRACE_OP();
   const double lo = options.min_val(), hi = options.max_val();
   EMBER_CHECK(lo <= hi, "hardtanh: min_val ({}) cannot be greater than max_val ({})", lo, hi);
   return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
@@ -143,6 +151,7 @@ Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options) {
 
 // d/dx = exp(bx) / (1 + exp(bx)) below the threshold, 1 above (PyTorch: bx > threshold ? g : ...).
 Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
+  EMBER_TRACE_OP();
   const double beta = options.beta(), threshold = options.threshold();
   EMBER_CHECK(beta != 0, "softplus: beta must not be 0 (it divides the result)");
   Tensor scaled = input * beta;
@@ -157,11 +166,13 @@ Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
 }
 
 Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
+  EMBER_TRACE_OP();
   return (-input).softmax(options.dim(), options.dtype());
 }
 
 // At the threshold the gradient is 0 (PyTorch: x <= threshold ? 0 : g).
 Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
+  EMBER_TRACE_OP();
   return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
     Tensor above;
     {
@@ -173,6 +184,7 @@ Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
 }
 
 Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   const double p = options.p();
   EMBER_CHECK(p >= 0 && p <= 1, "dropout2d: dropout probability has to be between 0 and 1, but got {}", p);
   EMBER_CHECK(input.dim() >= 2,

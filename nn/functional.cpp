@@ -11,6 +11,7 @@
 #include "core/kernel.h"
 #include "core/random.h"
 #include "core/shape.h"
+#include "core/trace.h"
 
 namespace ember::nn::functional {
 
@@ -39,6 +40,7 @@ Tensor safe_softmax(const Tensor& scores, int64_t dim) {
 }  // namespace
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got shape {}",
               weight.sizes());
   EMBER_CHECK(input.dim() >= 1, "linear: input must have at least 1 dimension, got a 0-d tensor");
@@ -61,6 +63,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  EMBER_TRACE_OP();
   std::optional<int64_t> padding_idx = options.padding_idx();
   if (padding_idx) {
     EMBER_CHECK(weight.dim() == 2, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
@@ -74,6 +77,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
 }
 
 Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
+  EMBER_TRACE_OP();
   const double p = options.p();
   EMBER_CHECK(p >= 0 && p <= 1, "dropout: probability has to be between 0 and 1, but got {}", p);
   if (!options.training() || p == 0 || input.numel() == 0) return input;
@@ -88,15 +92,18 @@ Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
 }
 
 Tensor dropout(const Tensor& input, double p, bool training) {
+  EMBER_TRACE_OP();
   return dropout(input, DropoutFuncOptions().p(p).training(training));
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  EMBER_TRACE_OP();
   return ember::layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  EMBER_TRACE_OP();
   return ember::layer_norm(input, options.normalized_shape(), options.weight(), options.bias(), options.eps());
 }
 
@@ -104,13 +111,16 @@ Tensor gelu(const Tensor& input, const GELUFuncOptions& options) { return input.
 Tensor relu(const Tensor& input) { return input.relu(); }
 
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
+  EMBER_TRACE_OP();
   return input.softmax(options.dim(), options.dtype());
 }
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
+  EMBER_TRACE_OP();
   return input.log_softmax(options.dim(), options.dtype());
 }
 
 Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(mask.dtype() == kBool, "masked_softmax: expected a bool mask (true = masked out), got {}",
               dtype_name(mask.dtype()));
   EMBER_CHECK(mask.dim() <= scores.dim(), "masked_softmax: mask {} has more dims than scores {}", mask.sizes(),
@@ -125,6 +135,7 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
 }
 
 Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const CrossEntropyFuncOptions& options) {
+  EMBER_TRACE_OP();
   // Under autocast the loss is computed in float32 (autograd/autocast.h).
   const Tensor input = autograd::autocast_to_float32(input_arg), target = autograd::autocast_to_float32(target_arg);
   kernel::check_same_device("cross_entropy", {input, target});
@@ -166,10 +177,12 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Cr
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   return ember::nll_loss(autograd::autocast_to_float32(input), target, options.reduction(), options.ignore_index());
 }
 
 Tensor mse_loss(const Tensor& input_arg, const Tensor& target_arg, const MSELossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const Tensor input = autograd::autocast_to_float32(input_arg), target = autograd::autocast_to_float32(target_arg);
   kernel::check_same_device("mse_loss", {input, target});
   EMBER_CHECK(input.sizes() == target.sizes(), "mse_loss: input {} and target {} must have the same shape",
@@ -180,6 +193,7 @@ Tensor mse_loss(const Tensor& input_arg, const Tensor& target_arg, const MSELoss
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale) {
+  EMBER_TRACE_OP();
   const char* op = "scaled_dot_product_attention";
   EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2,
               "{}: query, key and value need at least 2 dims (..., L, E), got {}, {} and {}", op, query.sizes(),

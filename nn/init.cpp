@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/random.h"
+#include "core/trace.h"
 
 namespace ember::nn::init {
 
@@ -79,18 +80,21 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor) {
 }
 
 Tensor uniform_(Tensor tensor, double a, double b, std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   NoGradGuard no_grad;
   tensor.uniform_(a, b, generator);
   return tensor;
 }
 
 Tensor normal_(Tensor tensor, double mean, double std, std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   NoGradGuard no_grad;
   tensor.normal_(mean, std, generator);
   return tensor;
 }
 
 Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b, std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   EMBER_CHECK(a < b, "trunc_normal_: expects a < b, got a={} b={}", a, b);
   NoGradGuard no_grad;
   // Inverse-CDF sampling: uniform in [cdf(a), cdf(b)] mapped through erfinv, as PyTorch does.
@@ -106,6 +110,7 @@ Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b,
 }
 
 Tensor constant_(Tensor tensor, double value) {
+  EMBER_TRACE_OP();
   NoGradGuard no_grad;
   tensor.fill_(value);
   return tensor;
@@ -114,6 +119,7 @@ Tensor ones_(Tensor tensor) { return constant_(tensor, 1.0); }
 Tensor zeros_(Tensor tensor) { return constant_(tensor, 0.0); }
 
 Tensor xavier_uniform_(Tensor tensor, double gain, std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(tensor);
   const double std = gain * std::sqrt(2.0 / double(fan_in + fan_out));
   const double a = std::sqrt(3.0) * std;
@@ -121,6 +127,7 @@ Tensor xavier_uniform_(Tensor tensor, double gain, std::optional<Generator> gene
 }
 
 Tensor xavier_normal_(Tensor tensor, double gain, std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(tensor);
   const double std = gain * std::sqrt(2.0 / double(fan_in + fan_out));
   return normal_(tensor, 0.0, std, generator);
@@ -128,6 +135,7 @@ Tensor xavier_normal_(Tensor tensor, double gain, std::optional<Generator> gener
 
 Tensor kaiming_uniform_(Tensor tensor, double a, FanMode mode, Nonlinearity nonlinearity,
                         std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   if (tensor.numel() == 0) return tensor;  // PyTorch warns and leaves an empty tensor alone
   const double std = calculate_gain(nonlinearity, a) / std::sqrt(fan(tensor, mode));
   const double bound = std::sqrt(3.0) * std;
@@ -136,6 +144,7 @@ Tensor kaiming_uniform_(Tensor tensor, double a, FanMode mode, Nonlinearity nonl
 
 Tensor kaiming_normal_(Tensor tensor, double a, FanMode mode, Nonlinearity nonlinearity,
                        std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
   if (tensor.numel() == 0) return tensor;
   const double std = calculate_gain(nonlinearity, a) / std::sqrt(fan(tensor, mode));
   return normal_(tensor, 0.0, std, generator);

@@ -10,6 +10,7 @@
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
+#include "core/trace.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -70,12 +71,14 @@ Tensor p_norm(const Tensor& v, double p, int64_t dim, bool keepdim) {
 }  // namespace
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  EMBER_TRACE_OP();
   kernel::check_same_device("l1_loss", {input, target});
   check_same_shape(input, target, "l1_loss");
   return apply_reduction((input - target).abs(), options.reduction());  // d/dd |d| = sign(d), 0 at 0
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options) {
+  EMBER_TRACE_OP();
   check_same_shape(input, target, "smooth_l1_loss");
   const double beta = options.beta();
   EMBER_CHECK(beta >= 0, "smooth_l1_loss: beta must be >= 0, got {}", beta);
@@ -88,6 +91,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "binary_cross_entropy";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -108,6 +112,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Bin
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "binary_cross_entropy_with_logits";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -133,6 +138,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "kl_div";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -155,6 +161,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "huber_loss";
   kernel::check_same_device(op, {input, target});
   check_same_shape(input, target, op);
@@ -168,6 +175,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFunc
 }
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "poisson_nll_loss";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -187,6 +195,7 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const Poisson
 
 Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
                          const GaussianNLLLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "gaussian_nll_loss";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -215,6 +224,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            const MarginRankingLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "margin_ranking_loss";
   kernel::check_same_device(op, {input1, input2, target});
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
@@ -226,6 +236,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "hinge_embedding_loss";
   check_reduction_input(input, op, "input");
   kernel::check_same_device(op, {input, target});
@@ -239,6 +250,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const Hin
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              const CosineEmbeddingLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "cosine_embedding_loss";
   constexpr double kEpsilon = 1e-12;  // added to each squared norm, as PyTorch
   kernel::check_same_device(op, {input1, input2, target});
@@ -260,6 +272,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "pairwise_distance";
   kernel::check_same_device(op, {x1, x2});
   EMBER_CHECK(options.p() > 0, "{}: p must be positive, got {}", op, options.p());
@@ -270,6 +283,7 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDista
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossFuncOptions& options) {
+  EMBER_TRACE_OP();
   const char* op = "triplet_margin_loss";
   kernel::check_same_device(op, {anchor, positive, negative});
   EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),

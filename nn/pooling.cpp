@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "autograd/pool.h"
+#include "core/trace.h"
 
 namespace ember::nn {
 
@@ -138,36 +139,45 @@ PoolGeometry adaptive(const char* op, const Tensor& planes, const ExpandingArray
 namespace functional {
 
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, const MaxPool1dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return max_pool(input, options, "max_pool1d");
 }
 Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return std::get<0>(max_pool(input, options, "max_pool1d"));
 }
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const MaxPool2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return max_pool(input, options, "max_pool2d");
 }
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return std::get<0>(max_pool(input, options, "max_pool2d"));
 }
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return avg_pool(input, options, "avg_pool1d");
 }
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return avg_pool(input, options, "avg_pool2d");
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   Planes p = as_planes(input, 2, "adaptive_avg_pool2d");
   return from_planes(avg_pool_planes(p.x, adaptive("adaptive_avg_pool2d", p.x, options.output_size())), p.leading, 2);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
                                                             const AdaptiveMaxPool2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   Planes p = as_planes(input, 2, "adaptive_max_pool2d");
   auto [out, indices] = max_pool_planes(p.x, adaptive("adaptive_max_pool2d", p.x, options.output_size()));
   return {from_planes(out, p.leading, 2), from_planes(indices, p.leading, 2)};
 }
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
+  EMBER_TRACE_OP();
   return std::get<0>(adaptive_max_pool2d_with_indices(input, options));
 }
 

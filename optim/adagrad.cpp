@@ -8,6 +8,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/backend.h"
+#include "core/trace.h"
 #include "optim/detail.h"
 
 namespace ember::optim {
@@ -78,6 +79,7 @@ struct AdagradBatch {
 }  // namespace
 
 Tensor Adagrad::step(LossClosure closure) {
+  trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
   const double initial_value = detail::options_as<AdagradOptions>(defaults(), "Adagrad").initial_accumulator_value();

@@ -12,6 +12,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/backend.h"
+#include "core/trace.h"
 #include "optim/detail.h"
 
 namespace ember::optim {
@@ -190,6 +191,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
     : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
 
 Tensor Adam::step(LossClosure closure) {
+  trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   adam_step(param_groups_, state_,
             [](const OptimizerOptions& o) { return hyper(detail::options_as<AdamOptions>(o, "Adam"), false); });
@@ -214,6 +216,7 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
     : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
 
 Tensor AdamW::step(LossClosure closure) {
+  trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   adam_step(param_groups_, state_,
             [](const OptimizerOptions& o) { return hyper(detail::options_as<AdamWOptions>(o, "AdamW"), true); });

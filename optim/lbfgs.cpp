@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "autograd/grad_mode.h"
+#include "core/trace.h"
 #include "optim/detail.h"
 
 namespace ember::optim {
@@ -295,6 +296,7 @@ std::pair<double, Tensor> LBFGS::directional_evaluate(const LossClosure& closure
 }
 
 Tensor LBFGS::step(LossClosure closure) {
+  trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   EMBER_CHECK(closure != nullptr, "LBFGS::step: L-BFGS re-evaluates the loss, so it requires a closure");
   NoGradGuard no_grad;
   const auto& o = detail::options_as<LBFGSOptions>(param_groups_.at(0).options(), "LBFGS");

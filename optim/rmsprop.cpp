@@ -9,6 +9,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/backend.h"
+#include "core/trace.h"
 #include "optim/detail.h"
 
 namespace ember::optim {
@@ -104,6 +105,7 @@ struct RmspropBatch {
 }  // namespace
 
 Tensor RMSprop::step(LossClosure closure) {
+  trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
   std::vector<RmspropBatch> batches;

@@ -10,6 +10,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/backend.h"
+#include "core/trace.h"
 #include "optim/detail.h"
 
 namespace ember::optim {
@@ -86,6 +87,7 @@ void sgd_composed(Tensor& p, const Tensor& grad, Tensor& buf, const SgdStep& s) 
 }  // namespace
 
 Tensor SGD::step(LossClosure closure) {
+  trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
   // Parameters of one device and dtype, updated by one call of the backend's sgd_update.

@@ -19,9 +19,12 @@ constexpr const char* kStartMarker = "---- traced section ----";
 
 // Runs `--gtest_filter=AutogradTrace.<child>` of this binary with EMBER_DEBUG=<level>; returns its
 // output (stdout and stderr) from the child's start marker on, or everything when there is none.
-std::string run_traced(const std::string& child, const std::string& level) {
+// `env` adds variables ("EMBER_DEBUG_STEPS=2-2"); `whole`: all the output, not only the child's.
+std::string run_traced(const std::string& child, const std::string& level, const std::string& env = "",
+                       bool whole = false) {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  const std::string cmd = fmt::format("EMBER_DEBUG={} '{}' --gtest_filter=AutogradTrace.{} 2>&1", level, self, child);
+  const std::string cmd =
+      fmt::format("EMBER_DEBUG={} {} '{}' --gtest_filter=AutogradTrace.{} 2>&1", level, env, self, child);
   FILE* pipe = popen(cmd.c_str(), "r");
   EMBER_CHECK(pipe != nullptr, "run_traced: cannot run {}", cmd);
   std::string out;
@@ -30,9 +33,12 @@ std::string run_traced(const std::string& child, const std::string& level) {
   const int status = pclose(pipe);
   EMBER_CHECK(status == 0, "run_traced: {} exited with status {}:\n{}", cmd, status, out);
   const size_t start = out.find(kStartMarker);
-  return start == std::string::npos ? out : out.substr(start + std::string(kStartMarker).size() + 1);
+  if (whole || start == std::string::npos) return out;
+  return out.substr(start + std::string(kStartMarker).size() + 1);
 }
-std::string run_traced(const std::string& child, int level) { return run_traced(child, std::to_string(level)); }
+std::string run_traced(const std::string& child, int level, const std::string& env = "", bool whole = false) {
+  return run_traced(child, std::to_string(level), env, whole);
+}
 
 // The lines starting with "[ember] ", trailing spaces removed.
 std::vector<std::string> trace_lines(const std::string& out) {
@@ -79,6 +85,21 @@ TEST(AutogradTrace, ChildSmallModel) {
   loss.backward();
 }
 
+// Three SGD steps of a Linear(3, 2) on a squared loss; each step runs the same kernels.
+TEST(AutogradTrace, ChildThreeSteps) {
+  if (trace::level() == 0) GTEST_SKIP() << "runs inside AutogradTrace.StepsTraceOnlyTheStepsAsked with EMBER_DEBUG set";
+  namespace F = nn::functional;
+  Tensor w = ones({2, 3}, requires_grad()), b = zeros({2}, requires_grad());
+  optim::SGD opt({w, b}, optim::SGDOptions(0.1));
+  mark_start();
+  for (int step = 1; step <= 3; ++step) {
+    std::fprintf(stderr, "[ember] (test) step %d starts\n", step);
+    opt.zero_grad();
+    F::linear(ones({4, 3}) * step, w, b).pow(2).mean().backward();
+    opt.step();
+  }
+}
+
 // ---- the checks ----
 
 TEST(AutogradTrace, NamesOpsAndShapes) {
@@ -100,20 +121,20 @@ TEST(AutogradTrace, SmallModelSequence) {
   // When an op changes on purpose, the failure message prints the new sequence ready to paste.
   const std::vector<std::string> expected = {
       // forward: Linear(3, 8) = addmm: one kernel, the bias copied into the product's buffer and
-      // the product added to it (BLAS's beta = 1)
-      "addmm out [1, 4, 8] float32 cpu <- [1, 4, 8], [1, 4, 3], [1, 3, 8]",
-      // GELU
+      // the product added to it (BLAS's beta = 1); tagged with the op the program called
+      "linear: addmm out [1, 4, 8] float32 cpu <- [1, 4, 8], [1, 4, 3], [1, 3, 8]",
+      // GELU (op and kernel share the name: no tag)
       "gelu out [4, 8] float32 cpu <- [4, 8]",
       // Linear(8, 2)
-      "addmm out [1, 4, 2] float32 cpu <- [1, 4, 2], [1, 4, 8], [1, 8, 2]",
+      "linear: addmm out [1, 4, 2] float32 cpu <- [1, 4, 2], [1, 4, 8], [1, 8, 2]",
       // cross_entropy, fused (core/cpu/loss.cpp): the status word {ignore_index, 0} made on the host,
       // one kernel for the per-row losses (checking the targets, counting those not ignored), then
-      // the mean: losses.sum() / count
-      "copy out [2] int64 cpu <- [2]",
+      // the mean: losses.sum() / count; every kernel tagged cross_entropy, not with the ops inside it
+      "cross_entropy: copy out [2] int64 cpu <- [2]",
       "cross_entropy out [4] float32 cpu <- [4, 2], [4]",
-      "sum out [1] float32 cpu <- [4]",
-      "fill out [] float32 cpu",
-      "div out [] float32 cpu <- [], []",
+      "cross_entropy: sum out [1] float32 cpu <- [4]",
+      "cross_entropy: fill out [] float32 cpu",
+      "cross_entropy: div out [] float32 cpu <- [], []",
       // backward starts from d loss / d loss = 1
       "fill out [] float32 cpu",
       // NllLossBackward0 of the logits: g / count, then one kernel (softmax - one-hot) * g / count
@@ -199,3 +220,99 @@ TEST(AutogradTrace, ProfilePrintsOnlyTheTable) {
 
 }  // namespace
 }  // namespace ember
+
+namespace {
+
+// The kernel lines of `out` (those with " out ").
+std::vector<std::string> kernel_lines(const std::string& out) {
+  std::vector<std::string> kernels;
+  for (const std::string& line : trace_lines(out))
+    if (line.find(" out ") != std::string::npos) kernels.push_back(line);
+  return kernels;
+}
+
+TEST(AutogradTrace, StepsTraceOnlyTheStepsAsked) {
+  const std::string all = run_traced("ChildThreeSteps", 1);
+  const size_t per_step = kernel_lines(all).size() / 3;
+  ASSERT_GT(per_step, 5u) << all;
+  ASSERT_EQ(kernel_lines(all).size(), 3 * per_step) << all;
+  EXPECT_EQ(all.find("end of step"), std::string::npos) << "step markers without EMBER_DEBUG_STEPS:\n" << all;
+
+  // Step 2 alone: its kernels only, between the test's "step 2 starts" and "step 3 starts", and a
+  // line where it ends.
+  const std::string second = run_traced("ChildThreeSteps", 1, "EMBER_DEBUG_STEPS=2-2");
+  EXPECT_EQ(kernel_lines(second).size(), per_step) << second;
+  const size_t from = second.find("step 2 starts"), to = second.find("step 3 starts");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos) << second;
+  EXPECT_EQ(kernel_lines(second.substr(from, to - from)).size(), per_step) << second;
+  EXPECT_NE(second.find("[ember] ---- end of step 2 (the last EMBER_DEBUG_STEPS traces) ----"), std::string::npos)
+      << second;
+
+  // EMBER_DEBUG_STEPS=N: the first N steps.
+  const std::string first_two = run_traced("ChildThreeSteps", 1, "EMBER_DEBUG_STEPS=2");
+  EXPECT_EQ(kernel_lines(first_two).size(), 2 * per_step) << first_two;
+  EXPECT_NE(first_two.find("---- end of step 1 ----"), std::string::npos) << first_two;
+  EXPECT_EQ(first_two.find("step 3 starts\n[ember] linear"), std::string::npos) << first_two;
+
+  // Level 2: the table at exit counts the traced step only (one linear forward: one addmm).
+  const std::string timed = run_traced("ChildThreeSteps", 2, "EMBER_DEBUG_STEPS=3-3");
+  EXPECT_TRUE(std::regex_search(timed, std::regex("\naddmm +1 "))) << timed;
+
+  // A value that is not N or A-B is named (at the first kernel, before the child's marker), and
+  // every step is traced.
+  for (const char* bad : {"0", "3-2", "x", "-2", "1-", "99999999999999999999"}) {
+    const std::string env = fmt::format("EMBER_DEBUG_STEPS='{}'", bad);
+    const std::string out = run_traced("ChildThreeSteps", 1, env);
+    EXPECT_NE(run_traced("ChildThreeSteps", 1, env, /*whole=*/true).find(fmt::format("EMBER_DEBUG_STEPS='{}' is not N (the first N steps) or A-B", bad)),
+              std::string::npos)
+        << bad << ":\n"
+        << out;
+    EXPECT_EQ(kernel_lines(out).size(), 3 * per_step) << bad;
+  }
+}
+
+TEST(AutogradTrace, ScopeTracesARegionWithoutEmberDebug) {
+  if (trace::level() != 0) GTEST_SKIP() << "EMBER_DEBUG is set";
+  namespace F = nn::functional;
+  Tensor x = ones({2, 3}), w = ones({4, 3}, requires_grad());
+  ::testing::internal::CaptureStderr();
+  Tensor before = ones({5, 3}).matmul(w.t());  // not traced
+  {
+    trace::Scope scope("one layer");
+    EXPECT_NE(&backend_for(Device(kCPU)), &cpu::backend());
+    F::linear(x, w).relu().sum().backward();
+  }
+  Tensor after = ones({5, 3}).matmul(w.t());  // not traced
+  const std::string out = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(&backend_for(Device(kCPU)), &cpu::backend()) << "the wrapper outlived the scope";
+  const std::vector<std::string> lines = trace_lines(out);
+  ASSERT_GE(lines.size(), 4u) << out;
+  EXPECT_EQ(lines.front(), "[ember] ---- trace scope 'one layer' begins ----");
+  EXPECT_EQ(lines.back(), "[ember] ---- trace scope 'one layer' ends ----");
+  // Forward tagged by op, backward by node; nothing from the products before and after.
+  for (const char* expected : {"] linear: matmul ", "] relu ", "] sum ",
+                               "] backward SumBackward0", "] backward ReluBackward0: "})
+    EXPECT_NE(out.find(expected), std::string::npos) << "no '" << expected << "' in:\n" << out;
+  EXPECT_EQ(kernel_lines(out).size(), kernel_lines(out.substr(out.find("begins"))).size());
+  EXPECT_EQ(out.find("[1, 5, 3]"), std::string::npos) << "a product outside the scope was traced:\n" << out;
+}
+
+TEST(AutogradTrace, PrintingLeavesItsCopiesOut) {
+  if (trace::level() != 0) GTEST_SKIP() << "EMBER_DEBUG is set";
+  Tensor x = arange(6, dtype(kFloat32)).reshape({2, 3}).t();  // printing a transpose copies it
+  ::testing::internal::CaptureStderr();
+  std::ostringstream printed;
+  {
+    trace::Scope scope("print");
+    printed << x;
+    printed << to_string(x * 2);  // the mul is the program's; print's copy is not
+  }
+  const std::string out = ::testing::internal::GetCapturedStderr();
+  const std::vector<std::string> kernels = kernel_lines(out);  // x * 2: the scalar 2, then the product
+  ASSERT_EQ(kernels.size(), 2u) << out;
+  EXPECT_NE(kernels[0].find("] fill "), std::string::npos) << out;
+  EXPECT_NE(kernels[1].find("] mul "), std::string::npos) << out;
+  EXPECT_NE(printed.str().find("tensor([[0., 3.]"), std::string::npos) << printed.str();
+}
+
+}  // namespace
