@@ -5,8 +5,11 @@
 // OpenMP's pool does all the threading; OpenBLAS runs single-threaded inside it, so the two
 // pools never spin against each other.
 // warn_cpu_environment() tells the user once (to stderr) about settings known to cost speed on
-// this CPU, e.g. OPENBLAS_CORETYPE=Haswell on an AVX-512 machine; EMBER_NO_PERF_WARNINGS=1 silences it.
+// this CPU, e.g. OPENBLAS_CORETYPE=Haswell on an AVX-512 machine, or an OpenBLAS too old to know
+// the CPU; EMBER_NO_PERF_WARNINGS=1 silences it.
 #pragma once
+
+#include <string>
 
 namespace ember {
 
@@ -22,5 +25,11 @@ inline constexpr int kThreadsPerCore = 4;
 void use_one_thread_pool();
 int get_num_threads();
 void warn_cpu_environment();
+
+namespace detail {
+// The text warn_cpu_environment prints ("" for none), from OPENBLAS_CORETYPE (null: unset), the
+// kernels OpenBLAS chose (openblas_get_corename()) and the CPU's vector extensions.
+std::string cpu_environment_warning(const char* coretype_env, const char* openblas_core, bool avx512, bool avx2);
+}  // namespace detail
 
 }  // namespace ember

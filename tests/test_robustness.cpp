@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "core/caching_allocator.h"
 #include "core/shape.h"
+#include "core/threads.h"
 #include "nn/json_guard.h"
 #include "test_util.h"
 
@@ -494,6 +496,31 @@ TEST(Robustness, ThreadCountsOutsideTheRangeAreErrors) {
   }
   set_num_threads(before);
   EXPECT_EQ(get_num_threads(), before);
+}
+
+// The performance warnings of warn_cpu_environment: a coretype forced below an AVX-512 CPU, and an
+// OpenBLAS that fell back to pre-AVX kernels because it does not know the CPU (Debian 12's 0.3.21
+// chose Prescott on an Emerald Rapids Xeon); nothing where OpenBLAS chose well.
+TEST(Robustness, CpuEnvironmentWarningsNameTheFix) {
+  using detail::cpu_environment_warning;
+  const std::string forced = cpu_environment_warning("Haswell", "Haswell", true, true);
+  EXPECT_NE(forced.find("OPENBLAS_CORETYPE=Haswell forces OpenBLAS onto older kernels"), std::string::npos) << forced;
+  const std::string fallback = cpu_environment_warning(nullptr, "Prescott", true, true);
+  EXPECT_NE(fallback.find("OpenBLAS does not recognise this CPU and runs its Prescott (pre-AVX) kernels"),
+            std::string::npos)
+      << fallback;
+  EXPECT_NE(fallback.find("Set OPENBLAS_CORETYPE=SkylakeX"), std::string::npos) << fallback;
+  EXPECT_NE(cpu_environment_warning(nullptr, "Nehalem", false, true).find("OPENBLAS_CORETYPE=Haswell"),
+            std::string::npos);
+  EXPECT_NE(fallback.find("EMBER_NO_PERF_WARNINGS=1"), std::string::npos) << fallback;
+  for (const auto& [env, core, avx512, avx2] : std::vector<std::tuple<const char*, const char*, bool, bool>>{
+           {nullptr, "SkylakeX", true, true},      // OpenBLAS chose well
+           {nullptr, "Zen", false, true},          // an AMD Zen
+           {nullptr, "Prescott", false, false},    // an old CPU: Prescott is right for it
+           {"SkylakeX", "SkylakeX", true, true},   // forced, to the right kernels
+           {"Haswell", "Haswell", false, true},    // forced, on an AVX2 CPU
+           {nullptr, nullptr, true, true}})        // no core name
+    EXPECT_EQ(cpu_environment_warning(env, core, avx512, avx2), "") << (env ? env : "unset") << " " << (core ? core : "?");
 }
 
 // ---- anomaly mode ----
