@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "core/error.h"
 
@@ -53,8 +54,6 @@ namespace detail {
 
 namespace {
 
-bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
-
 // OpenBLAS's x86-64 kernel sets from before AVX (DYNAMIC_ARCH's fallbacks).
 bool is_pre_avx_core(const char* core) {
   for (const char* old : {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Opteron", "Barcelona",
@@ -66,8 +65,9 @@ bool is_pre_avx_core(const char* core) {
 }  // namespace
 
 std::string cpu_environment_warning(const char* coretype_env, const char* openblas_core, bool avx512, bool avx2) {
-  if (coretype_env && avx512 && !starts_with(coretype_env, "SkylakeX") && !starts_with(coretype_env, "Cooperlake") &&
-      !starts_with(coretype_env, "SapphireRapids"))
+  const std::string_view forced = coretype_env ? coretype_env : "";
+  if (coretype_env && avx512 && !forced.starts_with("SkylakeX") && !forced.starts_with("Cooperlake") &&
+      !forced.starts_with("SapphireRapids"))
     return fmt::format(
         "ember: warning: OPENBLAS_CORETYPE={} forces OpenBLAS onto older kernels on this AVX-512 CPU (about half "
         "the matmul speed). Unset it for full speed, or set EMBER_NO_PERF_WARNINGS=1 to silence this.\n",

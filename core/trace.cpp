@@ -253,9 +253,10 @@ bool scope_open() { return open_scopes.load(std::memory_order_relaxed) > 0; }
 
 void end_step() {
   const int64_t step = steps_done.fetch_add(1, std::memory_order_relaxed) + 1;
-  const StepRange& r = step_range();
   const int lvl = level();
-  if (!r.set || (lvl != 1 && lvl != 2) || step < r.first || step > r.last) return;
+  if (lvl != 1 && lvl != 2) return;  // EMBER_DEBUG_STEPS is read only where it is used
+  const StepRange& r = step_range();
+  if (!r.set || step < r.first || step > r.last) return;
   std::fprintf(stderr, "[ember] ---- end of step %lld%s ----\n", static_cast<long long>(step),
                step == r.last ? " (the last EMBER_DEBUG_STEPS traces)" : "");
 }
