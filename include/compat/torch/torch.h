@@ -30,13 +30,17 @@
 
 #include <ember/ember.h>
 
+#include "ember_compat/aten_functions.h"
+
 namespace torch {
 using namespace ember;
+using namespace ember::compat_aten;  // torch::transpose(x, 0, 1), torch::add_out(out, a, b)
 }  // namespace torch
 
 // libtorch code also says at::Tensor, at::kFloat.
 namespace at {
 using namespace ember;
+using namespace ember::compat_aten;
 }  // namespace at
 
 // ---- names libtorch has in sub-namespaces that Ember keeps one level up ----
@@ -393,6 +397,56 @@ std::string concat(const Parts&... parts) {
               __LINE__) ", please report a bug to PyTorch. " __VA_OPT__(, ) __VA_ARGS__));               \
     }                                                                                                    \
   } while (0)
+// libtorch 1.x's older spellings, still in tutorials (the MNIST example's AT_ASSERT).
+#define AT_ASSERT(...) TORCH_INTERNAL_ASSERT(__VA_ARGS__)
+#ifndef AT_ERROR
+#define AT_ERROR(...) ::ember::detail::throw_error(::torch::compat_detail::concat(__VA_ARGS__))
+#endif
+
+// torch::InferenceMode: a scope without autograd recording (Ember has no separate inference
+// tensors: inside it, results need no grad, as NoGradGuard's do). InferenceMode(false) is a no-op.
+namespace c10 {
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true)
+      : previous_(ember::GradMode::is_enabled()), previous_inference_(active()) {
+    if (enabled) {
+      ember::GradMode::set_enabled(false);
+      active() = true;
+    }
+  }
+  ~InferenceMode() {
+    ember::GradMode::set_enabled(previous_);
+    active() = previous_inference_;
+  }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return active(); }
+
+ private:
+  static bool& active() {
+    thread_local bool value = false;
+    return value;
+  }
+  bool previous_;
+  bool previous_inference_;
+};
+}  // namespace c10
+namespace torch {
+using c10::InferenceMode;
+using c10::str;
+using ember::nll_loss;
+// ATen's nll_loss(self, target, weight, reduction, ignore_index), as the MNIST example calls it:
+// torch::nll_loss(output, targets, /*weight=*/{}, at::Reduction::Sum). Class weights are not supported.
+inline Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction = kMean,
+                       int64_t ignore_index = -100) {
+  EMBER_CHECK(!weight.defined(), "torch::nll_loss: class weights are not supported by Ember");
+  return ember::nll_loss(input, target, reduction, ignore_index);
+}
+}  // namespace torch
+namespace at {
+using torch::nll_loss;
+}  // namespace at
 
 // The default dtype: libtorch passes a caffe2::TypeMeta; Ember's TypeMeta converts to and from its
 // ScalarType, so torch::set_default_dtype(caffe2::TypeMeta::Make<double>()) lands in

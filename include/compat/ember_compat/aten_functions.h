@@ -1,0 +1,268 @@
+// ATen's function forms of Tensor methods, for <torch/torch.h>: `torch::transpose(x, 0, 1)` is
+// `x.transpose(0, 1)`, as in libtorch, where every method of Tensor also exists as a function of
+// namespace at (and so of torch). And ATen's out= forms of them: `torch::add_out(out, a, b)` and
+// `torch::add_outf(a, b, out)` compute `a.add(b)` into `out`, resizing it when its shape differs
+// (with libtorch's warning when it was not empty) and casting to its dtype when that dtype can hold
+// the result; as in libtorch they refuse arguments that require grad while grad mode is on.
+//
+// Everything here forwards to the method: it adds names, not behaviour. Only names whose ATen function
+// takes `self` first are listed (at::where takes the condition first and is Ember's own).
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <ember/ember.h>
+
+namespace ember::compat_aten {
+
+template <typename T>
+concept TensorArg = std::same_as<std::remove_cvref_t<T>, Tensor>;
+
+// Methods whose arguments are scalars, dims or tensors (deduced, so each overload of the method is
+// reachable). `Self&&` keeps in-place methods (zero_, clamp_) callable on a non-const tensor.
+#define EMBER_ATEN_FUNCTION(name)                                                      \
+  template <TensorArg Self, typename... Args>                                          \
+  auto name(Self&& self, Args&&... args)->decltype(self.name(std::forward<Args>(args)...)) { \
+    return self.name(std::forward<Args>(args)...);                                     \
+  }                                                                                    \
+  /* a braced list of dims first: torch::std(x, {1}, true) */                          \
+  template <TensorArg Self, typename... Args>                                          \
+  auto name(Self&& self, IntArrayRef dims, Args&&... args)->decltype(self.name(dims, std::forward<Args>(args)...)) { \
+    return self.name(dims, std::forward<Args>(args)...);                               \
+  }
+EMBER_ATEN_FUNCTION(add)
+EMBER_ATEN_FUNCTION(sub)
+EMBER_ATEN_FUNCTION(mul)
+EMBER_ATEN_FUNCTION(div)
+EMBER_ATEN_FUNCTION(eq)
+EMBER_ATEN_FUNCTION(ne)
+EMBER_ATEN_FUNCTION(lt)
+EMBER_ATEN_FUNCTION(le)
+EMBER_ATEN_FUNCTION(gt)
+EMBER_ATEN_FUNCTION(ge)
+EMBER_ATEN_FUNCTION(logical_and)
+EMBER_ATEN_FUNCTION(logical_or)
+EMBER_ATEN_FUNCTION(logical_xor)
+EMBER_ATEN_FUNCTION(logical_not)
+EMBER_ATEN_FUNCTION(clamp_min)
+EMBER_ATEN_FUNCTION(clamp_max)
+EMBER_ATEN_FUNCTION(clamp_)
+EMBER_ATEN_FUNCTION(clone)
+EMBER_ATEN_FUNCTION(detach)
+EMBER_ATEN_FUNCTION(detach_)
+EMBER_ATEN_FUNCTION(zero_)
+EMBER_ATEN_FUNCTION(fill_)
+EMBER_ATEN_FUNCTION(relu_)
+EMBER_ATEN_FUNCTION(exp_)
+EMBER_ATEN_FUNCTION(sqrt_)
+EMBER_ATEN_FUNCTION(tanh_)
+EMBER_ATEN_FUNCTION(neg_)
+EMBER_ATEN_FUNCTION(masked_fill)
+EMBER_ATEN_FUNCTION(gather)
+EMBER_ATEN_FUNCTION(scatter_add)
+EMBER_ATEN_FUNCTION(index_add)
+EMBER_ATEN_FUNCTION(index_select)
+EMBER_ATEN_FUNCTION(slice_scatter)
+EMBER_ATEN_FUNCTION(transpose)
+EMBER_ATEN_FUNCTION(t)
+EMBER_ATEN_FUNCTION(squeeze)
+EMBER_ATEN_FUNCTION(unsqueeze)
+EMBER_ATEN_FUNCTION(flatten)
+EMBER_ATEN_FUNCTION(narrow)
+EMBER_ATEN_FUNCTION(select)
+EMBER_ATEN_FUNCTION(slice)
+EMBER_ATEN_FUNCTION(split)
+EMBER_ATEN_FUNCTION(chunk)
+EMBER_ATEN_FUNCTION(unbind)
+EMBER_ATEN_FUNCTION(size)
+EMBER_ATEN_FUNCTION(stride)
+EMBER_ATEN_FUNCTION(var)
+EMBER_ATEN_FUNCTION(std)
+#undef EMBER_ATEN_FUNCTION
+
+// Methods taking a list of sizes or dims, which programs pass as a braced list (`torch::reshape(x,
+// {2, -1})`): a deduced parameter cannot take a braced list, so these are spelled out.
+inline Tensor reshape(const Tensor& self, IntArrayRef shape) { return self.reshape(shape); }
+inline Tensor permute(const Tensor& self, IntArrayRef dims) { return self.permute(dims); }
+inline Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) { return self.unflatten(dim, sizes); }
+inline tensor_list split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0) {
+  return self.split_with_sizes(split_sizes, dim);
+}
+inline tensor_list split(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0) {
+  return self.split_with_sizes(split_sizes, dim);
+}
+inline Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides,
+                         std::optional<int64_t> storage_offset = std::nullopt) {
+  return self.as_strided(sizes, strides, storage_offset);
+}
+
+namespace detail {
+
+inline const char* aten_type_name(ScalarType type) {  // libtorch's spelling, as its messages print it
+  switch (type) {
+    case ScalarType::Bool:
+      return "Bool";
+    case ScalarType::Int64:
+      return "Long";
+    case ScalarType::BFloat16:
+      return "BFloat16";
+    case ScalarType::Float32:
+      return "Float";
+    case ScalarType::Float64:
+      return "Double";
+  }
+  return "?";
+}
+
+inline std::string shape_text(IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+// Writes `result` into `out` as ATen's out= kernels do; `op` is the name the user called.
+inline Tensor& assign_out(Tensor& out, const Tensor& result, const char* op) {
+  if (!out.defined()) throw Error(std::string(op) + ": out= is an undefined tensor");
+  if (dtype_category(result.scalar_type()) > dtype_category(out.scalar_type())) {
+    throw Error(std::string(op) + ": result type " + aten_type_name(result.scalar_type()) +
+                " can't be cast to the desired output type " + aten_type_name(out.scalar_type()));
+  }
+  if (out.device() != result.device()) {
+    throw Error(std::string(op) + ": out= is on " + out.device().str() + " but the result is on " +
+                result.device().str());
+  }
+  if (out.sizes() != result.sizes()) {
+    if (out.numel() != 0) {
+      ember::warn(Warning(SourceLocation{op, __FILE__, static_cast<uint32_t>(__LINE__)},
+                          "An output with one or more elements was resized since it had shape " +
+                              shape_text(out.sizes()) + ", which does not match the required output shape " +
+                              shape_text(result.sizes()) +
+                              ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
+                              "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+                              "resizing it, inplace, to zero elements with t.resize_(0).",
+                          false));
+    }
+    out.resize_(result.sizes());
+  }
+  NoGradGuard no_grad;
+  out.copy_(result);
+  return out;
+}
+
+template <typename... Inputs>
+void refuse_grad(const char* op, const Inputs&... inputs) {
+  if (!GradMode::is_enabled()) return;
+  bool any = false;
+  auto check = [&](const auto& value) {
+    if constexpr (TensorArg<decltype(value)>) any = any || (value.defined() && value.requires_grad());
+  };
+  (check(inputs), ...);
+  if (any) {
+    throw Error(std::string(op) +
+                "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+                "arguments requires grad.");
+  }
+}
+
+// Calls f with the first N elements of the tuple.
+template <typename F, typename Tuple, std::size_t... I>
+decltype(auto) apply_first(F&& f, Tuple&& tuple, std::index_sequence<I...>) {
+  return std::forward<F>(f)(std::get<I>(std::forward<Tuple>(tuple))...);
+}
+
+}  // namespace detail
+
+// name_out(out, self, args...) and name_outf(self, args..., out).
+#define EMBER_ATEN_OUT(name)                                                                          \
+  template <typename... Args>                                                                         \
+  auto name##_out(Tensor& out, const Tensor& self, Args&&... args)                                    \
+      ->decltype(self.name(std::forward<Args>(args)...), std::declval<Tensor&>()) {                   \
+    detail::refuse_grad(#name "_out", self, args...);                                                 \
+    return detail::assign_out(out, self.name(std::forward<Args>(args)...), #name "_out");             \
+  }                                                                                                   \
+  template <typename... Args> /* a braced list of dims: torch::sum_out(out, x, {0}) */                \
+  auto name##_out(Tensor& out, const Tensor& self, IntArrayRef dims, Args&&... args)                  \
+      ->decltype(self.name(dims, std::forward<Args>(args)...), std::declval<Tensor&>()) {             \
+    detail::refuse_grad(#name "_out", self, args...);                                                 \
+    return detail::assign_out(out, self.name(dims, std::forward<Args>(args)...), #name "_out");       \
+  }                                                                                                   \
+  template <typename... Args>                                                                         \
+  requires(sizeof...(Args) >= 2) Tensor& name##_outf(Args&&... args) {                                \
+    auto all = std::forward_as_tuple(std::forward<Args>(args)...);                                    \
+    Tensor& out = std::get<sizeof...(Args) - 1>(all);                                                 \
+    return detail::apply_first(                                                                       \
+        [&out](const Tensor& self, auto&&... rest) -> Tensor& {                                       \
+          detail::refuse_grad(#name "_outf", self, rest...);                                          \
+          return detail::assign_out(out, self.name(std::forward<decltype(rest)>(rest)...), #name "_outf"); \
+        },                                                                                            \
+        all, std::make_index_sequence<sizeof...(Args) - 1>{});                                        \
+  }
+EMBER_ATEN_OUT(abs)
+EMBER_ATEN_OUT(add)
+EMBER_ATEN_OUT(sub)
+EMBER_ATEN_OUT(mul)
+EMBER_ATEN_OUT(div)
+EMBER_ATEN_OUT(remainder)
+EMBER_ATEN_OUT(fmod)
+EMBER_ATEN_OUT(pow)
+EMBER_ATEN_OUT(neg)
+EMBER_ATEN_OUT(reciprocal)
+EMBER_ATEN_OUT(exp)
+EMBER_ATEN_OUT(log)
+EMBER_ATEN_OUT(log1p)
+EMBER_ATEN_OUT(sqrt)
+EMBER_ATEN_OUT(rsqrt)
+EMBER_ATEN_OUT(square)
+EMBER_ATEN_OUT(sin)
+EMBER_ATEN_OUT(cos)
+EMBER_ATEN_OUT(tanh)
+EMBER_ATEN_OUT(sigmoid)
+EMBER_ATEN_OUT(relu)
+EMBER_ATEN_OUT(erf)
+EMBER_ATEN_OUT(erfc)
+EMBER_ATEN_OUT(sign)
+EMBER_ATEN_OUT(clamp)
+EMBER_ATEN_OUT(clamp_min)
+EMBER_ATEN_OUT(clamp_max)
+EMBER_ATEN_OUT(maximum)
+EMBER_ATEN_OUT(minimum)
+EMBER_ATEN_OUT(eq)
+EMBER_ATEN_OUT(ne)
+EMBER_ATEN_OUT(lt)
+EMBER_ATEN_OUT(le)
+EMBER_ATEN_OUT(gt)
+EMBER_ATEN_OUT(ge)
+EMBER_ATEN_OUT(logical_and)
+EMBER_ATEN_OUT(logical_or)
+EMBER_ATEN_OUT(logical_xor)
+EMBER_ATEN_OUT(logical_not)
+EMBER_ATEN_OUT(masked_fill)
+EMBER_ATEN_OUT(gather)
+EMBER_ATEN_OUT(scatter_add)
+EMBER_ATEN_OUT(index_add)
+EMBER_ATEN_OUT(index_select)
+EMBER_ATEN_OUT(slice_scatter)
+EMBER_ATEN_OUT(sum)
+EMBER_ATEN_OUT(mean)
+EMBER_ATEN_OUT(amax)
+EMBER_ATEN_OUT(amin)
+EMBER_ATEN_OUT(argmax)
+EMBER_ATEN_OUT(argmin)
+EMBER_ATEN_OUT(all)
+EMBER_ATEN_OUT(any)
+EMBER_ATEN_OUT(logsumexp)
+EMBER_ATEN_OUT(var)
+EMBER_ATEN_OUT(std)
+EMBER_ATEN_OUT(softmax)
+EMBER_ATEN_OUT(log_softmax)
+EMBER_ATEN_OUT(tril)
+EMBER_ATEN_OUT(triu)
+EMBER_ATEN_OUT(mm)
+EMBER_ATEN_OUT(bmm)
+EMBER_ATEN_OUT(matmul)
+#undef EMBER_ATEN_OUT
+
+}  // namespace ember::compat_aten
