@@ -62,6 +62,7 @@ State cat_states(const std::vector<State>& parts) {
 
 using Mode = RNNOptionsBase::rnn_options_base_mode_t;
 
+// recurrent_step on a State.
 State step(const Mode& mode, const RNNLayerWeights& w, const Tensor& xw, const State& s) {
   auto [h, c] = recurrent_step(mode, w, xw, s.h, s.c);
   return {h, c};

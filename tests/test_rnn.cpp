@@ -171,6 +171,12 @@ TEST(Rnn, LibtorchCallForms) {
   EXPECT_EQ(gh.sizes(), IntArrayRef({2, 2, 4}));
   EXPECT_EQ(lstm->all_weights().size(), 4u);
   lstm->flatten_parameters();
+  // A clone holds copies of the weights and computes the same.
+  auto copy = std::dynamic_pointer_cast<nn::LSTMImpl>(lstm->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_TENSOR_CLOSE(std::get<0>(copy->forward(x)), y, 0.0, 0.0);
+  EXPECT_NE(copy->named_parameters()["weight_ih_l0"].data_ptr<float>(),
+            lstm->named_parameters()["weight_ih_l0"].data_ptr<float>());
 }
 
 TEST(Rnn, PrettyPrintIsLibtorchs) {
