@@ -1,8 +1,8 @@
 // Running an example program (build/examples/...) from a test: its exit status and output, a small
 // corpus to train on, and the checks the trainer tests share (ember-charlm, ember-charlstm).
 //
-//   test::RunResult r = test::run_example("charlm/ember-charlm", "train --data " + corpus.string());
-//   test::expect_error(r, "unknown preset");
+//   ember::test::RunResult r = ember::test::run_example("charlm/ember-charlm", "train --data " + corpus.string());
+//   ember::test::expect_error(r, "unknown preset");
 #pragma once
 
 #include <cstdio>
@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-namespace test {
+namespace ember::test {
 
 struct RunResult {
   int status;          // the exit status (-1: killed by a signal)
@@ -66,4 +66,4 @@ inline std::string eval_losses(const std::string& csv) {
   return out;
 }
 
-}  // namespace test
+}  // namespace ember::test

@@ -10,8 +10,9 @@
 #include "test_util.h"
 
 namespace fs = std::filesystem;
-using test::expect_error;
-using test::RunResult;
+using ember::test::expect_error;
+using ember::test::RunResult;
+namespace test = ember::test;
 
 namespace {
 
@@ -36,7 +37,7 @@ TEST(CharLSTM, BadArgumentsAndPathsGiveClearMessages) {
   expect_error(run("train --data " + dir.string() + out), "is a directory");
   expect_error(run("train --resume --data " + data.string() + out), "no checkpoint at");
   expect_error(run("sample --out_dir " + (dir / "none").string()), "sample: no checkpoint at");
-  expect_error(run("frobnicate"), "frobnicate");
+  expect_error(run("frobnicate"), "A subcommand is required");
   // A checkpoint of ember-charlm's GPT is not an LSTM's.
   const fs::path gpt = dir / "gpt.safetensors";
   ember::save_safetensors(gpt.string(), {}, {{"format", "ember-charlm/1"}});
@@ -68,8 +69,8 @@ TEST(CharLSTM, TrainsResumesExactlyAndSamples) {
 
   // Sampling: the prompt, then the characters; the same seed gives the same text, with the carried
   // state and without it (a different text once the context passes block_size).
-  const std::string sample =
-      fmt::format("sample --out_dir {} --prompt All: --num_chars 30 --seed 3", (dir / "full").string());
+  const std::string from_run = fmt::format("sample --out_dir {} --num_chars 30 --seed 3", (dir / "full").string());
+  const std::string sample = from_run + " --prompt All:";
   RunResult carried = run(sample), again = run(sample), rerun = run(sample + " --use_cache false");
   ASSERT_EQ(carried.status, 0) << carried.output;
   ASSERT_EQ(rerun.status, 0) << rerun.output;
@@ -77,7 +78,7 @@ TEST(CharLSTM, TrainsResumesExactlyAndSamples) {
   EXPECT_EQ(carried.output.size(), 4u + 30u + 1u) << carried.output;  // ASCII text and a newline
   EXPECT_EQ(carried.output, again.output);
   EXPECT_EQ(rerun.output.size(), carried.output.size()) << rerun.output;
-  expect_error(run(sample + " --prompt Zebra"), "is not in the vocabulary");
+  expect_error(run(from_run + " --prompt Zebra"), "is not in the vocabulary");
   expect_error(run(sample + " --temperature 0"), "--temperature must be positive");
   fs::remove_all(dir);
 }

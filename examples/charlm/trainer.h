@@ -44,7 +44,7 @@ struct SampleArgs {
   double temperature = 0.8;
   std::optional<int64_t> top_k = 200;
   uint64_t seed = 1337;
-  bool use_cache = true;  // keep keys and values between characters (false: recompute the context)
+  bool use_cache = true;  // keep the model's state between characters (false: recompute the context)
 };
 
 // Streams the prompt and the generated characters to stdout as they come. Time and memory per
