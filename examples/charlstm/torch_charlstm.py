@@ -7,9 +7,12 @@ draws them), AdamW with weight decay on matrices only, nanoGPT's warmup-then-cos
 gradient clipping, and the same evals (mean loss over eval_iters batches of each split, no dropout)
 at the same steps. examples/charlm/trainer.cpp's loop, line for line.
 
-    /work/venv-torch2/bin/python examples/charlstm/torch_charlstm.py --preset small --threads 2 \
+    /work/venv-torch2/bin/python examples/charlstm/torch_charlstm.py --preset small --threads 1 \
         > examples/charlstm/torch_reference.txt
-    ember-charlstm train --preset small --threads 2 --out_dir out-lstm     # the same run in Ember
+    ember-charlstm train --preset small --threads 1 --out_dir out-lstm     # the same run in Ember
+
+torch_reference.txt's times were taken on 2 cores shared with several compilers: its losses are the
+reference, its seconds are not a speed.
 """
 import argparse
 import datetime
