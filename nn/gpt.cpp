@@ -31,21 +31,6 @@ void check_tokens(const char* op, const Tensor& x, int64_t C) {
   EMBER_CHECK(x.dim() == 3 && x.size(2) == C, "{}: expected input (B, T, {}), got {}", op, C, x.sizes());
 }
 
-// Sets every logit below the k-th largest of its row to -inf. logits: (B, V).
-Tensor keep_top_k(const Tensor& logits, int64_t k) {
-  int64_t B = logits.size(0), V = logits.size(1);
-  k = std::min(k, V);
-  std::vector<float> values = logits.to(kFloat32).to_vector<float>();
-  std::vector<float> kth(B);
-  for (int64_t b = 0; b < B; ++b) {
-    std::vector<float> row(values.begin() + b * V, values.begin() + (b + 1) * V);
-    std::nth_element(row.begin(), row.begin() + (k - 1), row.end(), std::greater<float>());
-    kth[b] = row[k - 1];
-  }
-  Tensor threshold = ember::from_vector(kth, {B, 1}).to(logits.device(), logits.dtype());
-  return logits.masked_fill(logits < threshold, kNegInf);
-}
-
 }  // namespace
 
 // ---- Head ----
@@ -302,14 +287,30 @@ int64_t GPTImpl::num_parameters(bool non_embedding) const {
   return non_embedding ? n - wpe->weight.numel() : n;
 }
 
-WeightDecayGroups GPTImpl::weight_decay_groups() const {
+WeightDecayGroups GPTImpl::weight_decay_groups() const { return nn::weight_decay_groups(*this); }
+
+WeightDecayGroups weight_decay_groups(const Module& module) {
   WeightDecayGroups groups;
   std::unordered_set<const TensorImpl*> seen;
-  for (const Tensor& p : parameters()) {
+  for (const Tensor& p : module.parameters()) {
     if (!seen.insert(p.unsafeGetTensorImpl()).second) continue;
     (p.dim() >= 2 ? groups.decay : groups.no_decay).push_back(p);
   }
   return groups;
+}
+
+Tensor keep_top_k(const Tensor& logits, int64_t k) {
+  int64_t B = logits.size(0), V = logits.size(1);
+  k = std::min(k, V);
+  std::vector<float> values = logits.to(kFloat32).to_vector<float>();
+  std::vector<float> kth(B);
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<float> row(values.begin() + b * V, values.begin() + (b + 1) * V);
+    std::nth_element(row.begin(), row.begin() + (k - 1), row.end(), std::greater<float>());
+    kth[b] = row[k - 1];
+  }
+  Tensor threshold = ember::from_vector(kth, {B, 1}).to(logits.device(), logits.dtype());
+  return logits.masked_fill(logits < threshold, kNegInf);
 }
 
 }  // namespace ember::nn

@@ -112,6 +112,12 @@ struct WeightDecayGroups {
   tensor_list decay;     // Linear and Embedding weights
   tensor_list no_decay;  // biases and LayerNorm parameters
 };
+// The split of any module's parameters (a parameter shared by two submodules counts once).
+WeightDecayGroups weight_decay_groups(const Module& module);
+
+// Sets every logit below the k-th largest of its row to -inf (k above V keeps them all), as
+// nanoGPT's generate does before sampling. logits: (B, V).
+Tensor keep_top_k(const Tensor& logits, int64_t k);
 
 class GPTImpl : public Module {
  public:

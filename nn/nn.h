@@ -26,3 +26,6 @@
 #include "nn/ordered_dict.h"
 #include "nn/pimpl.h"
 #include "nn/pooling.h"
+#include "nn/rnn.h"
+#include "nn/rnn_cell.h"
+#include "nn/rnn_utils.h"

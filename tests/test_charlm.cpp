@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "example_program.h"
 #include "fixture_json.h"
 #include "test_util.h"
 
@@ -40,35 +41,11 @@ Tensor grad_of(nn::GPT& model, const std::string& key) {
   return {};
 }
 
-struct RunResult {
-  int status;
-  std::string output;
-};
+using test::read_file;
+using test::RunResult;
 
-RunResult run(const std::string& args) {
-  const std::string cmd = std::string(EMBER_EXAMPLES_DIR) + "/charlm/ember-charlm " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// A small corpus written for these tests (a few kilobytes of repeated verse).
-fs::path corpus(const fs::path& dir) {
-  fs::create_directories(dir);
-  fs::path p = dir / "corpus.txt";
-  std::ofstream out(p);
-  for (int i = 0; i < 60; ++i)
-    out << "First Citizen:\nBefore we proceed any further, hear me speak.\nAll:\nSpeak, speak.\n";
-  return p;
-}
+RunResult run(const std::string& args) { return test::run_example("charlm/ember-charlm", args); }
+fs::path corpus(const fs::path& dir) { return test::write_corpus(dir); }
 
 const char* kSmall = "--n_layer 1 --n_head 2 --n_embd 16 --block_size 8 --batch_size 4 --eval_iters 3 --threads 1";
 
@@ -124,19 +101,9 @@ TEST(CharLM, ResumeAfterInterruptionIsExact) {
   EXPECT_NE(first.output.find("interrupted at step 17"), std::string::npos) << first.output;
   RunResult rest = run(fmt::format("train --data {} --resume --out_dir {}", data.string(), (dir / "cut").string()));
   ASSERT_EQ(rest.status, 0) << rest.output;
-  // Same losses at every eval, to the printed digit (columns step, train_loss, val_loss).
-  auto losses = [](const std::string& csv) {
-    std::string out, line;
-    std::istringstream in(csv);
-    while (std::getline(in, line)) {
-      int commas = 0;
-      size_t i = 0;
-      while (i < line.size() && commas < 3) commas += line[i++] == ',';
-      out += line.substr(0, i) + "\n";
-    }
-    return out;
-  };
-  EXPECT_EQ(losses(read_file(dir / "full" / "log.csv")), losses(read_file(dir / "cut" / "log.csv")));
+  // Same losses at every eval, to the printed digit.
+  EXPECT_EQ(test::eval_losses(read_file(dir / "full" / "log.csv")),
+            test::eval_losses(read_file(dir / "cut" / "log.csv")));
   EXPECT_NE(full.output.find("summary: steps 30"), std::string::npos) << full.output;
   // Sampling from the run: the prompt comes first, then the requested characters.
   RunResult s = run(fmt::format("sample --out_dir {} --prompt All: --num_chars 40 --seed 3", (dir / "full").string()));
@@ -153,10 +120,7 @@ TEST(CharLM, BadInputGivesClearMessages) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("ember_charlm_bad_{}", getpid());
   fs::remove_all(dir);
   const fs::path data = corpus(dir);
-  auto expect_error = [](const RunResult& r, const std::string& needle) {
-    EXPECT_NE(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find(needle), std::string::npos) << "wanted '" << needle << "' in:\n" << r.output;
-  };
+  using test::expect_error;
   expect_error(run("train --data /nonexistent/text.txt --out_dir " + dir.string()), "/nonexistent/text.txt");
   std::ofstream(dir / "empty.txt").close();
   expect_error(run("train --data " + (dir / "empty.txt").string() + " --out_dir " + dir.string()), "empty");

@@ -1,4 +1,4 @@
-// Checkpoints of the character GPT in one safetensors file (see checkpoint.h):
+// Checkpoints of a character model in one safetensors file (see checkpoint.h):
 //
 //   tensors   model.<parameter or buffer name>   the weights
 //             optim.state.<i>.<name>             AdamW's moments (Optimizer::save_state)
@@ -20,24 +20,23 @@ namespace charlm {
 
 namespace {
 
-constexpr const char* kFormat = "ember-charlm/1";
-
 const ember::Tensor* find_tensor(const ember::SafetensorsFile& f, const std::string& name) {
   return f.contains(name) ? &f.at(name) : nullptr;
 }
 
-const std::string& meta(const ember::SafetensorsFile& f, const std::string& key, const std::string& path) {
+const std::string& meta(const ember::SafetensorsFile& f, const std::string& key, const std::string& path,
+                        const Family& family) {
   auto it = f.metadata.find(key);
-  EMBER_CHECK(it != f.metadata.end(), "checkpoint {}: missing metadata '{}' (not a checkpoint of ember-charlm?)", path,
-              key);
+  EMBER_CHECK(it != f.metadata.end(), "checkpoint {}: missing metadata '{}' (not a checkpoint of {}?)", path, key,
+              family.program);
   return it->second;
 }
 
 // Every named parameter and buffer of the model, as saved.
-std::vector<std::pair<std::string, ember::Tensor>> model_tensors(ember::nn::GPT& model) {
+std::vector<std::pair<std::string, ember::Tensor>> model_tensors(const ember::nn::Module& model) {
   std::vector<std::pair<std::string, ember::Tensor>> out;
-  for (const auto& [name, t] : model->named_parameters()) out.emplace_back(name, t);
-  for (const auto& [name, t] : model->named_buffers()) out.emplace_back(name, t);
+  for (const auto& [name, t] : model.named_parameters()) out.emplace_back(name, t);
+  for (const auto& [name, t] : model.named_buffers()) out.emplace_back(name, t);
   return out;
 }
 
@@ -74,15 +73,16 @@ TrainState train_state_from_json(const nlohmann::json& s, const std::string& pat
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vocab, const TrainState& st,
-                     ember::nn::GPT& model, ember::optim::Optimizer& opt, const ember::Generator& gen) {
+void save_checkpoint(const std::string& path, const Family& family, const Config& cfg, const Vocab& vocab,
+                     const TrainState& st, const ember::nn::Module& model, ember::optim::Optimizer& opt,
+                     const ember::Generator& gen) {
   std::vector<std::pair<std::string, ember::Tensor>> tensors;
   std::map<std::string, std::string> metadata;
   for (const auto& [name, t] : model_tensors(model)) tensors.emplace_back("model." + name, t.detach());
   opt.save_state(tensors, metadata, "optim.");
   tensors.emplace_back("rng.default", gen.get_state());
-  metadata["format"] = kFormat;
-  metadata["config"] = to_json(cfg).dump();
+  metadata["format"] = family.checkpoint_format;
+  metadata["config"] = to_json(cfg, family.settings).dump();
   metadata["vocab"] = u32_to_utf8(vocab.chars());
   metadata["train_state"] = nlohmann::json{{"iter", st.iter},         {"evaluated", st.evaluated},
                                            {"best_val", st.best_val}, {"last_train", st.last_train},
@@ -91,25 +91,27 @@ void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vo
   ember::save_safetensors(path, tensors, metadata);  // atomic: temporary file, fsync, rename
 }
 
-Loaded read_checkpoint_header(const std::string& path) {
+Loaded read_checkpoint_header(const std::string& path, const Family& family) {
   ember::SafetensorsFile f = ember::load_safetensors(path);
-  EMBER_CHECK(meta(f, "format", path) == kFormat, "checkpoint {}: format '{}', expected '{}'", path,
-              meta(f, "format", path), kFormat);
+  const std::string& format = meta(f, "format", path, family);
+  EMBER_CHECK(format == family.checkpoint_format, "checkpoint {}: format '{}', expected '{}'", path, format,
+              family.checkpoint_format);
   Loaded out;
   try {
-    out.cfg = config_from_json(nlohmann::json::parse(meta(f, "config", path)));
-    out.state = train_state_from_json(nlohmann::json::parse(meta(f, "train_state", path)), path);
+    out.cfg =
+        config_from_json(nlohmann::json::parse(meta(f, "config", path, family)), family.settings, family.defaults());
+    out.state = train_state_from_json(nlohmann::json::parse(meta(f, "train_state", path, family)), path);
   } catch (const nlohmann::json::exception& e) {
     EMBER_FAIL("checkpoint {}: corrupt metadata ({})", path, e.what());
   }
-  out.vocab = Vocab::from_chars(utf8_to_u32(meta(f, "vocab", path), "checkpoint vocabulary"));
+  out.vocab = Vocab::from_chars(utf8_to_u32(meta(f, "vocab", path, family), "checkpoint vocabulary"));
   // Threads recorded on a larger machine: this one's default instead (--threads sets it on resume).
   if (out.cfg.threads > max_threads()) out.cfg.threads = 0;
-  validate(out.cfg);
+  family.validate(out.cfg);
   return out;
 }
 
-void load_checkpoint(const std::string& path, ember::nn::GPT& model, ember::optim::Optimizer* opt,
+void load_checkpoint(const std::string& path, const ember::nn::Module& model, ember::optim::Optimizer* opt,
                      ember::Generator* gen) {
   ember::SafetensorsFile f = ember::load_safetensors(path);
   // Check every tensor before copying any.

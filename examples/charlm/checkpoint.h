@@ -1,4 +1,4 @@
-// Checkpoints of the character GPT: weights, optimizer state, step, RNG state, config and
+// Checkpoints of a character model (any family): weights, optimizer state, step, RNG state, config and
 // vocabulary in one safetensors file, written atomically (a crash or a full disk never damages
 // the previous checkpoint).
 //
@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "data.h"
+#include "family.h"
 
 namespace charlm {
 
@@ -23,18 +24,20 @@ struct TrainState {
   int64_t world_size = 1;  // processes that trained it (ember-run); --resume needs as many
 };
 
-void save_checkpoint(const std::string& path, const Config& cfg, const Vocab& vocab, const TrainState& st,
-                     ember::nn::GPT& model, ember::optim::Optimizer& opt, const ember::Generator& gen);
+void save_checkpoint(const std::string& path, const Family& family, const Config& cfg, const Vocab& vocab,
+                     const TrainState& st, const ember::nn::Module& model, ember::optim::Optimizer& opt,
+                     const ember::Generator& gen);
 
 struct Loaded {
   Config cfg;
   Vocab vocab;
   TrainState state;
 };
-// Reads config, vocabulary and state only (to build the model before loading weights).
-Loaded read_checkpoint_header(const std::string& path);
+// Reads config, vocabulary and state only (to build the model before loading weights); a checkpoint
+// of another family (its format) is refused.
+Loaded read_checkpoint_header(const std::string& path, const Family& family);
 // Loads weights (and, when `opt` is given, optimizer and RNG state) into objects built from the header.
-void load_checkpoint(const std::string& path, ember::nn::GPT& model, ember::optim::Optimizer* opt,
+void load_checkpoint(const std::string& path, const ember::nn::Module& model, ember::optim::Optimizer* opt,
                      ember::Generator* gen);
 
 }  // namespace charlm

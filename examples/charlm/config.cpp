@@ -1,4 +1,4 @@
-// Presets, validation and JSON round trip of the trainer's settings (see config.h).
+// The training settings, their validation, and the JSON round trip of a family's settings (see config.h).
 #include "config.h"
 
 #include <cmath>
@@ -9,28 +9,9 @@
 #include <ember/ember.h>
 #include <fmt/format.h>
 
-#include "core/cpu/allocator.h"
 #include "nn/json_guard.h"
 
 namespace charlm {
-
-namespace {
-
-// Byte counts that saturate at UINT64_MAX instead of wrapping: a config with n_layer 99999999999 must
-// give "too big", never a small number.
-struct Bytes {
-  static constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  uint64_t v = 0;
-  static Bytes of(int64_t n) { return {n < 0 ? kMax : static_cast<uint64_t>(n)}; }
-  Bytes operator*(Bytes o) const {
-    uint64_t r;
-    return {__builtin_mul_overflow(v, o.v, &r) ? kMax : r};
-  }
-  Bytes operator+(Bytes o) const {
-    uint64_t r;
-    return {__builtin_add_overflow(v, o.v, &r) ? kMax : r};
-  }
-};
 
 std::string human_bytes(uint64_t n) {
   if (n == Bytes::kMax) return "more than 16 EiB (the count overflows 64 bits)";
@@ -41,53 +22,10 @@ std::string human_bytes(uint64_t n) {
   return u == 0 ? fmt::format("{} bytes", n) : fmt::format("{:.1f} {}", x, units[u]);
 }
 
-}  // namespace
-
-Config preset(const std::string& name) {
-  Config c;
-  if (name == "baby") return c;  // the defaults are nanoGPT's shakespeare_char CPU run
-  if (name == "tiny") {
-    c.n_layer = 1;
-    c.n_head = 4;
-    c.n_embd = 32;
-    c.block_size = 8;
-    c.batch_size = 32;
-    c.learning_rate = 1e-3;
-    c.min_lr = 1e-4;
-    c.max_iters = 500;
-    c.lr_decay_iters = 500;
-    c.warmup_iters = 20;
-    c.eval_interval = 100;
-    c.eval_iters = 50;
-    return c;
-  }
-  if (name == "video") {
-    c.n_layer = 6;
-    c.n_head = 6;
-    c.n_embd = 384;
-    c.block_size = 256;
-    c.batch_size = 64;
-    c.dropout = 0.2;
-    c.learning_rate = 3e-4;
-    c.min_lr = 3e-5;
-    c.max_iters = 5000;
-    c.lr_decay_iters = 5000;
-    c.warmup_iters = 100;
-    c.eval_interval = 500;
-    c.eval_iters = 200;
-    return c;
-  }
-  EMBER_FAIL("--preset: unknown preset '{}' (choose tiny, baby or video)", name);
-}
-
-void validate(const Config& c) {
-  EMBER_CHECK(c.n_layer > 0 && c.n_head > 0 && c.n_embd > 0 && c.block_size > 0 && c.batch_size > 0,
-              "config: n_layer, n_head, n_embd, block_size and batch_size must be positive (got {}, {}, {}, {}, {})",
-              c.n_layer, c.n_head, c.n_embd, c.block_size, c.batch_size);
+void validate_training(const Config& c) {
   EMBER_CHECK(c.gradient_accumulation_steps > 0 && c.gradient_accumulation_steps <= kMaxGradientAccumulationSteps,
               "config: --gradient_accumulation_steps must be between 1 and {}, got {}", kMaxGradientAccumulationSteps,
               c.gradient_accumulation_steps);
-  EMBER_CHECK(c.n_embd % c.n_head == 0, "config: n_embd ({}) must be divisible by n_head ({})", c.n_embd, c.n_head);
   EMBER_CHECK(c.dropout >= 0 && c.dropout < 1, "config: dropout must be in [0, 1), got {}", c.dropout);
   // The optimizer's options as PyTorch's AdamW checks them, and finite: an infinite rate trains to NaN.
   EMBER_CHECK(std::isfinite(c.learning_rate) && c.learning_rate > 0,
@@ -129,52 +67,8 @@ void validate(const Config& c) {
 
 int max_threads() { return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-MemoryEstimate estimate_memory(const Config& c, int64_t vocab_size, bool training) {
-  const Bytes V = Bytes::of(vocab_size), T = Bytes::of(c.block_size), C = Bytes::of(c.n_embd);
-  const Bytes L = Bytes::of(c.n_layer), NH = Bytes::of(c.n_head), B = Bytes::of(training ? c.batch_size : 1);
-  const Bytes f32{4};
-  // Parameters: token (tied with lm_head) and position embeddings; per block attention 4 C^2 and MLP
-  // 8 C^2 weights, 13 C of biases and LayerNorms; the final LayerNorm.
-  const Bytes per_block = Bytes{12} * C * C + Bytes{13} * C;
-  const Bytes params = V * C + T * C + L * per_block + Bytes{2} * C;
-  // Training keeps weights, gradients, both AdamW moments and a copy while saving; sampling keeps the
-  // weights and the loaded file.
-  MemoryEstimate e;
-  e.state_bytes = (Bytes{training ? 20u : 8u} * params).v;
-  // Per block the backward keeps about 16 (B, T, C) tensors (LayerNorms, q k v, the MLP's 4C hidden
-  // before and after GELU, residuals) and 3 (B, NH, T, T) attention maps (scores, softmax, dropout);
-  // then the logits, their softmax and gradient, 3 (B, T, V).
-  const Bytes per_block_act = Bytes{16} * C + Bytes{3} * NH * T;
-  e.activation_bytes = (f32 * B * T * (L * per_block_act + Bytes{3} * V)).v;
-  return e;
-}
-
-void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what,
-                          uint64_t data_bytes) {
-  const MemoryEstimate e = estimate_memory(c, vocab_size, training);
-  // On a GPU the activations live in device memory, whose allocator reports its own shortage.
-  const Bytes model{c.device == "cpu" ? (Bytes{e.state_bytes} + Bytes{e.activation_bytes}).v : e.state_bytes};
-  const uint64_t host = (model + Bytes{data_bytes}).v;
-  const uint64_t have = ember::system_memory_bytes();  // RAM
-  const std::string data = data_bytes > 0 ? fmt::format(" + {} of training text", human_bytes(data_bytes)) : "";
-  EMBER_CHECK(host <= have,
-              "{}: the model needs {} for parameters{} + {} of activations at batch_size {} x block_size {} "
-              "(n_layer {}, n_head {}, n_embd {}, vocabulary {}){}, and this machine has {} of memory. Use a smaller "
-              "--n_layer, --n_embd, --batch_size or --block_size{}",
-              what, human_bytes(e.state_bytes), training ? ", gradients and AdamW state" : "",
-              human_bytes(e.activation_bytes), training ? c.batch_size : 1, c.block_size, c.n_layer, c.n_head, c.n_embd,
-              vocab_size, data, human_bytes(have), data_bytes > 0 ? ", or a shorter text" : "");
-}
-
-const std::vector<Setting>& settings() {
+const std::vector<Setting>& training_settings() {
   static const std::vector<Setting> table = {
-      // the model
-      {"n_layer", &Config::n_layer, "transformer blocks"},
-      {"n_head", &Config::n_head, "attention heads per block"},
-      {"n_embd", &Config::n_embd, "embedding width (divisible by n_head)"},
-      {"block_size", &Config::block_size, "context length in characters"},
-      {"dropout", &Config::dropout, "dropout probability"},
-      {"bias", &Config::bias, "biases in the Linear layers and LayerNorms (true or false)"},
       // data and optimisation
       {"batch_size", &Config::batch_size, "sequences per step"},
       {"gradient_accumulation_steps", &Config::gradient_accumulation_steps,
@@ -220,27 +114,27 @@ std::vector<std::string> SettingOverrides::fixed_by_checkpoint() const {
   return flags;
 }
 
-std::string resumable_flags() {
+std::string resumable_flags(const SettingTable& table) {
   std::vector<std::string> flags;
-  for (const Setting& s : settings())
+  for (const Setting& s : table)
     if (s.resumable) flags.push_back(std::string("--") + s.name);
   std::string out;
   for (size_t i = 0; i < flags.size(); ++i) out += (i == 0 ? "" : i + 1 == flags.size() ? " and " : ", ") + flags[i];
   return out;
 }
 
-std::string describe(const Config& c) {
+std::string describe(const Config& c, const SettingTable& table) {
   std::string out;
-  for (const Setting& s : settings()) {
+  for (const Setting& s : table) {
     const std::string value = std::visit([&](auto field) { return nlohmann::json(c.*field).dump(); }, s.field);
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", s.name, value);
   }
   return out;
 }
 
-nlohmann::json to_json(const Config& c) {
+nlohmann::json to_json(const Config& c, const SettingTable& table) {
   nlohmann::json j = nlohmann::json::object();
-  for (const Setting& s : settings()) std::visit([&](auto field) { j[s.name] = c.*field; }, s.field);
+  for (const Setting& s : table) std::visit([&](auto field) { j[s.name] = c.*field; }, s.field);
   return j;
 }
 
@@ -275,10 +169,10 @@ T setting_value(const nlohmann::json& v, const char* name) {
 
 }  // namespace
 
-Config config_from_json(const nlohmann::json& j) {
+Config config_from_json(const nlohmann::json& j, const SettingTable& table, const Config& defaults) {
   EMBER_CHECK(j.is_object(), "config: the saved settings must be a JSON object, got JSON of type {}", j.type_name());
-  Config c;
-  for (const Setting& s : settings()) {
+  Config c = defaults;
+  for (const Setting& s : table) {
     if (!j.contains(s.name)) continue;  // older checkpoints lack the newer settings: their defaults
     std::visit([&](auto field) { c.*field = setting_value<std::decay_t<decltype(c.*field)>>(j.at(s.name), s.name); },
                s.field);

@@ -1,8 +1,7 @@
-// Settings of the character-level GPT trainer, with nanoGPT's names, and the three presets.
-//
-//   tiny  - the tutorials' bigram-plus-attention scale: block 8, n_embd 32, 4 heads (under a minute)
-//   baby  - nanoGPT's shakespeare_char CPU config: 4 layers, 4 heads, n_embd 128, block 64, batch 12
-//   video - the lecture's final model: 6 layers, 6 heads, n_embd 384, block 256, batch 64 (for a GPU)
+// Settings of the character-model trainer, with nanoGPT's names: one Config holds the settings of
+// every model the trainer drives (family.h), and each program's table lists the ones it uses. The
+// training settings (batch, AdamW, schedule, evals, device) are common to all; the model's own rows,
+// presets, checks and memory estimate come from its family (gpt_family.cpp for ember-charlm).
 #pragma once
 
 #include <cstdint>
@@ -16,8 +15,9 @@
 namespace charlm {
 
 struct Config {
-  // model
+  // model (the defaults are ember-charlm's baby GPT; another family's presets set its own)
   int64_t n_layer = 4, n_head = 4, n_embd = 128, block_size = 64;
+  int64_t hidden_size = 256;  // LSTM state width (ember-charlstm)
   double dropout = 0.0;
   bool bias = true;
   // data and optimisation
@@ -54,8 +54,11 @@ inline constexpr int64_t kMaxEvalIters = 10000;
 // real run, and far from int64's end, so step arithmetic and per-step seeds never overflow.
 inline constexpr int64_t kMaxIters = 1'000'000'000'000;
 
-// Every setting, once: the flags, the checkpoint's settings and the printout are made from it.
-const std::vector<Setting>& settings();
+// The settings every family shares (batch_size .. dtype), in their printed order; a family's table is
+// its model rows followed by these. The flags, the checkpoint's settings and the printout are made
+// from that table.
+const std::vector<Setting>& training_settings();
+using SettingTable = std::vector<Setting>;
 
 // Settings given on the command line, laid over a preset or a checkpoint's settings.
 using SettingValue = std::variant<int64_t, int, uint64_t, double, bool, std::string>;
@@ -67,35 +70,45 @@ struct SettingOverrides {
   std::vector<std::string> fixed_by_checkpoint() const;
 };
 // The flags --resume may change: "--max_iters, ..., --device and --threads".
-std::string resumable_flags();
-// "n_layer 4, n_head 4, ...": every setting of `c`, in the table's order.
-std::string describe(const Config& c);
+std::string resumable_flags(const SettingTable& table);
+// "n_layer 4, n_head 4, ...": every setting of `c` in `table`, in its order.
+std::string describe(const Config& c, const SettingTable& table);
 
-// Applies a preset by name; throws naming the valid presets otherwise.
-Config preset(const std::string& name);
-// Checks the values make sense (n_embd % n_head, positive sizes, finite learning rates, betas in
-// [0, 1), loop counts within the maxima above, ...), with messages naming the flag.
-void validate(const Config& c);
+// Checks the training settings make sense (finite learning rates, betas in [0, 1), loop counts
+// within the maxima above, ...), with messages naming the flag. A family checks its model's.
+void validate_training(const Config& c);
 // The most --threads accepts: 4 x the cores of this machine.
 int max_threads();
 
-// An upper-ish estimate of the memory a model of this config needs, from the config alone (nothing
-// is allocated): parameters with their gradients and AdamW moments, and the activations the
-// backward keeps for one (batch_size, block_size) step. `training` false: weights and one
-// (1, block_size) forward, as in sampling. Saturates at UINT64_MAX instead of overflowing.
+// Byte counts that saturate at UINT64_MAX instead of wrapping: a config with n_layer 99999999999 must
+// give "too big", never a small number.
+struct Bytes {
+  static constexpr uint64_t kMax = UINT64_MAX;
+  uint64_t v = 0;
+  static Bytes of(int64_t n) { return {n < 0 ? kMax : static_cast<uint64_t>(n)}; }
+  Bytes operator*(Bytes o) const {
+    uint64_t r;
+    return {__builtin_mul_overflow(v, o.v, &r) ? kMax : r};
+  }
+  Bytes operator+(Bytes o) const {
+    uint64_t r;
+    return {__builtin_add_overflow(v, o.v, &r) ? kMax : r};
+  }
+};
+
+// An upper-ish estimate of the memory a model needs, from its config alone (nothing is allocated):
+// parameters with their gradients and AdamW moments, and the activations the backward keeps for one
+// (batch_size, block_size) step; without training, weights and one (1, block_size) forward.
 struct MemoryEstimate {
   uint64_t state_bytes = 0;       // parameters (+ gradients and optimizer state when training)
   uint64_t activation_bytes = 0;  // what one forward (and backward) step keeps alive
 };
-MemoryEstimate estimate_memory(const Config& c, int64_t vocab_size, bool training);
-// Throws, with the numbers, when the estimate plus `data_bytes` (the encoded training text)
-// exceeds this machine's physical memory. `what` names the command ("train", "sample").
-void check_fits_in_memory(const Config& c, int64_t vocab_size, bool training, const std::string& what,
-                          uint64_t data_bytes = 0);
+// "12.5 MiB"
+std::string human_bytes(uint64_t n);
 
-nlohmann::json to_json(const Config& c);
-// Settings a checkpoint lacks keep their defaults; a value of the wrong JSON type, or an integer
-// that does not fit its setting (1e300 for n_layer), throws naming the setting.
-Config config_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Config& c, const SettingTable& table);
+// Settings a checkpoint lacks keep their values in `defaults`; a value of the wrong JSON type, or an
+// integer that does not fit its setting (1e300 for n_layer), throws naming the setting.
+Config config_from_json(const nlohmann::json& j, const SettingTable& table, const Config& defaults);
 
 }  // namespace charlm

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "nn/json_guard.h"
+#include "rundir.h"
 
 namespace charlm {
 
@@ -71,9 +72,8 @@ std::u32string read_text(const std::string& path) {
   EMBER_CHECK(S_ISREG(st.st_mode),
               "data: '{}' is not a regular file (a FIFO, device or socket); --data takes a UTF-8 text file", path);
   EMBER_CHECK(st.st_size <= kMaxTextBytes,
-              "data: '{}' has {} bytes, more than the {} (2 GiB) that ember-charlm reads into memory; use a shorter "
-              "text",
-              path, static_cast<int64_t>(st.st_size), kMaxTextBytes);
+              "data: '{}' has {} bytes, more than the {} (2 GiB) that {} reads into memory; use a shorter text", path,
+              static_cast<int64_t>(st.st_size), kMaxTextBytes, program_name());
   // O_NONBLOCK: if the path was swapped for a FIFO since the stat, the open still returns.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   EMBER_CHECK(fd >= 0, "data: cannot open '{}': {}", path, std::strerror(errno));

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <string>
@@ -16,6 +17,8 @@
 namespace charlm {
 
 namespace fs = std::filesystem;
+
+const char* program_name() { return program_invocation_short_name; }  // glibc's, set before main
 
 RunDirLock::RunDirLock(const fs::path& dir) {
   std::error_code ec;
@@ -30,10 +33,9 @@ RunDirLock::RunDirLock(const fs::path& dir) {
     ::close(fd_);
     fd_ = -1;
     EMBER_CHECK(err == EWOULDBLOCK, "train: cannot lock {}: {}", path.string(), std::strerror(err));
-    EMBER_FAIL(
-        "train: another ember-charlm (pid {}) is training in {}; wait for it to finish or pick another "
-        "--out_dir",
-        n > 0 ? std::string(pid, std::strcspn(pid, "\n")) : std::string("unknown"), dir.string());
+    EMBER_FAIL("train: another {} (pid {}) is training in {}; wait for it to finish or pick another --out_dir",
+               program_name(), n > 0 ? std::string(pid, std::strcspn(pid, "\n")) : std::string("unknown"),
+               dir.string());
   }
   // The holder's pid, for the message above; the lock itself is the flock, released when we exit.
   // Writing it is best effort: a full disk must not stop a run that holds the lock.
@@ -54,9 +56,9 @@ RunFile open_run_file(const fs::path& path, int flags, const std::string& what) 
   RunFile file(::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
   if (file.fd() < 0 && errno == ELOOP)
     EMBER_FAIL(
-        "{} {} is a symbolic link; ember-charlm writes its run files only as regular files in --out_dir, never "
-        "through a link (remove the link, or pick another --out_dir)",
-        what, path.string());
+        "{} {} is a symbolic link; {} writes its run files only as regular files in --out_dir, never through a link "
+        "(remove the link, or pick another --out_dir)",
+        what, path.string(), program_name());
   EMBER_CHECK(file.fd() >= 0, "{} {} cannot be opened: {}", what, path.string(), std::strerror(errno));
   struct stat st {};
   EMBER_CHECK(::fstat(file.fd(), &st) == 0 && S_ISREG(st.st_mode),

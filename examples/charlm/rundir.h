@@ -15,6 +15,9 @@
 
 namespace charlm {
 
+// The running program's name (the last part of argv[0]: "ember-charlm"), for messages.
+const char* program_name();
+
 class RunDirLock {
  public:
   // Creates `dir` if needed and takes the lock, or throws at once naming the pid that holds it.

@@ -1,4 +1,5 @@
-// Training and sampling for ember-charlm (see trainer.h). The loop is nanoGPT's train.py:
+// Training and sampling for ember-charlm and ember-charlstm (see trainer.h), whatever the model.
+// The loop is nanoGPT's train.py:
 //
 //   for it in start..max_iters:
 //     lr = warmup-then-cosine(it)
@@ -73,12 +74,12 @@ namespace {
 // step; a second one quits at once, without saving: the last checkpoint on disk is intact, since
 // saves replace it by rename.
 std::atomic<int> g_signal{0};
+// Written by the handler as it is (formatting is not async-signal-safe); set before it is installed.
+char g_second_interrupt[256];
 
 void on_stop_signal(int sig) {
   if (g_signal.load() != 0) {
-    static const char kMessage[] =
-        "\nember-charlm: second interrupt: quitting without saving (the last saved checkpoint is intact)\n";
-    (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    (void)!::write(STDERR_FILENO, g_second_interrupt, std::strlen(g_second_interrupt));
     ::_exit(128 + sig);
   }
   g_signal = sig;
@@ -87,8 +88,11 @@ void on_stop_signal(int sig) {
 // Installs the handler for SIGINT and SIGTERM for the training loop's lifetime.
 class StopSignals {
  public:
-  StopSignals() {
+  explicit StopSignals(const std::string& program) {
     g_signal = 0;
+    fmt::format_to_n(g_second_interrupt, sizeof g_second_interrupt - 1,
+                     "\n{}: second interrupt: quitting without saving (the last saved checkpoint is intact)\n", program)
+        .out[0] = '\0';
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
@@ -124,22 +128,10 @@ ember::Device device_of(const Config& cfg) {
   return cfg.device == "cpu" ? ember::Device(ember::kCPU) : ember::Device(ember::kCUDA);
 }
 
-ember::nn::GPTConfig gpt_config(const Config& c, int64_t vocab_size) {
-  ember::nn::GPTConfig g;
-  g.vocab_size = vocab_size;
-  g.block_size = c.block_size;
-  g.n_layer = c.n_layer;
-  g.n_head = c.n_head;
-  g.n_embd = c.n_embd;
-  g.dropout = c.dropout;
-  g.bias = c.bias;
-  return g;
-}
-
 // nanoGPT's optimizer: weight decay on every parameter of 2 or more dimensions (matmuls,
 // embeddings), none on biases and LayerNorm weights.
-ember::optim::AdamW make_optimizer(ember::nn::GPT& model, const Config& c) {
-  ember::nn::WeightDecayGroups split = model->weight_decay_groups();
+ember::optim::AdamW make_optimizer(const ember::nn::Module& model, const Config& c) {
+  ember::nn::WeightDecayGroups split = ember::nn::weight_decay_groups(model);
   auto options = ember::optim::AdamWOptions(c.learning_rate).betas({c.beta1, c.beta2}).weight_decay(c.weight_decay);
   std::vector<ember::optim::OptimizerParamGroup> groups;
   groups.emplace_back(split.decay, std::make_unique<ember::optim::AdamWOptions>(options));
@@ -198,7 +190,7 @@ bool stop_requested_at(const World& world, int64_t k) {
   return stop_requested(world);
 }
 
-World join_world(double timeout_s) {
+World join_world(double timeout_s, const std::string& program) {
   World w;
   const char* size = std::getenv("WORLD_SIZE");
   if (!size || std::atoi(size) <= 1) return w;
@@ -212,35 +204,34 @@ World join_world(double timeout_s) {
   return w;
 #else
   (void)timeout_s;
-  EMBER_FAIL(
-      "train: WORLD_SIZE={} but this ember-charlm was built without ember::distributed (install "
-      "libgloo-dev and rebuild)",
-      size);
+  EMBER_FAIL("train: WORLD_SIZE={} but this {} was built without ember::distributed (install libgloo-dev and rebuild)",
+             size, program);
 #endif
 }
 
 // Mean loss over eval_iters random batches of each split (drawn from `gen`), in eval mode and
 // without a graph; std::nullopt when a stop signal came meanwhile.
-std::optional<Losses> estimate_loss(ember::nn::GPT& model, const Dataset& data, const Config& c, ember::Device dev,
+std::optional<Losses> estimate_loss(CharModel& model, const Dataset& data, const Config& c, ember::Device dev,
                                     ember::Generator& gen, const World& world) {
   ember::NoGradGuard no_grad;
-  model->eval();
+  ember::nn::Module& module = *model.module();
+  module.eval();
   Losses out;
   for (int split = 0; split < 2; ++split) {
     const TokenArray& d = split == 0 ? data.train : data.val;
     double sum = 0;
     for (int64_t k = 0; k < c.eval_iters; ++k) {
       if (stop_requested_at(world, k)) {
-        model->train();
+        module.train();
         return std::nullopt;
       }
       auto [x, y] = get_batch(d, c.batch_size, c.block_size, gen);
       ember::autocast mixed(ember::kCPU, ember::kBFloat16, c.dtype == "bfloat16");
-      sum += std::get<1>(model->forward(x.to(dev), y.to(dev))).item<double>();
+      sum += model.loss(x.to(dev), y.to(dev)).item<double>();
     }
     (split == 0 ? out.train : out.val) = sum / static_cast<double>(c.eval_iters);
   }
-  model->train();
+  module.train();
   return out;
 }
 
@@ -288,8 +279,8 @@ void trim_log(const fs::path& path, int64_t last) {
 }
 
 // Whether every parameter holds finite numbers: the weights of a diverged run are never saved.
-bool parameters_finite(ember::nn::GPT& model) {
-  for (const Tensor& p : model->parameters()) {
+bool parameters_finite(const ember::nn::Module& model) {
+  for (const Tensor& p : model.parameters()) {
     const Tensor values = p.detach().to(ember::Device(ember::kCPU)).to(ember::kFloat).contiguous();
     const float* v = values.data_ptr<float>();
     if (!std::all_of(v, v + values.numel(), [](float x) { return std::isfinite(x); })) return false;
@@ -298,7 +289,8 @@ bool parameters_finite(ember::nn::GPT& model) {
 }
 
 // Draws ARG1 (a log.csv) into ARG2 (a PNG) titled ARG3; run as `gnuplot -c loss.gp ARG1 ARG2 ARG3`.
-constexpr const char* kPlotScript = R"(# ember-charlm's loss curves: gnuplot -c loss.gp log.csv loss.png title
+// A format string: {0} is the program's name.
+constexpr const char* kPlotScript = R"(# {0}'s loss curves: gnuplot -c loss.gp log.csv loss.png title
 set terminal pngcairo size 900,540 noenhanced
 set output ARG2
 set datafile separator ','
@@ -306,13 +298,13 @@ set key autotitle columnhead
 set xlabel 'step'
 set ylabel 'loss'
 set grid
-set title 'ember-charlm: '.ARG3
+set title '{0}: '.ARG3
 plot ARG1 using 1:2 with linespoints title 'train', '' using 1:3 with linespoints title 'val'
 )";
 
 }  // namespace
 
-TrainResult train(const TrainArgs& args) {
+TrainResult train(const Family& family, const TrainArgs& args) {
   const fs::path out_dir = args.out_dir;
   const fs::path ckpt_path = out_dir / "ckpt.safetensors", best_path = out_dir / "best.safetensors";
   const fs::path log_path = out_dir / "log.csv";
@@ -325,8 +317,8 @@ TrainResult train(const TrainArgs& args) {
               args.dist_timeout_s);
   const std::string data_path = args.data_path.empty() ? default_data_path() : args.data_path;
   // From here a Ctrl-C or SIGTERM stops at the next step (before the first one: without saving).
-  StopSignals signals;
-  World world = join_world(args.dist_timeout_s);
+  StopSignals signals(family.program);
+  World world = join_world(args.dist_timeout_s, family.program);
   Config cfg = args.cfg;
   TrainState st;
   Vocab vocab;
@@ -337,7 +329,7 @@ TrainResult train(const TrainArgs& args) {
     EMBER_CHECK(fs::exists(ckpt_path), "train --resume: no checkpoint at {} (train without --resume first)",
                 ckpt_path.string());
     if (world.main()) lock.emplace(out_dir);  // before reading: a run still writing here would change it under us
-    Loaded header = read_checkpoint_header(ckpt_path.string());
+    Loaded header = read_checkpoint_header(ckpt_path.string(), family);
     cfg = header.cfg;
     args.continued.resumable().apply(cfg);
     vocab = header.vocab;
@@ -355,9 +347,10 @@ TrainResult train(const TrainArgs& args) {
     text = read_text(data_path);
     vocab = Vocab(text);
   }
-  validate(cfg);
+  family.validate(cfg);
   const uint64_t data_bytes = text.size() * static_cast<uint64_t>(TokenArray::bytes_per_token(vocab.size()));
-  check_fits_in_memory(cfg, vocab.size(), /*training=*/true, args.resume ? "train --resume" : "train", data_bytes);
+  family.check_fits_in_memory(cfg, vocab.size(), /*training=*/true, args.resume ? "train --resume" : "train",
+                              data_bytes);
   const Dataset data = make_dataset(text, vocab, cfg.block_size);
   const int64_t text_chars = static_cast<int64_t>(text.size());
   std::u32string().swap(text);  // from here the run keeps the compact tokens only
@@ -373,7 +366,7 @@ TrainResult train(const TrainArgs& args) {
     for (const fs::path& p : {ckpt_path, best_path, log_path, out_dir / "loss.png"}) fs::remove(p);
   }
   if (int n = world.main() ? remove_stale_temporaries(out_dir) : 0; n > 0)
-    std::printf("ember-charlm: removed %d temporary file(s) left in %s by an interrupted save\n", n,
+    std::printf("%s: removed %d temporary file(s) left in %s by an interrupted save\n", family.program.c_str(), n,
                 out_dir.string().c_str());
   // The log's rows after the checkpoint belong to steps that will run again.
   if (args.resume && world.main()) trim_log(log_path, st.evaluated ? st.iter : st.iter - 1);
@@ -382,14 +375,15 @@ TrainResult train(const TrainArgs& args) {
   const ember::Device dev = device_of(cfg);
 
   ember::manual_seed(cfg.seed);
-  ember::nn::GPT model(gpt_config(cfg, vocab.size()));
-  model->to(dev);
-  ember::optim::AdamW opt = make_optimizer(model, cfg);
-  if (args.resume) load_checkpoint(ckpt_path.string(), model, &opt, &ember::default_generator());
+  std::unique_ptr<CharModel> model = family.make_model(cfg, vocab.size());
+  ember::nn::Module& module = *model->module();
+  module.to(dev);
+  ember::optim::AdamW opt = make_optimizer(module, cfg);
+  if (args.resume) load_checkpoint(ckpt_path.string(), module, &opt, &ember::default_generator());
   st.world_size = world.size;
 #ifdef EMBER_WITH_DISTRIBUTED
   if (world.size > 1) {
-    world.ddp = std::make_unique<ember::nn::parallel::DistributedDataParallel>(model.ptr(), world.pg);
+    world.ddp = std::make_unique<ember::nn::parallel::DistributedDataParallel>(model->module(), world.pg);
     // Rank 0 keeps the default generator (saved in checkpoints); the others draw their own batches.
     if (!world.main()) ember::manual_seed(cfg.seed + 7919 * static_cast<uint64_t>(world.rank) + st.iter);
   }
@@ -398,12 +392,12 @@ TrainResult train(const TrainArgs& args) {
   if (!world.main()) EMBER_CHECK(std::freopen("/dev/null", "w", stdout), "train: cannot silence rank {}", world.rank);
 
   const bool interactive = isatty(STDOUT_FILENO);
-  std::printf("ember-charlm: %s characters (vocabulary %lld), %lld train / %lld val; model %.2fM parameters; %s%s\n",
-              fmt::format("{:L}", text_chars).c_str(), static_cast<long long>(vocab.size()),
+  std::printf("%s: %s characters (vocabulary %lld), %lld train / %lld val; model %.2fM parameters; %s%s\n",
+              family.program.c_str(), fmt::format("{:L}", text_chars).c_str(), static_cast<long long>(vocab.size()),
               static_cast<long long>(data.train.size()), static_cast<long long>(data.val.size()),
               static_cast<double>(model->num_parameters()) / 1e6, args.resume ? "resuming at step " : "from scratch",
               args.resume ? std::to_string(st.iter).c_str() : "");
-  std::printf("settings: %s\n", describe(cfg).c_str());
+  std::printf("settings: %s\n", describe(cfg, family.settings).c_str());
   std::fflush(stdout);  // a log followed with tail -f shows the run's start at once
   Progress progress(cfg.max_iters, cfg.batch_size * cfg.block_size * cfg.gradient_accumulation_steps * world.size,
                     interactive, cfg.log_interval);
@@ -414,11 +408,11 @@ TrainResult train(const TrainArgs& args) {
   // Checkpoints are written only of finite weights: a diverged model never replaces a good file.
   auto save = [&](const fs::path& path, int64_t it) {
     if (!world.main()) return;
-    EMBER_CHECK(parameters_finite(model),
+    EMBER_CHECK(parameters_finite(module),
                 "train: at step {} the weights are not finite numbers (training diverged); {} was not written, and "
                 "the files in {} keep the last good state. Lower --learning_rate or use --grad_clip",
                 it, path.string(), out_dir.string());
-    save_checkpoint(path.string(), cfg, vocab, st, model, opt, ember::default_generator());
+    save_checkpoint(path.string(), family, cfg, vocab, st, module, opt, ember::default_generator());
   };
   // Stops the run at step `it`, whose state (the default generator's included) is restored to the
   // step's start, or to just after its eval when `evaluated`. Saves it unless no step ran.
@@ -471,7 +465,7 @@ TrainResult train(const TrainArgs& args) {
       // run with --resume --max_iters repeats the straight run's batches exactly.
       ember::Generator end_of_run(cfg.seed + static_cast<uint64_t>(it));
       std::optional<Losses> measured =
-          estimate_loss(model, data, cfg, dev, scheduled ? ember::default_generator() : end_of_run, world);
+          estimate_loss(*model, data, cfg, dev, scheduled ? ember::default_generator() : end_of_run, world);
       if (!measured) {
         ember::default_generator().set_state(rng_at_step);
         stop_run(it, false);
@@ -516,7 +510,7 @@ TrainResult train(const TrainArgs& args) {
       auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
       {  // nanoGPT's `with ctx:` around the forward only; the backward runs outside it
         ember::autocast mixed(ember::kCPU, ember::kBFloat16, cfg.dtype == "bfloat16");
-        loss = std::get<1>(model->forward(x.to(dev), y.to(dev)));
+        loss = model->loss(x.to(dev), y.to(dev));
       }
       if (micro_steps > 1) loss = loss / static_cast<double>(micro_steps);
 #ifdef EMBER_WITH_DISTRIBUTED
@@ -538,7 +532,7 @@ TrainResult train(const TrainArgs& args) {
     }
     check_finite(it, "training loss", step_loss);
     if (cfg.grad_clip > 0) {
-      const double norm = ember::nn::utils::clip_grad_norm_(model->parameters(), cfg.grad_clip);
+      const double norm = ember::nn::utils::clip_grad_norm_(module.parameters(), cfg.grad_clip);
       check_finite(it, "gradient norm", norm);
     }
     opt.step();
@@ -557,19 +551,19 @@ TrainResult train(const TrainArgs& args) {
   std::printf("summary: steps %lld, train loss %.4f, val loss %.4f (best %s), median %.0f tokens/s, wall %.1f s\n",
               static_cast<long long>(cfg.max_iters), result.train_loss, result.val_loss, best.c_str(),
               result.median_tokens_per_s, result.wall_s);
-  if (args.plot && !result.interrupted && world.main()) plot(args.out_dir);
+  if (args.plot && !result.interrupted && world.main()) plot(family, args.out_dir);
   return result;
 }
 
-void sample(const SampleArgs& args) {
+void sample(const Family& family, const SampleArgs& args) {
   EMBER_CHECK(args.temperature > 0, "sample: --temperature must be positive, got {}", args.temperature);
   EMBER_CHECK(args.num_chars >= 0, "sample: --num_chars must be non-negative, got {}", args.num_chars);
   EMBER_CHECK(std::filesystem::exists(args.checkpoint), "sample: no checkpoint at {} (train first)", args.checkpoint);
-  Loaded header = read_checkpoint_header(args.checkpoint);
-  check_fits_in_memory(header.cfg, header.vocab.size(), /*training=*/false, "sample");
-  ember::nn::GPT model(gpt_config(header.cfg, header.vocab.size()));
-  load_checkpoint(args.checkpoint, model, nullptr, nullptr);
-  model->eval();
+  Loaded header = read_checkpoint_header(args.checkpoint, family);
+  family.check_fits_in_memory(header.cfg, header.vocab.size(), /*training=*/false, "sample");
+  std::unique_ptr<CharModel> model = family.make_model(header.cfg, header.vocab.size());
+  load_checkpoint(args.checkpoint, *model->module(), nullptr, nullptr);
+  model->module()->eval();
   ember::NoGradGuard no_grad;
 
   std::u32string prompt = utf8_to_u32(args.prompt, "sample: --prompt");
@@ -577,7 +571,7 @@ void sample(const SampleArgs& args) {
   std::vector<int64_t> ids = header.vocab.encode(prompt);
   ember::Generator gen(args.seed);
   std::fputs(args.prompt.c_str(), stdout);
-  // nanoGPT's generate, printing each character as it is drawn.
+  // The model's generate, printing each character as it is drawn.
   auto print = [&](const Tensor& next) {  // (1, 1)
     std::fputs(u32_to_utf8(header.vocab.decode({next.item<int64_t>()})).c_str(), stdout);
     std::fflush(stdout);
@@ -587,13 +581,14 @@ void sample(const SampleArgs& args) {
   std::fputs("\n", stdout);
 }
 
-void plot(const std::string& out_dir) {
+void plot(const Family& family, const std::string& out_dir) {
   const fs::path dir = fs::absolute(out_dir);
   const fs::path csv = dir / "log.csv", png = dir / "loss.png", script = dir / "loss.gp";
   EMBER_CHECK(fs::exists(csv), "plot: no log at {} (train first)", csv.string());
   // A fixed script; the paths reach gnuplot as arguments (ARG1..ARG3), never as code, and no shell
   // is involved, so any character in out_dir is just a character.
-  write_run_file(open_run_file(script, O_WRONLY | O_CREAT | O_TRUNC, "plot: the script"), kPlotScript, script, "plot");
+  write_run_file(open_run_file(script, O_WRONLY | O_CREAT | O_TRUNC, "plot: the script"),
+                 fmt::format(kPlotScript, family.program), script, "plot");
   // gnuplot draws into a file made here, renamed over loss.png at the end: a link at loss.png is
   // replaced, never written through.
   const fs::path drawing = png.string() + ".tmp." + std::to_string(::getpid());

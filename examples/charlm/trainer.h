@@ -1,11 +1,12 @@
-// The two jobs of ember-charlm: train a character GPT (with evals, checkpoints, resume and a
-// clean stop on Ctrl-C or SIGTERM) and sample text from a checkpoint.
+// The two jobs of ember-charlm and ember-charlstm: train a character model of a family (with evals,
+// checkpoints, resume and a clean stop on Ctrl-C or SIGTERM) and sample text from a checkpoint.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "config.h"
+#include "family.h"
 
 namespace charlm {
 
@@ -14,7 +15,7 @@ struct TrainArgs {
   SettingOverrides continued;  // with --resume: the changes to the checkpoint's config (resumable ones),
                                // saved in the next checkpoint
   std::string data_path;
-  std::string out_dir = "out-charlm";
+  std::string out_dir;
   bool resume = false;     // continue from out_dir/ckpt.safetensors
   bool overwrite = false;  // start over in an out_dir that holds a run (deletes its checkpoints and log)
   bool plot = false;       // draw out_dir/loss.png with gnuplot at the end
@@ -34,7 +35,7 @@ struct TrainResult {
   int signal = 0;  // SIGINT or SIGTERM when a signal interrupted the run (0: --stop_at)
 };
 
-TrainResult train(const TrainArgs& args);
+TrainResult train(const Family& family, const TrainArgs& args);
 
 struct SampleArgs {
   std::string checkpoint;  // a .safetensors file written by train
@@ -43,14 +44,14 @@ struct SampleArgs {
   double temperature = 0.8;
   std::optional<int64_t> top_k = 200;
   uint64_t seed = 1337;
-  bool use_cache = true;  // keep keys and values between characters (false: recompute the context)
+  bool use_cache = true;  // keep the model's state between characters (false: recompute the context)
 };
 
 // Streams the prompt and the generated characters to stdout as they come. Time and memory per
-// character stay the same however many are asked for: only the last block_size are kept.
-void sample(const SampleArgs& args);
+// character stay the same however many are asked for (the model keeps a bounded context).
+void sample(const Family& family, const SampleArgs& args);
 
 // Draws the loss curves of out_dir/log.csv into out_dir/loss.png (needs gnuplot).
-void plot(const std::string& out_dir);
+void plot(const Family& family, const std::string& out_dir);
 
 }  // namespace charlm

@@ -9,7 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    charlm::Loaded loaded = charlm::read_checkpoint_header(ember::fuzz::input_file(data, size));
+    charlm::Loaded loaded = charlm::read_checkpoint_header(ember::fuzz::input_file(data, size), charlm::gpt_family());
     (void)loaded.vocab.size();
   } catch (const ember::Error&) {
   }

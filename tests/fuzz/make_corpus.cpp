@@ -114,15 +114,17 @@ void checkpoint_corpus(const fs::path& dir) {
   ember::optim::AdamW opt(model->parameters(), ember::optim::AdamWOptions(cfg.learning_rate));
   charlm::TrainState st;
   st.iter = 3;
-  charlm::save_checkpoint((dir / "valid_checkpoint.safetensors").string(), cfg, vocab, st, model, opt,
-                          ember::default_generator());
+  charlm::save_checkpoint((dir / "valid_checkpoint.safetensors").string(), charlm::gpt_family(), cfg, vocab, st, *model,
+                          opt, ember::default_generator());
 
   // The header alone (read_checkpoint_header needs no tensors), then one defect each.
   ember::save_safetensors((dir / "valid_header_only.safetensors").string(), {}, checkpoint_metadata());
   auto variant = [&](const std::string& name, const std::string& key, const std::string& value) {
     auto m = checkpoint_metadata();
-    if (value.empty()) m.erase(key);
-    else m[key] = value;
+    if (value.empty())
+      m.erase(key);
+    else
+      m[key] = value;
     ember::save_safetensors((dir / (name + ".safetensors")).string(), {}, m);
   };
   variant("bad_format", "format", "ember-charlm/0");
@@ -138,7 +140,9 @@ void checkpoint_corpus(const fs::path& dir) {
   auto m = checkpoint_metadata();
   m["vocab"] = "@vocab@";
   std::string header = nlohmann::json{{"__metadata__", m}}.dump();
-  header.replace(header.find("@vocab@"), 7, "a\xff\xfe" "b");
+  header.replace(header.find("@vocab@"), 7,
+                 "a\xff\xfe"
+                 "b");
   write_bytes(dir / "bad_vocab_utf8.safetensors", safetensors_bytes(header));
   // Accepted today, kept so the fuzzer starts there: a config that is a JSON array (every setting
   // takes its default) and a vocabulary that repeats a character.
