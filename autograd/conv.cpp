@@ -4,9 +4,9 @@
 //                   y    = W (G, C_out/G, C_in/G*kh*kw) @ cols (N, G, C_in/G*kh*kw, L)
 // conv_transpose2d: cols = W^T (G, C_out/G*kh*kw, C_in/G) @ x (N, G, C_in/G, H*W)
 //                   y    = col2im(cols)
-// conv1d is conv2d over a height of 1. im2col's backward is col2im and col2im's is im2col (each is the
-// other's adjoint), so the gradients of input, weight and bias are those of the ops above:
-// dW = sum over the batch of g @ cols^T, dx = col2im(W^T @ g), db = sum of g over (N, H, W).
+// conv1d is conv2d over a height of 1; conv3d is one conv2d over depth-gathered planes (below). im2col's backward is
+// col2im and col2im's is im2col (each is the other's adjoint), so the gradients of input, weight and bias are those of
+// the ops above: dW = sum over the batch of g @ cols^T, dx = col2im(W^T @ g), db = sum of g over (N, H, W).
 #include "autograd/conv.h"
 
 #include <algorithm>
@@ -43,6 +43,13 @@ Pair as_pair(const std::vector<int64_t>& v, int64_t fill) {
 // The blocks of one convolution, in 2-d (a 1-d convolution has a height of 1).
 struct ConvParams {
   Pair stride, pad_begin, pad_end, dilation, output_padding;
+  int64_t groups;
+};
+
+// The same for a 3-d convolution: (depth, height, width).
+using Triple = std::array<int64_t, 3>;
+struct ConvParams3 {
+  Triple stride, pad_begin, pad_end, dilation, output_padding;
   int64_t groups;
 };
 
@@ -243,21 +250,94 @@ Tensor conv2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias,
 }
 
 // x (N, C_in, H, W), weight (C_in, C_out/G, kh, kw), checked -> (N, C_out, H_out, W_out)
-Tensor conv_transpose2d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+Tensor conv_transpose2d_checked(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                const ConvParams& p) {
   const int64_t N = x.size(0), C_in = x.size(1), H = x.size(2), W = x.size(3);
   const int64_t G = p.groups, C_out = weight.size(1) * G, kh = weight.size(2), kw = weight.size(3);
   // In the order check_conv proved free of overflow.
-  const int64_t out_h = (H - 1) * p.stride[0] + (p.dilation[0] * (kh - 1) + 1) + p.output_padding[0] - p.pad_begin[0] -
-                        p.pad_end[0];
-  const int64_t out_w = (W - 1) * p.stride[1] + (p.dilation[1] * (kw - 1) + 1) + p.output_padding[1] - p.pad_begin[1] -
-                        p.pad_end[1];
+  const int64_t out_h =
+      (H - 1) * p.stride[0] + (p.dilation[0] * (kh - 1) + 1) + p.output_padding[0] - p.pad_begin[0] - p.pad_end[0];
+  const int64_t out_w =
+      (W - 1) * p.stride[1] + (p.dilation[1] * (kw - 1) + 1) + p.output_padding[1] - p.pad_begin[1] - p.pad_end[1];
   EMBER_CHECK(out_h > 0 && out_w > 0,
-              "conv_transpose2d: the output size ({} x {}) is too small for input of size {} and weight of size {}",
-              out_h, out_w, x.sizes(), weight.sizes());
+              "{}: the output size ({} x {}) is too small for input of size {} and weight of size {}", op, out_h, out_w,
+              x.sizes(), weight.sizes());
   Tensor w = weight.reshape({G, C_in / G, C_out / G * kh * kw}).transpose(1, 2);  // (G, C_out/G*kh*kw, C_in/G)
   Tensor grouped = x.reshape({N, G, C_in / G, H * W});                            // (N, G, C_in/G, H*W)
   Tensor cols = w.matmul(grouped).reshape({N, C_out * kh * kw, H * W});           // (N, C_out*kh*kw, H*W)
   return add_bias(col2im_op(cols, conv_shape(C_out, out_h, out_w, weight, p, H, W)), bias);
+}
+
+// ---- 3-d convolution as one 2-d convolution over depth-gathered planes ----
+//
+// conv3d: each output depth od reads input depths od*stride - pad + kd*dilation (kd < KD). Gathering
+// those (zero where they fall in the padding) stacks the kernel's depth taps beside the channels:
+//   x (N, C, D, H, W) -> (N*OD, C*KD, H, W), channel c*KD + kd
+// and the weight (C_out, C/G, KD, kh, kw) read as (C_out, C/G*KD, kh, kw) has the same layout within
+// each group, so conv2d with the same groups gives every (n, od) plane. conv_transpose3d is the adjoint:
+// conv_transpose2d of each input plane gives the (C_out, KD) taps, which index_add sums into depth
+// d*stride - pad + kd*dilation. index_select and index_add are each other's backward.
+
+// The depth of each (kd, o) tap, kd-major: o*stride - pad + kd*dilation, or `outside` where it leaves
+// [0, size). As an int64 index tensor on `device`.
+Tensor depth_taps(int64_t KD, int64_t count, int64_t stride, int64_t pad, int64_t dilation, int64_t size,
+                  int64_t outside, Device device) {
+  std::vector<int64_t> taps;
+  taps.reserve(static_cast<size_t>(KD * count));
+  for (int64_t kd = 0; kd < KD; ++kd)
+    for (int64_t o = 0; o < count; ++o) {
+      const int64_t depth = o * stride - pad + kd * dilation;
+      taps.push_back(depth >= 0 && depth < size ? depth : outside);
+    }
+  return from_vector(taps, {KD * count}, dtype(kInt64)).to(device);
+}
+
+// The height and width parts of 3-d parameters, for the 2-d convolution of each plane.
+ConvParams plane_params(const ConvParams3& p) {
+  return {.stride = {p.stride[1], p.stride[2]},
+          .pad_begin = {p.pad_begin[1], p.pad_begin[2]},
+          .pad_end = {p.pad_end[1], p.pad_end[2]},
+          .dilation = {p.dilation[1], p.dilation[2]},
+          .output_padding = {p.output_padding[1], p.output_padding[2]},
+          .groups = p.groups};
+}
+
+// x (N, C_in, D, H, W), weight (C_out, C_in/G, KD, kh, kw), checked -> (N, C_out, OD, OH, OW)
+Tensor conv3d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams3& p) {
+  const int64_t N = x.size(0), C = x.size(1), D = x.size(2), H = x.size(3), W = x.size(4);
+  const int64_t C_out = weight.size(0), KD = weight.size(2);
+  const int64_t OD = blocks_along(D, p.pad_begin[0] + p.pad_end[0], KD, p.stride[0], p.dilation[0]);
+  // One zero plane at depth D stands for the padding.
+  Tensor padded = cat({x, zeros({N, C, 1, H, W}, TensorOptions(x.dtype()).device(x.device()))}, 2);
+  Tensor taps =
+      padded.index_select(2, depth_taps(KD, OD, p.stride[0], p.pad_begin[0], p.dilation[0], D, D, x.device()));
+  Tensor planes = taps.view({N, C, KD, OD, H, W}).permute({0, 3, 1, 2, 4, 5}).reshape({N * OD, C * KD, H, W});
+  Tensor w = weight.reshape({C_out, weight.size(1) * KD, weight.size(3), weight.size(4)});
+  Tensor y = conv2d_checked(planes, w, {}, plane_params(p));  // (N*OD, C_out, OH, OW)
+  y = y.view({N, OD, C_out, y.size(2), y.size(3)}).permute({0, 2, 1, 3, 4});
+  return bias.defined() ? y + bias.view({1, C_out, 1, 1, 1}) : y.contiguous();
+}
+
+// x (N, C_in, D, H, W), weight (C_in, C_out/G, KD, kh, kw), checked -> (N, C_out, OD, OH, OW)
+Tensor conv_transpose3d_checked(const char* op, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                const ConvParams3& p) {
+  const int64_t N = x.size(0), C_in = x.size(1), D = x.size(2), H = x.size(3), W = x.size(4);
+  const int64_t G = p.groups, C_out = weight.size(1) * G, KD = weight.size(2);
+  const int64_t OD =
+      (D - 1) * p.stride[0] + p.dilation[0] * (KD - 1) + 1 + p.output_padding[0] - p.pad_begin[0] - p.pad_end[0];
+  EMBER_CHECK(OD > 0, "{}: the output depth ({}) is too small for input of size {} and weight of size {}", op, OD,
+              x.sizes(), weight.sizes());
+  Tensor planes = x.permute({0, 2, 1, 3, 4}).reshape({N * D, C_in, H, W});
+  Tensor w = weight.reshape({C_in, weight.size(1) * KD, weight.size(3), weight.size(4)});
+  Tensor y = conv_transpose2d_checked(op, planes, w, {}, plane_params(p));  // (N*D, C_out*KD, OH, OW)
+  const int64_t OH = y.size(2), OW = y.size(3);
+  Tensor by_tap = y.view({N, D, C_out, KD, OH, OW}).permute({0, 2, 3, 1, 4, 5}).reshape({N, C_out, KD * D, OH, OW});
+  // Taps that land in the cropped padding go to a spare plane at depth OD, dropped after.
+  Tensor index = depth_taps(KD, D, p.stride[0], p.pad_begin[0], p.dilation[0], OD, OD, x.device());
+  Tensor out = zeros({N, C_out, OD + 1, OH, OW}, TensorOptions(x.dtype()).device(x.device()))
+                   .index_add(2, index, by_tap)
+                   .narrow(2, 0, OD);
+  return bias.defined() ? out + bias.view({1, C_out, 1, 1, 1}) : out.contiguous();
 }
 
 // Runs `f` on the input with a batch dim, and removes it again for an unbatched input.
@@ -267,12 +347,24 @@ Tensor batched(const Tensor& input, int64_t dims, F f) {
   return f(input.unsqueeze(0)).squeeze(0);
 }
 
-// The 1-d or 2-d convolution (transposed or not) from checked, expanded arguments.
+// The 1-d, 2-d or 3-d convolution (transposed or not) from checked, expanded arguments.
 Tensor convolution(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
                    const std::vector<int64_t>& stride, const std::vector<int64_t>& pad_begin,
                    const std::vector<int64_t>& pad_end, const std::vector<int64_t>& dilation, int64_t groups,
                    bool transposed, const std::vector<int64_t>& output_padding) {
   check_conv(op, dims, input, weight, bias, stride, pad_begin, pad_end, dilation, groups, transposed, output_padding);
+  if (dims == 3) {
+    const auto triple = [](const std::vector<int64_t>& v) { return Triple{v[0], v[1], v[2]}; };
+    const ConvParams3 p{.stride = triple(stride),
+                        .pad_begin = triple(pad_begin),
+                        .pad_end = triple(pad_end),
+                        .dilation = triple(dilation),
+                        .output_padding = triple(output_padding),
+                        .groups = groups};
+    return batched(input, dims, [&](const Tensor& x) {
+      return transposed ? conv_transpose3d_checked(op, x, weight, bias, p) : conv3d_checked(x, weight, bias, p);
+    });
+  }
   const ConvParams p{.stride = as_pair(stride, 1),
                      .pad_begin = as_pair(pad_begin, 0),
                      .pad_end = as_pair(pad_end, 0),
@@ -282,7 +374,7 @@ Tensor convolution(const char* op, int64_t dims, const Tensor& input, const Tens
   const Tensor w = dims == 1 ? weight.unsqueeze(2) : weight;  // (.., .., 1, k) for 1-d
   return batched(input, dims, [&](const Tensor& x) {
     const Tensor x2 = dims == 1 ? x.unsqueeze(2) : x;
-    Tensor y = transposed ? conv_transpose2d_checked(x2, w, bias, p) : conv2d_checked(x2, w, bias, p);
+    Tensor y = transposed ? conv_transpose2d_checked(op, x2, w, bias, p) : conv2d_checked(x2, w, bias, p);
     return dims == 1 ? y.squeeze(2) : y;
   });
 }
@@ -365,6 +457,35 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,
                      expand_param(op, "dilation", dilation, 2), groups, true,
                      expand_param(op, "output_padding", output_padding, 2));
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  EMBER_TRACE_OP();
+  const char* op = "conv3d";
+  const auto pad = expand_param(op, "padding", padding, 3);
+  return convolution(op, 3, input, weight, bias, expand_param(op, "stride", stride, 3), pad, pad,
+                     expand_param(op, "dilation", dilation, 3), groups, false, {0, 0, 0});
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  EMBER_TRACE_OP();
+  const char* op = "conv_transpose1d";
+  const auto pad = expand_param(op, "padding", padding, 1);
+  return convolution(op, 1, input, weight, bias, expand_param(op, "stride", stride, 1), pad, pad,
+                     expand_param(op, "dilation", dilation, 1), groups, true,
+                     expand_param(op, "output_padding", output_padding, 1));
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  EMBER_TRACE_OP();
+  const char* op = "conv_transpose3d";
+  const auto pad = expand_param(op, "padding", padding, 3);
+  return convolution(op, 3, input, weight, bias, expand_param(op, "stride", stride, 3), pad, pad,
+                     expand_param(op, "dilation", dilation, 3), groups, true,
+                     expand_param(op, "output_padding", output_padding, 3));
 }
 
 Tensor detail::conv_same(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -1,5 +1,5 @@
-// Convolution as torch::conv1d / conv2d / conv_transpose2d, and the sliding-block primitives under
-// them, torch::im2col / col2im (F::unfold / F::fold in nn/conv.h).
+// Convolution as torch::conv1d / conv2d / conv3d / conv_transpose1d / conv_transpose2d / conv_transpose3d, and the
+// sliding-block primitives under them, torch::im2col / col2im (F::unfold / F::fold in nn/conv.h).
 //
 //   ember::Tensor x = ember::randn({8, 3, 28, 28});
 //   ember::Tensor w = ember::randn({16, 3, 3, 3}, ember::requires_grad());
@@ -7,8 +7,9 @@
 //
 // Each convolution is im2col, one matmul batched over (batch, group) and, for the transposed one,
 // col2im: compositions of differentiable ops, so every gradient (and double backward) comes from
-// im2col's and col2im's backward, which are each other. Not here: padding modes other than zeros,
-// 3-d convolution, and a direct (Winograd, oneDNN) algorithm.
+// im2col's and col2im's backward, which are each other. The 3-d forms are one 2-d convolution over
+// planes gathered along the depth (index_select, and index_add for the transposed one). Not here:
+// padding modes other than zeros, and a direct (Winograd, oneDNN) algorithm.
 #pragma once
 
 #include <cstdint>
@@ -38,9 +39,22 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                         IntArrayRef padding = 0, IntArrayRef output_padding = 0, int64_t groups = 1,
                         IntArrayRef dilation = 1);
 
+// input (N, C_in, D, H, W) or (C_in, D, H, W), weight (C_out, C_in / groups, kd, kh, kw), bias (C_out).
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = 1,
+              IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+// The adjoint of conv1d in its input: input (N, C_in, L) or (C_in, L), weight (C_in, C_out / groups, k).
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = 1,
+                        IntArrayRef padding = 0, IntArrayRef output_padding = 0, int64_t groups = 1,
+                        IntArrayRef dilation = 1);
+// The adjoint of conv3d in its input: input (N, C_in, D, H, W) or (C_in, D, H, W),
+// weight (C_in, C_out / groups, kd, kh, kw).
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = 1,
+                        IntArrayRef padding = 0, IntArrayRef output_padding = 0, int64_t groups = 1,
+                        IntArrayRef dilation = 1);
+
 namespace detail {
 
-// conv1d / conv2d with "same" padding ("valid" is padding 0): the total padding dilation*(k-1) of
+// conv1d / conv2d / conv3d with "same" padding ("valid" is padding 0): the total padding dilation*(k-1) of
 // each dim split as PyTorch does, the smaller half first. Stride must be 1.
 Tensor conv_same(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  IntArrayRef dilation, int64_t groups);

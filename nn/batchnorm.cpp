@@ -180,10 +180,18 @@ void BatchNorm2dImpl::check_input_dim(const Tensor& input) const {
               input.sizes());
 }
 
-Tensor InstanceNorm2dImpl::forward(const Tensor& input) {
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
-              "InstanceNorm2d: expected 3D or 4D input (got {}D input of shape {})", input.dim(), input.sizes());
-  const bool unbatched = input.dim() == 3;
+void BatchNorm3dImpl::check_input_dim(const Tensor& input) const {
+  EMBER_CHECK(input.dim() == 5, "BatchNorm3d: expected 5D input (got {}D input of shape {})", input.dim(),
+              input.sizes());
+}
+
+template <size_t D>
+Tensor InstanceNormImpl<D>::forward(const Tensor& input) {
+  const int64_t batched_dim = static_cast<int64_t>(D) + 2;
+  EMBER_CHECK(input.dim() == batched_dim - 1 || input.dim() == batched_dim,
+              "InstanceNorm{}d: expected {}D or {}D input (got {}D input of shape {})", D, batched_dim - 1, batched_dim,
+              input.dim(), input.sizes());
+  const bool unbatched = input.dim() == batched_dim - 1;
   Tensor x = unbatched ? input.unsqueeze(0) : input;
   // num_batches_tracked stays 0: PyTorch's InstanceNorm keeps it only for BatchNorm's state layout.
   Tensor y = functional::instance_norm(x, functional::InstanceNormFuncOptions()
@@ -216,6 +224,14 @@ void print_norm(std::ostream& stream, const char* name, const OptionsType& o) {
 
 void BatchNorm1dImpl::pretty_print(std::ostream& stream) const { print_norm(stream, "BatchNorm1d", options); }
 void BatchNorm2dImpl::pretty_print(std::ostream& stream) const { print_norm(stream, "BatchNorm2d", options); }
-void InstanceNorm2dImpl::pretty_print(std::ostream& stream) const { print_norm(stream, "InstanceNorm2d", options); }
+void BatchNorm3dImpl::pretty_print(std::ostream& stream) const { print_norm(stream, "BatchNorm3d", options); }
+template <size_t D>
+void InstanceNormImpl<D>::pretty_print(std::ostream& stream) const {
+  print_norm(stream, fmt::format("InstanceNorm{}d", D).c_str(), options);
+}
+
+template class InstanceNormImpl<1>;
+template class InstanceNormImpl<2>;
+template class InstanceNormImpl<3>;
 
 }  // namespace ember::nn

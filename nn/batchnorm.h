@@ -1,4 +1,4 @@
-// Batch and instance normalisation, as torch::nn::BatchNorm1d/2d and InstanceNorm2d and
+// Batch and instance normalisation, as torch::nn::BatchNorm1d/2d/3d and InstanceNorm1d/2d/3d and
 // torch::nn::functional::batch_norm / instance_norm: per-channel statistics (channel = dim 1),
 // an optional per-channel scale and shift, and running statistics kept as buffers.
 //
@@ -48,7 +48,10 @@ struct InstanceNormOptions {
 // libtorch's per-module names for the same options.
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
+using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
+using InstanceNorm3dOptions = InstanceNormOptions;
 
 namespace functional {
 
@@ -133,16 +136,41 @@ class BatchNorm2dImpl : public BatchNormImplBase {
 };
 EMBER_MODULE(BatchNorm2d);
 
-class InstanceNorm2dImpl : public NormBase<InstanceNormOptions> {
+class BatchNorm3dImpl : public BatchNormImplBase {
  public:
-  using NormBase::NormBase;
-  // (N, C, H, W) or (C, H, W) -> same shape
-  Tensor forward(const Tensor& input);
+  using BatchNormImplBase::BatchNormImplBase;
   void pretty_print(std::ostream& stream) const override;
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
     return detail::clone_with_options(*this, device);
   }
+
+ protected:
+  void check_input_dim(const Tensor& input) const override;  // (N, C, D, H, W)
 };
-EMBER_MODULE(InstanceNorm2d);
+EMBER_MODULE(BatchNorm3d);
+
+// InstanceNorm1d/2d/3d: D spatial dims, batched (N, C, *spatial) or not (C, *spatial).
+template <size_t D>
+class InstanceNormImpl : public NormBase<InstanceNormOptions> {
+ public:
+  using NormBase::NormBase;
+  // (N, C, *spatial) or (C, *spatial) -> same shape
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+};
+
+#define EMBER_INSTANCE_NORM_MODULE(D)                                                                  \
+  class InstanceNorm##D##dImpl : public InstanceNormImpl<D> {                                          \
+   public:                                                                                             \
+    using InstanceNormImpl<D>::InstanceNormImpl;                                                       \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
+      return detail::clone_with_options(*this, device);                                                \
+    }                                                                                                  \
+  };                                                                                                   \
+  EMBER_MODULE(InstanceNorm##D##d)
+EMBER_INSTANCE_NORM_MODULE(1);
+EMBER_INSTANCE_NORM_MODULE(2);
+EMBER_INSTANCE_NORM_MODULE(3);
+#undef EMBER_INSTANCE_NORM_MODULE
 
 }  // namespace ember::nn

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "nn/init.h"
 
@@ -15,7 +18,8 @@ namespace {
 template <size_t D>
 Tensor conv_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, const ExpandingArray<D>& stride,
                          const conv_padding_t<D>& padding, const ExpandingArray<D>& dilation, int64_t groups) {
-  const char* op = D == 1 ? "conv1d" : "conv2d";
+  constexpr const char* kOps[] = {"conv1d", "conv2d", "conv3d"};
+  const char* op = kOps[D - 1];
   if (std::holds_alternative<enumtype::kSame>(padding)) {
     const bool unit_stride = std::all_of(stride->begin(), stride->end(), [](int64_t s) { return s == 1; });
     EMBER_CHECK(unit_stride, "{}: padding='same' is not supported for strided convolutions (stride={})", op, *stride);
@@ -24,7 +28,8 @@ Tensor conv_with_padding(const Tensor& input, const Tensor& weight, const Tensor
   const ExpandingArray<D> values =
       std::holds_alternative<enumtype::kValid>(padding) ? ExpandingArray<D>(0) : std::get<ExpandingArray<D>>(padding);
   if constexpr (D == 1) return ember::conv1d(input, weight, bias, *stride, *values, *dilation, groups);
-  return ember::conv2d(input, weight, bias, *stride, *values, *dilation, groups);
+  if constexpr (D == 2) return ember::conv2d(input, weight, bias, *stride, *values, *dilation, groups);
+  return ember::conv3d(input, weight, bias, *stride, *values, *dilation, groups);
 }
 
 // PyTorch's ConvNd.reset_parameters: weight ~ kaiming_uniform(a = sqrt(5)), bias ~ U(-1/sqrt(fan_in), +).
@@ -52,11 +57,25 @@ void check_layer(const char* layer, int64_t in_channels, int64_t out_channels, i
               "{}: only padding_mode kZeros is supported by Ember (kReflect, kReplicate and kCircular are not)", layer);
 }
 
+// The transposed convolution of D dims, from a layer's or a function's options.
+template <size_t D, typename Options>
+Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias, const Options& o) {
+  if constexpr (D == 1)
+    return ember::conv_transpose1d(input, weight, bias, *o.stride(), *o.padding(), *o.output_padding(), o.groups(),
+                                   *o.dilation());
+  if constexpr (D == 2)
+    return ember::conv_transpose2d(input, weight, bias, *o.stride(), *o.padding(), *o.output_padding(), o.groups(),
+                                   *o.dilation());
+  return ember::conv_transpose3d(input, weight, bias, *o.stride(), *o.padding(), *o.output_padding(), o.groups(),
+                                 *o.dilation());
+}
+
 template <size_t D>
-std::vector<int64_t> weight_shape(int64_t first, int64_t second, const ExpandingArray<D>& kernel_size) {
+std::vector<int64_t> weight_shape(const char* layer, int64_t first, int64_t second,
+                                  const ExpandingArray<D>& kernel_size) {
   std::vector<int64_t> shape{first, second};
   for (size_t d = 0; d < D; ++d) {
-    EMBER_CHECK(kernel_size[d] > 0, "Conv{}d: kernel_size must be positive, got kernel_size={}", D, *kernel_size);
+    EMBER_CHECK(kernel_size[d] > 0, "{}: kernel_size must be positive, got kernel_size={}", layer, *kernel_size);
     shape.push_back(kernel_size[d]);
   }
   return shape;
@@ -76,9 +95,21 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions
                               options.groups());
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options) {
+  return conv_with_padding<3>(input, weight, options.bias(), options.stride(), options.padding(), options.dilation(),
+                              options.groups());
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options) {
+  return conv_transpose<1>(input, weight, options.bias(), options);
+}
+
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options) {
-  return ember::conv_transpose2d(input, weight, options.bias(), *options.stride(), *options.padding(),
-                                 *options.output_padding(), options.groups(), *options.dilation());
+  return conv_transpose<2>(input, weight, options.bias(), options);
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const ConvTranspose3dFuncOptions& options) {
+  return conv_transpose<3>(input, weight, options.bias(), options);
 }
 
 Tensor unfold(const Tensor& input, const UnfoldFuncOptions& options) {
@@ -94,7 +125,8 @@ Tensor fold(const Tensor& input, const FoldFuncOptions& options) {
 
 template <size_t D>
 ConvImpl<D>::ConvImpl(const ConvOptions<D>& options_) : options(options_) {
-  const char* layer = D == 1 ? "Conv1d" : "Conv2d";
+  constexpr const char* kLayers[] = {"Conv1d", "Conv2d", "Conv3d"};
+  const char* layer = kLayers[D - 1];
   check_layer(layer, options.in_channels(), options.out_channels(), options.groups(), options.padding_mode());
   if (std::holds_alternative<enumtype::kSame>(options.padding())) {
     const bool unit_stride =
@@ -103,7 +135,7 @@ ConvImpl<D>::ConvImpl(const ConvOptions<D>& options_) : options(options_) {
                 *options.stride());
   }
   weight = register_parameter(
-      "weight", ember::empty(weight_shape<D>(options.out_channels(), options.in_channels() / options.groups(),
+      "weight", ember::empty(weight_shape<D>(layer, options.out_channels(), options.in_channels() / options.groups(),
                                              options.kernel_size())));
   bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(), options.bias());
   reset_parameters();
@@ -140,33 +172,43 @@ void ConvImpl<D>::pretty_print(std::ostream& stream) const {
 
 template class ConvImpl<1>;
 template class ConvImpl<2>;
+template class ConvImpl<3>;
 
-ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options_) : options(options_) {
-  check_layer("ConvTranspose2d", options.in_channels(), options.out_channels(), options.groups(),
-              options.padding_mode());
+template <size_t D>
+ConvTransposeImpl<D>::ConvTransposeImpl(const ConvTransposeOptions<D>& options_) : options(options_) {
+  const std::string layer = fmt::format("ConvTranspose{}d", D);
+  check_layer(layer.c_str(), options.in_channels(), options.out_channels(), options.groups(), options.padding_mode());
   weight = register_parameter(
-      "weight", ember::empty(weight_shape<2>(options.in_channels(), options.out_channels() / options.groups(),
-                                             options.kernel_size())));
+      "weight", ember::empty(weight_shape<D>(layer.c_str(), options.in_channels(),
+                                             options.out_channels() / options.groups(), options.kernel_size())));
   bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor(), options.bias());
   reset_parameters();
 }
 
-void ConvTranspose2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
-
-Tensor ConvTranspose2dImpl::forward(const Tensor& input) {
-  return ember::conv_transpose2d(input, weight, bias, *options.stride(), *options.padding(), *options.output_padding(),
-                                 options.groups(), *options.dilation());
+template <size_t D>
+void ConvTransposeImpl<D>::reset_parameters() {
+  reset_conv_parameters(weight, bias);
 }
 
-void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "ConvTranspose2d(" << options.in_channels() << ", " << options.out_channels()
+template <size_t D>
+Tensor ConvTransposeImpl<D>::forward(const Tensor& input) {
+  return conv_transpose<D>(input, weight, bias, options);
+}
+
+template <size_t D>
+void ConvTransposeImpl<D>::pretty_print(std::ostream& stream) const {
+  stream << "ConvTranspose" << D << "d(" << options.in_channels() << ", " << options.out_channels()
          << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
-  if (!(options.padding() == ExpandingArray<2>(0))) stream << ", padding=" << options.padding();
-  if (!(options.dilation() == ExpandingArray<2>(1))) stream << ", dilation=" << options.dilation();
-  if (!(options.output_padding() == ExpandingArray<2>(0))) stream << ", output_padding=" << options.output_padding();
+  if (!(options.padding() == ExpandingArray<D>(0))) stream << ", padding=" << options.padding();
+  if (!(options.dilation() == ExpandingArray<D>(1))) stream << ", dilation=" << options.dilation();
+  if (!(options.output_padding() == ExpandingArray<D>(0))) stream << ", output_padding=" << options.output_padding();
   if (options.groups() != 1) stream << ", groups=" << options.groups();
   if (!options.bias()) stream << ", bias=false";
   stream << ")";
 }
+
+template class ConvTransposeImpl<1>;
+template class ConvTransposeImpl<2>;
+template class ConvTransposeImpl<3>;
 
 }  // namespace ember::nn

@@ -1,5 +1,5 @@
-// Convolution layers and functions, as torch::nn::Conv1d, Conv2d, ConvTranspose2d and
-// torch::nn::functional::conv1d, conv2d, conv_transpose2d, unfold, fold.
+// Convolution layers and functions, as torch::nn::Conv1d/2d/3d, ConvTranspose1d/2d/3d and
+// torch::nn::functional::conv1d/2d/3d, conv_transpose1d/2d/3d, unfold, fold.
 //
 //   namespace nn = ember::nn;
 //   namespace F = ember::nn::functional;
@@ -11,7 +11,7 @@
 //
 // The layers hold weight and bias and draw them as PyTorch does; the functions are ember::conv2d and
 // friends (autograd/conv.h) with libtorch's option classes. Only padding_mode kZeros is implemented:
-// another mode is rejected when the layer is built.
+// another mode is rejected when the layer is built. ConvTranspose's forward takes no output_size.
 #pragma once
 
 #include <optional>
@@ -57,7 +57,7 @@ conv_padding_t<D> padding_from_string(const std::string& padding) {
     return padding(detail::padding_from_string<D>(std::string(std::string_view(name)))); \
   }
 
-// The options of Conv1d / Conv2d (libtorch's ConvOptions<D>).
+// The options of Conv1d / Conv2d / Conv3d (libtorch's ConvOptions<D>).
 template <size_t D>
 struct ConvOptions {
   using padding_t = conv_padding_t<D>;
@@ -77,8 +77,9 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
-// The options of ConvTranspose2d (libtorch's ConvTransposeOptions<D>).
+// The options of ConvTranspose1d / 2d / 3d (libtorch's ConvTransposeOptions<D>).
 template <size_t D>
 struct ConvTransposeOptions {
   using padding_mode_t = conv_padding_mode_t;
@@ -95,11 +96,13 @@ struct ConvTransposeOptions {
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(padding_mode_t, padding_mode) = enumtype::kZeros{};
 };
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 namespace functional {
 
-// The options of F::conv1d / F::conv2d (libtorch's ConvFuncOptions<D>).
+// The options of F::conv1d / conv2d / conv3d (libtorch's ConvFuncOptions<D>).
 template <size_t D>
 struct ConvFuncOptions {
   using padding_t = conv_padding_t<D>;
@@ -112,13 +115,16 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 // input (N, C_in, L), weight (C_out, C_in / groups, k) -> (N, C_out, L_out)
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
 // input (N, C_in, H, W), weight (C_out, C_in / groups, kh, kw) -> (N, C_out, H_out, W_out)
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+// input (N, C_in, D, H, W), weight (C_out, C_in / groups, kd, kh, kw) -> (N, C_out, D_out, H_out, W_out)
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
 
-// The options of F::conv_transpose2d (libtorch's ConvTransposeFuncOptions<D>).
+// The options of F::conv_transpose1d / 2d / 3d (libtorch's ConvTransposeFuncOptions<D>).
 template <size_t D>
 struct ConvTransposeFuncOptions {
   EMBER_ARG(Tensor, bias) = {};
@@ -128,10 +134,16 @@ struct ConvTransposeFuncOptions {
   EMBER_ARG(int64_t, groups) = 1;
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
 };
+using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 
+// input (N, C_in, L), weight (C_in, C_out / groups, k) -> (N, C_out, L_out)
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options = {});
 // input (N, C_in, H, W), weight (C_in, C_out / groups, kh, kw) -> (N, C_out, H_out, W_out)
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options = {});
+// input (N, C_in, D, H, W), weight (C_in, C_out / groups, kd, kh, kw) -> (N, C_out, D_out, H_out, W_out)
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const ConvTranspose3dFuncOptions& options = {});
 
 struct UnfoldFuncOptions {
   UnfoldFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size) {}
@@ -159,7 +171,7 @@ Tensor fold(const Tensor& input, const FoldFuncOptions& options);
 
 // ---- modules ----
 
-// Conv1d and Conv2d: weight (out_channels, in_channels / groups, *kernel_size), bias (out_channels),
+// Conv1d, Conv2d and Conv3d: weight (out_channels, in_channels / groups, *kernel_size), bias (out_channels),
 // drawn as PyTorch's reset_parameters: kaiming_uniform(a = sqrt(5)), then U(-1/sqrt(fan_in), +).
 template <size_t D>
 class ConvImpl : public Module {
@@ -191,28 +203,47 @@ class Conv2dImpl : public ConvImpl<2> {
     return detail::clone_with_options(*this, device);
   }
 };
-EMBER_MODULE(Conv1d);
-EMBER_MODULE(Conv2d);
-
-// ConvTranspose2d: weight (in_channels, out_channels / groups, kh, kw), bias (out_channels); fan_in
-// is computed from this weight as PyTorch does (out_channels / groups * kh * kw).
-class ConvTranspose2dImpl : public Module {
+class Conv3dImpl : public ConvImpl<3> {
  public:
-  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
-  ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
-      : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
-  void reset_parameters();
-  // input (N, C_in, H, W) or (C_in, H, W) -> (N, C_out, H_out, W_out)
-  Tensor forward(const Tensor& input);
-  void pretty_print(std::ostream& stream) const override;
+  using ConvImpl<3>::ConvImpl;
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
     return detail::clone_with_options(*this, device);
   }
-
-  ConvTranspose2dOptions options;
-  Tensor weight;  // (in_channels, out_channels / groups, kh, kw)
-  Tensor bias;    // (out_channels)
 };
-EMBER_MODULE(ConvTranspose2d);
+EMBER_MODULE(Conv1d);
+EMBER_MODULE(Conv2d);
+EMBER_MODULE(Conv3d);
+
+// ConvTranspose1d, 2d and 3d: weight (in_channels, out_channels / groups, *kernel_size), bias
+// (out_channels); fan_in is computed from this weight as PyTorch does (out_channels / groups * prod(kernel)).
+template <size_t D>
+class ConvTransposeImpl : public Module {
+ public:
+  explicit ConvTransposeImpl(const ConvTransposeOptions<D>& options);
+  ConvTransposeImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : ConvTransposeImpl(ConvTransposeOptions<D>(in_channels, out_channels, kernel_size)) {}
+  void reset_parameters();
+  // input (N, C_in, *spatial) or (C_in, *spatial) -> (N, C_out, *spatial_out)
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  ConvTransposeOptions<D> options;
+  Tensor weight;  // (in_channels, out_channels / groups, *kernel_size)
+  Tensor bias;    // (out_channels), undefined when options.bias() is false
+};
+
+#define EMBER_CONV_TRANSPOSE_MODULE(D)                                                                 \
+  class ConvTranspose##D##dImpl : public ConvTransposeImpl<D> {                                        \
+   public:                                                                                             \
+    using ConvTransposeImpl<D>::ConvTransposeImpl;                                                     \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
+      return detail::clone_with_options(*this, device);                                                \
+    }                                                                                                  \
+  };                                                                                                   \
+  EMBER_MODULE(ConvTranspose##D##d)
+EMBER_CONV_TRANSPOSE_MODULE(1);
+EMBER_CONV_TRANSPOSE_MODULE(2);
+EMBER_CONV_TRANSPOSE_MODULE(3);
+#undef EMBER_CONV_TRANSPOSE_MODULE
 
 }  // namespace ember::nn

@@ -1,4 +1,5 @@
-// nn::LayerNorm: parameters and forward through functional::layer_norm; GroupNorm and RMSNorm, composed.
+// nn::LayerNorm: parameters and forward through functional::layer_norm; GroupNorm, RMSNorm and
+// LocalResponseNorm, composed.
 #include "nn/normalization.h"
 
 #include <limits>
@@ -84,7 +85,39 @@ Tensor rms_norm(const Tensor& input, const RMSNormFuncOptions& options) {
   return w.defined() ? y * w : y;
 }
 
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options) {
+  const int64_t size = options.size();
+  EMBER_CHECK(input.dim() >= 3,
+              "local_response_norm: Expected 3D or higher dimensionality input (got {} dimensions, input of shape {})",
+              input.dim(), input.sizes());
+  EMBER_CHECK(size > 0, "local_response_norm: size must be positive, but got size={}", size);
+  EMBER_CHECK(input.is_floating_point(), "local_response_norm: expected a floating-point input, but got {}",
+              dtype_name(input.dtype()));
+  // x^2 as (N, C, R), zero-padded along C by size/2 before and (size-1)/2 after; the window sum is
+  // the sum of `size` shifted views, divided by size (PyTorch's average pool with the padding counted).
+  const int64_t N = input.size(0), C = input.size(1);
+  const int64_t R = numel_of(input.sizes().slice(2));
+  Tensor sq = input.square().reshape({N, C, R});
+  const TensorOptions like = TensorOptions(input.dtype()).device(input.device());
+  tensor_list parts;
+  if (size / 2 > 0) parts.push_back(zeros({N, size / 2, R}, like));
+  parts.push_back(sq);
+  if ((size - 1) / 2 > 0) parts.push_back(zeros({N, (size - 1) / 2, R}, like));
+  Tensor padded = cat(parts, 1);
+  Tensor window = padded.narrow(1, 0, C);
+  for (int64_t i = 1; i < size; ++i) window = window + padded.narrow(1, i, C);
+  Tensor div = (window / static_cast<double>(size) * options.alpha() + options.k()).pow(options.beta());
+  return input / div.reshape(input.sizes());
+}
+
 }  // namespace functional
+
+Tensor LocalResponseNormImpl::forward(const Tensor& input) { return functional::local_response_norm(input, options); }
+
+void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {
+  stream << "LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha() << ", beta=" << options.beta()
+         << ", k=" << options.k() << ")";
+}
 
 GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
   EMBER_CHECK(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,

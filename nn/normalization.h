@@ -1,4 +1,5 @@
-// nn::LayerNorm: normalises over the trailing dims, then a learned scale and shift, as torch::nn::LayerNorm.
+// nn::LayerNorm: normalises over the trailing dims, then a learned scale and shift, as torch::nn::LayerNorm;
+// also GroupNorm, RMSNorm and LocalResponseNorm, each with its function in nn::functional.
 //
 //   ember::nn::LayerNorm ln(ember::nn::LayerNormOptions({768}));           // weight = 1, bias = 0
 //   ember::nn::LayerNorm plain(ember::nn::LayerNormOptions({4}).eps(1e-6).elementwise_affine(false));
@@ -96,7 +97,38 @@ class RMSNormImpl : public Module {
 };
 EMBER_MODULE(RMSNorm);
 
+// nn::LocalResponseNorm: each channel divided by (k + alpha * mean of x^2 over `size` neighbouring
+// channels, zeros beyond the edges)^beta, as torch::nn::LocalResponseNorm. No parameters.
+//   ember::nn::LocalResponseNorm lrn(ember::nn::LocalResponseNormOptions(3).alpha(1e-3));
+struct LocalResponseNormOptions {
+  LocalResponseNormOptions(int64_t size) : size_(size) {}
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1.;
+};
+
+class LocalResponseNormImpl : public Module {
+ public:
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options_) : options(options_) {}
+  explicit LocalResponseNormImpl(int64_t size) : options(size) {}
+  // input (N, C, *), at least 3 dims -> same shape
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
+
+  LocalResponseNormOptions options;
+};
+EMBER_MODULE(LocalResponseNorm);
+
 namespace functional {
+
+using LocalResponseNormFuncOptions = LocalResponseNormOptions;
+// input (N, C, *), at least 3 dims: x / (k + alpha * window mean of x^2 over channels)^beta, the window
+// of channel c being [c - size/2, c + (size-1)/2].
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options);
 
 struct GroupNormFuncOptions {
   GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}

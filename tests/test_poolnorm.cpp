@@ -153,44 +153,6 @@ TEST(PoolNorm, EveryTableCaseHasAFixture) {
 
 // ---- modules over three training steps, then eval ----
 
-// Runs the fixture's steps through `m` (parameters from the fixture): each step's output, the
-// gradients of x and of every parameter, and every buffer afterwards (running statistics,
-// num_batches_tracked) against PyTorch's.
-void check_module_run(nn::Module& m, const std::function<Tensor(const Tensor&)>& forward, const nlohmann::json& c) {
-  {
-    NoGradGuard no_grad;
-    for (auto& [name, p] : m.named_parameters()) p.copy_(tensor_from_json(c.at("params").at(name)));
-  }
-  std::vector<const nlohmann::json*> steps;
-  for (const auto& s : c.at("steps")) steps.push_back(&s);
-  steps.push_back(&c.at("eval"));
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const nlohmann::json& s = *steps[i];
-    SCOPED_TRACE(i < 3 ? "training step " + std::to_string(i) : std::string("eval"));
-    m.train(i < 3);
-    m.zero_grad();
-    Tensor x = tensor_from_json(s.at("x")).requires_grad_();
-    Tensor out = forward(x);
-    const double tol = out.dtype() == kFloat64 ? 1e-12 : 2e-5;
-    EXPECT_TENSOR_CLOSE(out, tensor_from_json(s.at("output")), tol, tol);
-    (out * tensor_from_json(s.at("weight"))).sum().backward();
-    EXPECT_TENSOR_CLOSE(x.grad(), tensor_from_json(s.at("grads").at("x")), tol, tol);
-    for (const auto& [name, p] : m.named_parameters()) {
-      SCOPED_TRACE("gradient of " + name);
-      EXPECT_TENSOR_CLOSE(p.grad(), tensor_from_json(s.at("grads").at(name)), tol, tol);
-    }
-    std::vector<std::string> buffer_names;
-    for (const auto& [name, b] : m.named_buffers()) {
-      SCOPED_TRACE("buffer " + name);
-      buffer_names.push_back(name);
-      Tensor expected = tensor_from_json(s.at("buffers").at(name));
-      EXPECT_EQ(b.dtype(), expected.dtype());
-      EXPECT_TENSOR_CLOSE(b, expected, tol, tol);
-    }
-    EXPECT_EQ(buffer_names.size(), s.at("buffers").size());
-  }
-}
-
 TEST(PoolNormModules, BatchNormTrainingStepsThenEvalMatchPyTorch) {
   const nlohmann::json& f = module_fixture();
   {
