@@ -24,5 +24,8 @@
 #include "nn/normalization.h"
 #include "nn/options.h"
 #include "nn/ordered_dict.h"
+#include "nn/padding.h"
 #include "nn/pimpl.h"
+#include "nn/pixelshuffle.h"
 #include "nn/pooling.h"
+#include "nn/upsampling.h"
