@@ -79,6 +79,7 @@ struct kBilinear {};
 struct kBicubic {};
 struct kTrilinear {};
 struct kArea {};
+struct kMax {};  // EmbeddingBag's mode (kSum and kMean are the loss reductions)
 }  // namespace enumtype
 inline constexpr enumtype::kSame kSame{};
 inline constexpr enumtype::kValid kValid{};
@@ -93,5 +94,6 @@ inline constexpr enumtype::kBilinear kBilinear{};
 inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kMax kMax{};
 
 }  // namespace ember

@@ -10,6 +10,10 @@ tests/fixtures/nn/resample.json
     pixel_unshuffle and their modules, in float32 and float64,
     in the format of gen_poolnorm_fixtures.py: named inputs, the output, fixed weights w and the
     gradients of (out * w).sum().
+tests/fixtures/nn/embedding_bag.json
+    F.embedding_bag in every mode (1-d input with offsets, 2-d input, empty bags, per_sample_weights,
+    padding_idx, include_last_offset, max_norm), F.embedding with max_norm (the renormed weight as
+    "renormed"), and nn.EmbeddingBag's first draws after torch.manual_seed(0) ("seed").
 """
 import os
 
@@ -20,17 +24,23 @@ import torch.nn.functional as F
 from fixture_common import FIXTURES, encode, f64, wave, write
 
 CASES = {}
+BAGS = {}
 
 
-def case(name, inputs, fn):
+def case(name, inputs, fn, table=CASES):
     """inputs: name -> tensor (floating ones require grad); fn(**inputs) -> output."""
-    assert name not in CASES, name
-    inputs = {k: v.detach().clone().requires_grad_() for k, v in inputs.items()}
+    assert name not in table, name
+    inputs = {k: v.detach().clone() for k, v in inputs.items()}
+    encoded = {k: encode(v) for k, v in inputs.items()}  # before fn: max_norm rescales the weight in place
+    for v in inputs.values():
+        if v.is_floating_point():
+            v.requires_grad_()
     out = fn(**inputs)
     w = wave(*out.shape, dtype=out.dtype, phase=0.41)
     (out * w).sum().backward()
-    CASES[name] = {"inputs": {k: encode(v) for k, v in inputs.items()}, "output": encode(out),
-                   "weight": encode(w), "grads": {k: encode(v.grad) for k, v in inputs.items()}}
+    table[name] = {"inputs": encoded, "output": encode(out), "weight": encode(w),
+                   "grads": {k: encode(v.grad) for k, v in inputs.items() if v.grad is not None}}
+    return table[name]
 
 
 # ---- F.pad ----
@@ -116,7 +126,42 @@ case("pixel_unshuffle", {"x": wave(2, 1, 4, 6)}, lambda x: F.pixel_unshuffle(x, 
 case("pixel_unshuffle_module_extra_dims_f64", {"x": wave(2, 1, 2, 4, 2, dtype=f64)},
      lambda x: nn.PixelUnshuffle(2)(x))
 
+# ---- embedding_bag ----
+def ids(*values):
+    return torch.tensor(values, dtype=torch.long)
+
+
+def bag(name, inputs, **kw):
+    case(name, inputs, lambda **a: F.embedding_bag(a["input"], a["w"], offsets=a.get("offsets"),
+                                                    per_sample_weights=a.get("psw"), **kw), BAGS)
+
+
+W = wave(6, 3, scale=2.0)
+FLAT, OFFSETS = ids(1, 2, 4, 5, 4, 3, 2, 0), ids(0, 3, 3, 6)
+bag("sum_offsets_empty_bag", {"input": FLAT, "offsets": OFFSETS, "w": W}, mode="sum")
+bag("mean_offsets_empty_bag", {"input": FLAT, "offsets": OFFSETS, "w": W}, mode="mean")
+bag("max_offsets_empty_bag", {"input": FLAT, "offsets": OFFSETS, "w": W}, mode="max")
+bag("mean_2d", {"input": ids(1, 2, 4, 5, 4, 3).reshape(3, 2), "w": W})
+bag("max_2d_f64", {"input": ids(1, 2, 4, 5, 4, 3).reshape(2, 3), "w": W.double()}, mode="max")
+bag("sum_per_sample_weights", {"input": FLAT, "offsets": ids(0, 2, 5), "w": W, "psw": wave(8, phase=1.1)},
+    mode="sum")
+bag("sum_per_sample_weights_2d_f64", {"input": ids(1, 2, 4, 5, 4, 3).reshape(3, 2), "w": W.double(),
+                                      "psw": wave(3, 2, phase=1.1, dtype=f64)}, mode="sum")
+bag("mean_padding_idx_last_offset", {"input": FLAT, "offsets": ids(0, 2, 5, 8), "w": W}, mode="mean",
+    padding_idx=2, include_last_offset=True)
+bag("max_padding_idx", {"input": FLAT, "offsets": ids(0, 1, 4), "w": W}, mode="max", padding_idx=1)
+bag("sum_max_norm", {"input": FLAT, "offsets": ids(0, 4), "w": W}, mode="sum", max_norm=1.5)
+case("embedding_max_norm", {"input": ids(0, 2, 2, 5), "w": W},
+     lambda input, w: F.embedding(input, w, max_norm=1.0, norm_type=1.0), BAGS)
+with torch.no_grad():
+    renormed = W.clone()
+    F.embedding(ids(0, 2, 2, 5), renormed, max_norm=1.0, norm_type=1.0)
+BAGS["embedding_max_norm"]["renormed"] = encode(renormed)
+torch.manual_seed(0)
+BAGS["seed"] = {"seed": 0, "embedding_bag_5_3": encode(nn.EmbeddingBag(5, 3).weight)}
+
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
     write(os.path.join(FIXTURES, "nn", "resample.json"), CASES)
+    write(os.path.join(FIXTURES, "nn", "embedding_bag.json"), BAGS)
