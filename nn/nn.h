@@ -14,6 +14,7 @@
 #include "nn/cloneable.h"
 #include "nn/container.h"
 #include "nn/conv.h"
+#include "nn/distance.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/functional.h"

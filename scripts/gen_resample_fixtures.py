@@ -14,6 +14,9 @@ tests/fixtures/nn/embedding_bag.json
     F.embedding_bag in every mode (1-d input with offsets, 2-d input, empty bags, per_sample_weights,
     padding_idx, include_last_offset, max_norm), F.embedding with max_norm (the renormed weight as
     "renormed"), and nn.EmbeddingBag's first draws after torch.manual_seed(0) ("seed").
+tests/fixtures/nn/bilinear_distance.json
+    F.bilinear, nn.Bilinear's first draws after torch.manual_seed(0) ("seed"), F.cosine_similarity
+    (broadcast, a zero vector) and nn.CosineSimilarity / nn.PairwiseDistance.
 """
 import os
 
@@ -25,6 +28,7 @@ from fixture_common import FIXTURES, encode, f64, wave, write
 
 CASES = {}
 BAGS = {}
+DISTANCES = {}
 
 
 def case(name, inputs, fn, table=CASES):
@@ -160,8 +164,28 @@ BAGS["embedding_max_norm"]["renormed"] = encode(renormed)
 torch.manual_seed(0)
 BAGS["seed"] = {"seed": 0, "embedding_bag_5_3": encode(nn.EmbeddingBag(5, 3).weight)}
 
+# ---- bilinear and distances ----
+case("bilinear", {"x1": wave(4, 3), "x2": wave(4, 5, phase=0.3), "w": wave(2, 3, 5, phase=0.7), "b": wave(2, phase=2)},
+     lambda x1, x2, w, b: F.bilinear(x1, x2, w, b), DISTANCES)
+case("bilinear_no_bias_3d_f64", {"x1": wave(2, 3, 3, dtype=f64), "x2": wave(2, 3, 2, phase=0.3, dtype=f64),
+                                 "w": wave(4, 3, 2, phase=0.7, dtype=f64)},
+     lambda x1, x2, w: F.bilinear(x1, x2, w), DISTANCES)
+case("cosine_similarity", {"a": wave(4, 5), "b": wave(4, 5, phase=0.9)}, lambda a, b: F.cosine_similarity(a, b),
+     DISTANCES)
+case("cosine_similarity_broadcast_dim0_f64", {"a": wave(3, 4, dtype=f64), "b": wave(3, 1, phase=0.9, dtype=f64)},
+     lambda a, b: F.cosine_similarity(a, b, dim=0), DISTANCES)
+case("cosine_similarity_zero_vector", {"a": torch.cat([wave(1, 3), torch.zeros(1, 3)]), "b": wave(2, 3, phase=0.9)},
+     lambda a, b: nn.CosineSimilarity(dim=1, eps=1e-6)(a, b), DISTANCES)
+case("pairwise_distance_module", {"a": wave(3, 4), "b": wave(3, 4, phase=0.9)},
+     lambda a, b: nn.PairwiseDistance(p=1, keepdim=True)(a, b), DISTANCES)
+torch.manual_seed(0)
+bilinear = nn.Bilinear(3, 4, 2)
+DISTANCES["seed"] = {"seed": 0, "bilinear_3_4_2_weight": encode(bilinear.weight),
+                     "bilinear_3_4_2_bias": encode(bilinear.bias)}
+
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
     write(os.path.join(FIXTURES, "nn", "resample.json"), CASES)
     write(os.path.join(FIXTURES, "nn", "embedding_bag.json"), BAGS)
+    write(os.path.join(FIXTURES, "nn", "bilinear_distance.json"), DISTANCES)
