@@ -17,6 +17,7 @@
 #include "nn/distance.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
+#include "nn/fold.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/linear.h"

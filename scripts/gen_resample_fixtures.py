@@ -7,7 +7,7 @@ tests/fixtures/nn/resample.json
     one case per call of F.pad (every mode, 1-d/2-d/3-d, batched and unbatched, negative padding),
     of the padding modules, of F.interpolate (every mode with and without align_corners, by size and
     by scale_factor, up and down, recompute_scale_factor), of nn.Upsample and of pixel_shuffle /
-    pixel_unshuffle and their modules, in float32 and float64,
+    pixel_unshuffle and their modules, of nn.Fold / nn.Unfold, in float32 and float64,
     in the format of gen_poolnorm_fixtures.py: named inputs, the output, fixed weights w and the
     gradients of (out * w).sum().
 tests/fixtures/nn/embedding_bag.json
@@ -129,6 +129,10 @@ case("pixel_shuffle_module_unbatched", {"x": wave(9, 2, 2)}, lambda x: nn.PixelS
 case("pixel_unshuffle", {"x": wave(2, 1, 4, 6)}, lambda x: F.pixel_unshuffle(x, 2))
 case("pixel_unshuffle_module_extra_dims_f64", {"x": wave(2, 1, 2, 4, 2, dtype=f64)},
      lambda x: nn.PixelUnshuffle(2)(x))
+# ---- fold / unfold modules ----
+case("module_unfold", {"x": wave(1, 2, 4, 5)}, lambda x: nn.Unfold((2, 3), dilation=(1, 1), padding=1, stride=(2, 1))(x))
+case("module_fold", {"x": wave(1, 8, 8)}, lambda x: nn.Fold((3, 4), 2, stride=1, padding=(0, 1), dilation=(1, 2))(x))
+
 
 # ---- embedding_bag ----
 def ids(*values):

@@ -1,8 +1,8 @@
-// Padding (nn/padding.h), interpolation (nn/upsampling.h) and pixel shuffling (nn/pixelshuffle.h)
-// against PyTorch 1.13: forward values and input gradients of F::pad in every mode, of the padding
-// modules, of F::interpolate in every mode with and without align_corners, of Upsample and of
-// PixelShuffle / PixelUnshuffle, in float32 and float64; gradcheck in float64;
-// printouts; one case on the emulated CUDA device; bad input.
+// Padding (nn/padding.h), interpolation (nn/upsampling.h), pixel shuffling (nn/pixelshuffle.h) and the
+// Fold / Unfold modules (nn/fold.h) against PyTorch 1.13: forward values and input gradients of F::pad
+// in every mode, of the padding modules, of F::interpolate in every mode with and without
+// align_corners, of Upsample, PixelShuffle / PixelUnshuffle and Fold / Unfold, in float32 and float64;
+// gradcheck in float64; printouts; one case on the emulated CUDA device; bad input.
 //
 // Fixtures come from scripts/gen_resample_fixtures.py (tests/fixtures/nn/resample.json); each table
 // line is the C++ twin of one `case(...)` there.
@@ -113,6 +113,13 @@ const std::map<std::string, Case>& cases() {
     t["pixel_shuffle_module_unbatched"] = [](const Tensor& x) { return nn::PixelShuffle(3)(x); };
     t["pixel_unshuffle"] = [](const Tensor& x) { return F::pixel_unshuffle(x, F::PixelUnshuffleFuncOptions(2)); };
     t["pixel_unshuffle_module_extra_dims_f64"] = [](const Tensor& x) { return nn::PixelUnshuffle(2)(x); };
+    // ---- fold / unfold modules ----
+    t["module_unfold"] = [](const Tensor& x) {
+      return nn::Unfold(nn::UnfoldOptions({2, 3}).dilation({1, 1}).padding(1).stride({2, 1}))(x);
+    };
+    t["module_fold"] = [](const Tensor& x) {
+      return nn::Fold(nn::FoldOptions({3, 4}, 2).stride(1).padding({0, 1}).dilation({1, 2}))(x);
+    };
     return t;
   }();
   return table;
@@ -173,6 +180,10 @@ TEST(Resample, PrintsAsLibtorch) {
             "Upsample(size=[8], mode=kNearest)");
   EXPECT_EQ(printed(*nn::PixelShuffle(3)), "PixelShuffle(upscale_factor=3)");
   EXPECT_EQ(printed(*nn::PixelUnshuffle(2)), "PixelUnshuffle(downscale_factor=2)");
+  EXPECT_EQ(printed(*nn::Fold(nn::FoldOptions({3, 4}, 2).padding({0, 1}))),
+            "Fold(output_size=[3, 4], kernel_size=[2, 2], dilation=[1, 1], padding=[0, 1], stride=[1, 1])");
+  EXPECT_EQ(printed(*nn::Unfold(nn::UnfoldOptions({2, 3}).stride(2))),
+            "Unfold(kernel_size=[2, 3], dilation=[1, 1], padding=[0, 0], stride=[2, 2])");
 }
 
 TEST(Resample, IntegerInputsPadAndPickNearest) {
