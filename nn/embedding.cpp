@@ -2,8 +2,9 @@
 // F::embedding_bag as index_select, then index_add into the bags (kSum, kMean) or a max per bag.
 #include "nn/embedding.h"
 
-#include <fmt/format.h>
 #include <ostream>
+
+#include <fmt/format.h>
 
 #include "autograd/grad_mode.h"
 #include "core/trace.h"
@@ -72,8 +73,7 @@ Tensor checked_pretrained(const Tensor& embeddings) {
 void EmbeddingImpl::pretty_print(std::ostream& stream) const {
   stream << "Embedding(num_embeddings=" << options.num_embeddings() << ", embedding_dim=" << options.embedding_dim();
   if (auto idx = options.padding_idx()) stream << ", padding_idx=" << *idx;
-  print_lookup_options(stream, options.max_norm(), options.norm_type(), options.scale_grad_by_freq(),
-                       options.sparse());
+  print_lookup_options(stream, options.max_norm(), options.norm_type(), options.scale_grad_by_freq(), options.sparse());
   stream << ")";
 }
 
@@ -92,8 +92,7 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFr
 
 // ---- EmbeddingBag ----
 
-EmbeddingBagMode::EmbeddingBagMode(Reduction reduction)
-    : kind_(reduction == Reduction::Sum ? Kind::Sum : Kind::Mean) {
+EmbeddingBagMode::EmbeddingBagMode(Reduction reduction) : kind_(reduction == Reduction::Sum ? Kind::Sum : Kind::Mean) {
   EMBER_CHECK(reduction != Reduction::None, "EmbeddingBag: mode must be kSum, kMean or kMax, not kNone");
 }
 
@@ -167,8 +166,8 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   for (int64_t b = 0; b < bags; ++b) {
     first_kept[b] = static_cast<int64_t>(kept.size());
     for (int64_t i = starts[b]; i < ends[b]; ++i) {
-      EMBER_CHECK(ids[i] >= 0 && ids[i] < rows, "embedding_bag: index {} is out of range for num_embeddings {}",
-                  ids[i], rows);
+      EMBER_CHECK(ids[i] >= 0 && ids[i] < rows, "embedding_bag: index {} is out of range for num_embeddings {}", ids[i],
+                  rows);
       if (padding_idx && ids[i] == *padding_idx) continue;
       kept.push_back(i);
       bag_of.push_back(b);
@@ -247,10 +246,8 @@ Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets, con
 }
 
 void EmbeddingBagImpl::pretty_print(std::ostream& stream) const {
-  stream << "EmbeddingBag(num_embeddings=" << options.num_embeddings()
-         << ", embedding_dim=" << options.embedding_dim();
-  print_lookup_options(stream, options.max_norm(), options.norm_type(), options.scale_grad_by_freq(),
-                       options.sparse());
+  stream << "EmbeddingBag(num_embeddings=" << options.num_embeddings() << ", embedding_dim=" << options.embedding_dim();
+  print_lookup_options(stream, options.max_norm(), options.norm_type(), options.scale_grad_by_freq(), options.sparse());
   if (options.mode().kind() != EmbeddingBagMode::Kind::Mean) stream << ", mode=" << options.mode().name();
   if (options.include_last_offset()) stream << ", include_last_offset=true";
   if (auto idx = options.padding_idx()) stream << ", padding_idx=" << *idx;

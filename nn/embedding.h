@@ -77,7 +77,7 @@ class Embedding : public ModuleHolder<EmbeddingImpl> {
 class EmbeddingBagMode {
  public:
   enum class Kind { Sum, Mean, Max };
-  EmbeddingBagMode(Reduction reduction);  // NOLINT: implicit, so that .mode(kSum) reads as libtorch
+  EmbeddingBagMode(Reduction reduction);                  // NOLINT: implicit, so that .mode(kSum) reads as libtorch
   EmbeddingBagMode(enumtype::kMax) : kind_(Kind::Max) {}  // NOLINT
   Kind kind() const { return kind_; }
   const char* name() const;  // "kSum", "kMean", "kMax", as libtorch's get_enum_name

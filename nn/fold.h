@@ -3,7 +3,8 @@
 //
 //   ember::nn::Unfold unfold(ember::nn::UnfoldOptions({2, 2}).stride(2));
 //   ember::Tensor cols = unfold(x);          // x (N, C, H, W) -> (N, C*4, L)
-//   std::cout << *unfold;                    // Unfold(kernel_size=[2, 2], dilation=[1, 1], padding=[0, 0], stride=[2, 2])
+//   std::cout << *unfold;                    // Unfold(kernel_size=[2, 2], dilation=[1, 1], padding=[0, 0], stride=[2,
+//   2])
 #pragma once
 
 #include <ostream>

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "nn/functional.h"
 #include "core/trace.h"
+#include "nn/functional.h"
 #include "nn/init.h"
 
 namespace ember::nn {
@@ -43,9 +43,8 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() >= 1,
               "bilinear: input dimensions do not match: got shapes {} and {}", input1.sizes(), input2.sizes());
   for (int64_t i = 0; i + 1 < input1.dim(); ++i)
-    EMBER_CHECK(input1.size(i) == input2.size(i),
-                "bilinear: input batch dimensions do not match: got shapes {} and {}", input1.sizes(),
-                input2.sizes());
+    EMBER_CHECK(input1.size(i) == input2.size(i), "bilinear: input batch dimensions do not match: got shapes {} and {}",
+                input1.sizes(), input2.sizes());
   EMBER_CHECK(weight.dim() == 3, "bilinear: weight must be 3-D (out, in1, in2), got shape {}", weight.sizes());
   EMBER_CHECK(input1.size(-1) == weight.size(1),
               "bilinear: input1 size does not match weight size: got {} but expected {} (input1 {}, weight {})",
@@ -74,8 +73,8 @@ BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) 
   EMBER_CHECK(options.in1_features() >= 0 && options.in2_features() >= 0 && options.out_features() >= 0,
               "Bilinear: in1_features, in2_features and out_features must be non-negative, got {}, {} and {}",
               options.in1_features(), options.in2_features(), options.out_features());
-  weight = register_parameter("weight",
-                              empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  weight =
+      register_parameter("weight", empty({options.out_features(), options.in1_features(), options.in2_features()}));
   bias = register_parameter("bias", options.bias() ? empty({options.out_features()}) : Tensor(), options.bias());
   reset_parameters();
 }

@@ -6,6 +6,7 @@
 #include "nn/padding.h"
 
 #include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/trace.h"
@@ -29,8 +30,7 @@ const char* mode_name(const PadFuncOptions::mode_t& mode) {
 }
 
 // Pads dim `d` of x with `left` and `right` copies of `value` (negative amounts crop).
-Tensor constant_pad_dim(const Tensor& x, int64_t d, int64_t left, int64_t right, double value,
-                        const Tensor& input) {
+Tensor constant_pad_dim(const Tensor& x, int64_t d, int64_t left, int64_t right, double value, const Tensor& input) {
   const int64_t size = x.size(d);
   const int64_t kept = size + std::min<int64_t>(left, 0) + std::min<int64_t>(right, 0);
   EMBER_CHECK(kept >= 0 && size + left + right >= 0,
@@ -78,8 +78,8 @@ std::vector<int64_t> source_positions(const PadFuncOptions::mode_t& mode, int64_
                 "pad: reflect padding ({}, {}) of dim {} must be less than its size {} (input shape {})", left, right,
                 d, size, input.sizes());
     for (int64_t j = 0; j < out; ++j) {
-      const int64_t s = std::abs(j - left);                  // mirror at the first element
-      src[j] = s < size ? s : 2 * (size - 1) - s;            // and at the last
+      const int64_t s = std::abs(j - left);        // mirror at the first element
+      src[j] = s < size ? s : 2 * (size - 1) - s;  // and at the last
     }
   } else {
     for (int64_t j = 0; j < out; ++j) src[j] = std::clamp<int64_t>(j - left, 0, size - 1);
@@ -151,9 +151,15 @@ Tensor ConstantPad3dImpl::forward(const Tensor& input) {
   return pad_with(input, options.padding(), kConstant, options.value());
 }
 
-void ReflectionPad1dImpl::pretty_print(std::ostream& s) const { s << "ReflectionPad1d(padding=" << options.padding() << ")"; }
-void ReflectionPad2dImpl::pretty_print(std::ostream& s) const { s << "ReflectionPad2d(padding=" << options.padding() << ")"; }
-void ReflectionPad3dImpl::pretty_print(std::ostream& s) const { s << "ReflectionPad3d(padding=" << options.padding() << ")"; }
+void ReflectionPad1dImpl::pretty_print(std::ostream& s) const {
+  s << "ReflectionPad1d(padding=" << options.padding() << ")";
+}
+void ReflectionPad2dImpl::pretty_print(std::ostream& s) const {
+  s << "ReflectionPad2d(padding=" << options.padding() << ")";
+}
+void ReflectionPad3dImpl::pretty_print(std::ostream& s) const {
+  s << "ReflectionPad3d(padding=" << options.padding() << ")";
+}
 void ReplicationPad1dImpl::pretty_print(std::ostream& s) const {
   s << "ReplicationPad1d(padding=" << options.padding() << ")";
 }

@@ -85,11 +85,12 @@ class PadImplBase : public Module {
   Options options;
 };
 
-#define EMBER_PAD_MODULE(Name, OptionsType, ...)                                                       \
+// Params: the constructor's parameters in parentheses, Args: how they build the options.
+#define EMBER_PAD_MODULE(Name, OptionsType, Params, Args)                                              \
   class Name##Impl : public PadImplBase<OptionsType> {                                                 \
    public:                                                                                             \
     using PadImplBase<OptionsType>::PadImplBase;                                                       \
-    __VA_ARGS__                                                                                        \
+    explicit Name##Impl Params : PadImplBase(OptionsType Args) {}                                      \
     Tensor forward(const Tensor& input);                                                               \
     void pretty_print(std::ostream& stream) const override;                                            \
     std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
@@ -98,35 +99,16 @@ class PadImplBase : public Module {
   };                                                                                                   \
   EMBER_MODULE(Name)
 
-EMBER_PAD_MODULE(ReflectionPad1d, ReflectionPad1dOptions,
-                 explicit ReflectionPad1dImpl(ExpandingArray<2> padding)
-                 : PadImplBase(ReflectionPad1dOptions(padding)){});
-EMBER_PAD_MODULE(ReflectionPad2d, ReflectionPad2dOptions,
-                 explicit ReflectionPad2dImpl(ExpandingArray<4> padding)
-                 : PadImplBase(ReflectionPad2dOptions(padding)){});
-EMBER_PAD_MODULE(ReflectionPad3d, ReflectionPad3dOptions,
-                 explicit ReflectionPad3dImpl(ExpandingArray<6> padding)
-                 : PadImplBase(ReflectionPad3dOptions(padding)){});
-EMBER_PAD_MODULE(ReplicationPad1d, ReplicationPad1dOptions,
-                 explicit ReplicationPad1dImpl(ExpandingArray<2> padding)
-                 : PadImplBase(ReplicationPad1dOptions(padding)){});
-EMBER_PAD_MODULE(ReplicationPad2d, ReplicationPad2dOptions,
-                 explicit ReplicationPad2dImpl(ExpandingArray<4> padding)
-                 : PadImplBase(ReplicationPad2dOptions(padding)){});
-EMBER_PAD_MODULE(ReplicationPad3d, ReplicationPad3dOptions,
-                 explicit ReplicationPad3dImpl(ExpandingArray<6> padding)
-                 : PadImplBase(ReplicationPad3dOptions(padding)){});
-EMBER_PAD_MODULE(ZeroPad2d, ZeroPad2dOptions,
-                 explicit ZeroPad2dImpl(ExpandingArray<4> padding) : PadImplBase(ZeroPad2dOptions(padding)){});
-EMBER_PAD_MODULE(ConstantPad1d, ConstantPad1dOptions,
-                 ConstantPad1dImpl(ExpandingArray<2> padding, double value)
-                 : PadImplBase(ConstantPad1dOptions(padding, value)){});
-EMBER_PAD_MODULE(ConstantPad2d, ConstantPad2dOptions,
-                 ConstantPad2dImpl(ExpandingArray<4> padding, double value)
-                 : PadImplBase(ConstantPad2dOptions(padding, value)){});
-EMBER_PAD_MODULE(ConstantPad3d, ConstantPad3dOptions,
-                 ConstantPad3dImpl(ExpandingArray<6> padding, double value)
-                 : PadImplBase(ConstantPad3dOptions(padding, value)){});
+EMBER_PAD_MODULE(ReflectionPad1d, ReflectionPad1dOptions, (ExpandingArray<2> padding), (padding));
+EMBER_PAD_MODULE(ReflectionPad2d, ReflectionPad2dOptions, (ExpandingArray<4> padding), (padding));
+EMBER_PAD_MODULE(ReflectionPad3d, ReflectionPad3dOptions, (ExpandingArray<6> padding), (padding));
+EMBER_PAD_MODULE(ReplicationPad1d, ReplicationPad1dOptions, (ExpandingArray<2> padding), (padding));
+EMBER_PAD_MODULE(ReplicationPad2d, ReplicationPad2dOptions, (ExpandingArray<4> padding), (padding));
+EMBER_PAD_MODULE(ReplicationPad3d, ReplicationPad3dOptions, (ExpandingArray<6> padding), (padding));
+EMBER_PAD_MODULE(ZeroPad2d, ZeroPad2dOptions, (ExpandingArray<4> padding), (padding));
+EMBER_PAD_MODULE(ConstantPad1d, ConstantPad1dOptions, (ExpandingArray<2> padding, double value), (padding, value));
+EMBER_PAD_MODULE(ConstantPad2d, ConstantPad2dOptions, (ExpandingArray<4> padding, double value), (padding, value));
+EMBER_PAD_MODULE(ConstantPad3d, ConstantPad3dOptions, (ExpandingArray<6> padding, double value), (padding, value));
 #undef EMBER_PAD_MODULE
 
 }  // namespace ember::nn

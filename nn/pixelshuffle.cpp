@@ -30,8 +30,7 @@ Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options
   EMBER_TRACE_OP();
   const int64_t r = options.upscale_factor();
   EMBER_CHECK(input.dim() >= 3,
-              "pixel_shuffle: expects input to have at least 3 dimensions, but got input with shape {}",
-              input.sizes());
+              "pixel_shuffle: expects input to have at least 3 dimensions, but got input with shape {}", input.sizes());
   EMBER_CHECK(r > 0, "pixel_shuffle: expects a positive upscale_factor, but got {}", r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
   EMBER_CHECK(c % (r * r) == 0,

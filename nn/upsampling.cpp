@@ -10,9 +10,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <sstream>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "core/trace.h"
 
@@ -110,8 +111,8 @@ std::vector<T> weight_matrix(const Mode& mode, int64_t in, int64_t out, bool ali
     // Four taps at floor(x) - 1 .. floor(x) + 2, clamped to the border (upsample_get_value_bounded).
     const T s = pixel_scale<T>(in, out, align_corners, scale);
     const T A = static_cast<T>(kCubicA);
-    auto near = [&](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };            // |x| <= 1
-    auto far = [&](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };      // 1 < |x| < 2
+    auto near = [&](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
+    auto far = [&](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
     for (int64_t o = 0; o < out; ++o) {
       const T x = source_position<T>(s, o, align_corners, /*cubic=*/true);
       const int64_t i0 = static_cast<int64_t>(std::floor(x));
@@ -171,8 +172,8 @@ std::vector<int64_t> output_sizes(const Tensor& input, int64_t spatial, const fu
     return *size;
   }
   EMBER_CHECK(static_cast<int64_t>(scale->size()) == spatial,
-              "interpolate: scale_factor shape must match input shape. Input is {}D, scale_factor size is {}",
-              spatial, list_str(*scale));
+              "interpolate: scale_factor shape must match input shape. Input is {}D, scale_factor size is {}", spatial,
+              list_str(*scale));
   if (!o.recompute_scale_factor().has_value()) {
     for (double s : *scale) {
       if (std::floor(s) != s) {
@@ -219,12 +220,13 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
               "interpolate: only 3D, 4D and 5D (N, C, ...) inputs are supported (got {}D input of shape {}, mode {})",
               dim, input.sizes(), name);
   const int64_t spatial = dim - 2;
-  EMBER_CHECK(mode_dims == 0 || mode_dims == spatial, "interpolate: got {}D input (shape {}), but mode {} needs {}D input",
-              dim, input.sizes(), name, mode_dims + 2);
+  EMBER_CHECK(mode_dims == 0 || mode_dims == spatial,
+              "interpolate: got {}D input (shape {}), but mode {} needs {}D input", dim, input.sizes(), name,
+              mode_dims + 2);
   const bool nearest =
       std::holds_alternative<enumtype::kNearest>(mode) || std::holds_alternative<enumtype::kNearestExact>(mode);
-  EMBER_CHECK(nearest || input.is_floating_point(),
-              "interpolate: mode {} needs a floating-point input, but got {}", name, dtype_name(input.dtype()));
+  EMBER_CHECK(nearest || input.is_floating_point(), "interpolate: mode {} needs a floating-point input, but got {}",
+              name, dtype_name(input.dtype()));
   std::vector<int64_t> out = output_sizes(input, spatial, options);
   for (int64_t i = 0; i < spatial; ++i)
     EMBER_CHECK(input.size(i + 2) > 0 && out[i] > 0,

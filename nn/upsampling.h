@@ -51,8 +51,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = 
 }  // namespace functional
 
 struct UpsampleOptions {
-  using mode_t =
-      std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear, enumtype::kBicubic, enumtype::kTrilinear>;
+  using mode_t = std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear, enumtype::kBicubic,
+                              enumtype::kTrilinear>;
   EMBER_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
   EMBER_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
   EMBER_ARG(mode_t, mode) = kNearest;

@@ -72,9 +72,11 @@ TEST(BilinearDistance, BilinearFirstDrawsAfterManualSeedMatchPyTorch) {
 
 TEST(BilinearDistance, GradcheckFloat64) {
   check_grad_cases({
-      {"bilinear", [](const tensor_list& in) { return F::bilinear(in[0], in[1], in[2], in[3]); },
+      {"bilinear",
+       [](const tensor_list& in) { return F::bilinear(in[0], in[1], in[2], in[3]); },
        {wave64({2, 3, 2}), wave64({2, 3, 4}, 0.3), wave64({3, 2, 4}, 0.7), wave64({3}, 1.1)}},
-      {"cosine_similarity", [](const tensor_list& in) { return F::cosine_similarity(in[0], in[1]); },
+      {"cosine_similarity",
+       [](const tensor_list& in) { return F::cosine_similarity(in[0], in[1]); },
        {wave64({3, 4}), wave64({3, 4}, 0.9)}},
   });
 }

@@ -92,7 +92,8 @@ TEST(EmbeddingBag, ModuleForwardsOffsetsAndPerSampleWeights) {
   Tensor psw = from_vector(std::vector<float>{1, 2, 0.5}, {3});
   EXPECT_TENSOR_CLOSE(bag(input, offsets, psw), from_vector(std::vector<float>{6, 9, 12, 4.5, 5, 5.5}, {2, 3}), 0, 0);
 
-  auto trainable = nn::Embedding::from_pretrained(table, nn::EmbeddingFromPretrainedOptions().freeze(false).padding_idx(1));
+  auto trainable =
+      nn::Embedding::from_pretrained(table, nn::EmbeddingFromPretrainedOptions().freeze(false).padding_idx(1));
   EXPECT_TRUE(trainable->weight.requires_grad());
   EXPECT_TRUE(trainable->weight.is_same(table));
   trainable(from_vector(std::vector<int64_t>{1, 2}, {2}, dtype(kInt64))).sum().backward();
@@ -111,8 +112,7 @@ TEST(EmbeddingBag, GradcheckFloat64) {
     };
   };
   check_grad_cases({
-      {"sum with per-sample weights", run(F::EmbeddingBagFuncOptions().mode(kSum)),
-       {wave64({5, 3}), wave64({6}, 0.5)}},
+      {"sum with per-sample weights", run(F::EmbeddingBagFuncOptions().mode(kSum)), {wave64({5, 3}), wave64({6}, 0.5)}},
       {"mean with padding_idx", run(F::EmbeddingBagFuncOptions().padding_idx(4)), {wave64({5, 3})}},
       {"max", run(F::EmbeddingBagFuncOptions().mode(kMax)), {wave64({5, 3})}, /*second_order=*/false},
   });
@@ -137,16 +137,20 @@ TEST(EmbeddingBag, BadInputNamesTheOpAndValues) {
   Tensor w = ones({5, 3});
   Tensor flat = from_vector(std::vector<int64_t>{1, 2, 3}, {3}, dtype(kInt64));
   Tensor offsets = from_vector(std::vector<int64_t>{0, 2}, {2}, dtype(kInt64));
-  EXPECT_THROWS_WITH(F::embedding_bag(flat, w), "embedding_bag: offsets has to be a 1-D int64 tensor for a 1-D input [3]");
+  EXPECT_THROWS_WITH(F::embedding_bag(flat, w),
+                     "embedding_bag: offsets has to be a 1-D int64 tensor for a 1-D input [3]");
   EXPECT_THROWS_WITH(F::embedding_bag(flat.reshape({1, 3}), w, F::EmbeddingBagFuncOptions().offsets(offsets)),
                      "embedding_bag: if input is 2-D [1, 3], then offsets has to be undefined");
-  EXPECT_THROWS_WITH(F::embedding_bag(flat, w, F::EmbeddingBagFuncOptions().offsets(offsets).per_sample_weights(ones({3}))),
-                     "embedding_bag: per_sample_weights is only supported for mode kSum (got mode kMean)");
+  EXPECT_THROWS_WITH(
+      F::embedding_bag(flat, w, F::EmbeddingBagFuncOptions().offsets(offsets).per_sample_weights(ones({3}))),
+      "embedding_bag: per_sample_weights is only supported for mode kSum (got mode kMean)");
   EXPECT_THROWS_WITH(
       F::embedding_bag(flat, w, F::EmbeddingBagFuncOptions().offsets(offsets).mode(kSum).per_sample_weights(ones({2}))),
       "embedding_bag: If per_sample_weights ([2]) is not null, then it must have the same shape as the input ([3])");
-  EXPECT_THROWS_WITH(F::embedding_bag(flat, w, F::EmbeddingBagFuncOptions().offsets(from_vector(std::vector<int64_t>{1, 2}, {2}, dtype(kInt64)))),
-                     "embedding_bag: offsets[0] has to be 0, but got 1");
+  EXPECT_THROWS_WITH(
+      F::embedding_bag(
+          flat, w, F::EmbeddingBagFuncOptions().offsets(from_vector(std::vector<int64_t>{1, 2}, {2}, dtype(kInt64)))),
+      "embedding_bag: offsets[0] has to be 0, but got 1");
   EXPECT_THROWS_WITH(F::embedding_bag(flat * 2, w, F::EmbeddingBagFuncOptions().offsets(offsets)),
                      "embedding_bag: index 6 is out of range for num_embeddings 5");
   EXPECT_THROWS_WITH(F::embedding_bag(flat, w, F::EmbeddingBagFuncOptions().offsets(offsets).sparse(true)),

@@ -54,14 +54,22 @@ const std::map<std::string, Case>& cases() {
     t["pad_circular_2d_negative"] = pad({-1, 2, 2, -1}, kCircular);
     t["pad_circular_3d_f64"] = pad({1, 1, 2, 2, 0, 2}, kCircular);
     // ---- padding modules ----
-    t["module_reflection_pad1d"] = [](const Tensor& x) { return nn::ReflectionPad1d(nn::ReflectionPad1dOptions({3, 1}))(x); };
+    t["module_reflection_pad1d"] = [](const Tensor& x) {
+      return nn::ReflectionPad1d(nn::ReflectionPad1dOptions({3, 1}))(x);
+    };
     t["module_reflection_pad2d"] = [](const Tensor& x) { return nn::ReflectionPad2d(2)(x); };
-    t["module_reflection_pad3d"] = [](const Tensor& x) { return nn::ReflectionPad3d(nn::ReflectionPad3dOptions({1, 0, 2, 1, 0, 2}))(x); };
+    t["module_reflection_pad3d"] = [](const Tensor& x) {
+      return nn::ReflectionPad3d(nn::ReflectionPad3dOptions({1, 0, 2, 1, 0, 2}))(x);
+    };
     t["module_replication_pad1d"] = [](const Tensor& x) { return nn::ReplicationPad1d(2)(x); };
-    t["module_replication_pad2d"] = [](const Tensor& x) { return nn::ReplicationPad2d(nn::ReplicationPad2dOptions({1, 2, 0, 3}))(x); };
+    t["module_replication_pad2d"] = [](const Tensor& x) {
+      return nn::ReplicationPad2d(nn::ReplicationPad2dOptions({1, 2, 0, 3}))(x);
+    };
     t["module_replication_pad3d"] = [](const Tensor& x) { return nn::ReplicationPad3d(1)(x); };
     t["module_zero_pad2d"] = [](const Tensor& x) { return nn::ZeroPad2d(nn::ZeroPad2dOptions({1, -1, 2, 0}))(x); };
-    t["module_constant_pad1d"] = [](const Tensor& x) { return nn::ConstantPad1d(nn::ConstantPad1dOptions({2, 1}, 3.5))(x); };
+    t["module_constant_pad1d"] = [](const Tensor& x) {
+      return nn::ConstantPad1d(nn::ConstantPad1dOptions({2, 1}, 3.5))(x);
+    };
     t["module_constant_pad2d"] = [](const Tensor& x) { return nn::ConstantPad2d(1, -1.0)(x); };
     t["module_constant_pad3d"] = [](const Tensor& x) {
       return nn::ConstantPad3d(nn::ConstantPad3dOptions({0, 1, 1, 0, 2, 1}, 0.25))(x);
@@ -101,8 +109,8 @@ const std::map<std::string, Case>& cases() {
       return nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{3, 3}))(x);
     };
     t["upsample_bilinear_align"] = [](const Tensor& x) {
-      return nn::Upsample(
-          nn::UpsampleOptions().size(std::vector<int64_t>{5, 4}).mode(kBilinear).align_corners(true))(x);
+      return nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{5, 4}).mode(kBilinear).align_corners(true))(
+          x);
     };
     t["upsample_linear_f64"] = [](const Tensor& x) {
       return nn::Upsample(
@@ -170,7 +178,8 @@ TEST(Resample, PrintsAsLibtorch) {
     m.pretty_print(s);
     return s.str();
   };
-  EXPECT_EQ(printed(*nn::ReflectionPad2d(nn::ReflectionPad2dOptions({1, 1, 2, 0}))), "ReflectionPad2d(padding=[1, 1, 2, 0])");
+  EXPECT_EQ(printed(*nn::ReflectionPad2d(nn::ReflectionPad2dOptions({1, 1, 2, 0}))),
+            "ReflectionPad2d(padding=[1, 1, 2, 0])");
   EXPECT_EQ(printed(*nn::ReplicationPad1d(2)), "ReplicationPad1d(padding=[2, 2])");
   EXPECT_EQ(printed(*nn::ZeroPad2d(1)), "ZeroPad2d(padding=[1, 1, 1, 1])");
   EXPECT_EQ(printed(*nn::ConstantPad3d(1, 0.5)), "ConstantPad3d(padding=[1, 1, 1, 1, 1, 1], value=0.5)");
@@ -189,8 +198,7 @@ TEST(Resample, PrintsAsLibtorch) {
 TEST(Resample, IntegerInputsPadAndPickNearest) {
   Tensor x = from_vector(std::vector<int64_t>{1, 2, 3}, {1, 1, 3}, dtype(kInt64));
   EXPECT_EQ(F::pad(x, F::PadFuncOptions({1, 1}).value(7)).to_vector<int64_t>(), (std::vector<int64_t>{7, 1, 2, 3, 7}));
-  EXPECT_EQ(F::interpolate(x, by_size({6}, kNearest)).to_vector<int64_t>(),
-            (std::vector<int64_t>{1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(F::interpolate(x, by_size({6}, kNearest)).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 2, 2, 3, 3}));
 }
 
 TEST(Resample, CudaMatchesCpu) {

@@ -24,13 +24,13 @@ int main() {
   std::cout << F::embedding_bag(input, plain->weight, F::EmbeddingBagFuncOptions().offsets(offsets).mode(torch::kMax))
             << std::endl;
   torch::Tensor weights = torch::linspace(0.5, 2.0, 7);
-  std::cout << F::embedding_bag(input, plain->weight,
-                                F::EmbeddingBagFuncOptions().offsets(offsets).mode(torch::kSum).per_sample_weights(weights))
+  std::cout << F::embedding_bag(
+                   input, plain->weight,
+                   F::EmbeddingBagFuncOptions().offsets(offsets).mode(torch::kSum).per_sample_weights(weights))
             << std::endl;
   std::cout << padded(torch::tensor({{1, 2}, {1, 1}, {3, 0}}, torch::kLong)) << std::endl;
 
-  torch::Tensor loss = plain(input, offsets).pow(2).sum() +
-                       padded(torch::tensor({{1, 2}, {3, 0}}, torch::kLong)).sum();
+  torch::Tensor loss = plain(input, offsets).pow(2).sum() + padded(torch::tensor({{1, 2}, {3, 0}}, torch::kLong)).sum();
   loss.backward();
   std::cout << plain->weight.grad() << std::endl << padded->weight.grad() << std::endl;
 

@@ -33,10 +33,9 @@ int main() {
 
   torch::Tensor line = torch::arange(5, torch::kFloat32).reshape({1, 1, 5}).cos();
   std::cout << F::interpolate(line, F::InterpolateFuncOptions().scale_factor(std::vector<double>{1.7})) << std::endl;
-  std::cout << F::interpolate(line, F::InterpolateFuncOptions()
-                                        .size(std::vector<int64_t>{8})
-                                        .mode(torch::kLinear)
-                                        .align_corners(true))
+  std::cout << F::interpolate(
+                   line,
+                   F::InterpolateFuncOptions().size(std::vector<int64_t>{8}).mode(torch::kLinear).align_corners(true))
             << std::endl;
   std::cout << F::interpolate(line, F::InterpolateFuncOptions().size(std::vector<int64_t>{2}).mode(torch::kArea))
             << std::endl;
@@ -45,11 +44,10 @@ int main() {
                                      .mode(torch::kBilinear)
                                      .align_corners(false))
             << std::endl;
-  std::cout << F::interpolate(x, F::InterpolateFuncOptions()
-                                     .size(std::vector<int64_t>{4, 6})
-                                     .mode(torch::kBicubic)
-                                     .align_corners(false))
-            << std::endl;
+  std::cout
+      << F::interpolate(
+             x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4, 6}).mode(torch::kBicubic).align_corners(false))
+      << std::endl;
   torch::Tensor cube = torch::arange(12, torch::kFloat32).reshape({1, 1, 2, 3, 2}).cos();
   std::cout << F::interpolate(cube, F::InterpolateFuncOptions()
                                         .size(std::vector<int64_t>{3, 2, 3})
@@ -71,11 +69,9 @@ int main() {
   std::cout << torch::equal(unshuffle(shuffle(channels)), channels) << std::endl;
 
   torch::Tensor leaf = x.clone().requires_grad_(true);
-  torch::Tensor y = F::interpolate(F::pad(leaf, F::PadFuncOptions({1, 1, 1, 0}).mode(torch::kReflect)),
-                                   F::InterpolateFuncOptions()
-                                       .size(std::vector<int64_t>{5, 7})
-                                       .mode(torch::kBicubic)
-                                       .align_corners(true));
+  torch::Tensor y = F::interpolate(
+      F::pad(leaf, F::PadFuncOptions({1, 1, 1, 0}).mode(torch::kReflect)),
+      F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 7}).mode(torch::kBicubic).align_corners(true));
   (y * y).sum().backward();
   std::cout << leaf.grad() << std::endl;
 }
