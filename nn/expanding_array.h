@@ -60,9 +60,11 @@ std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
   return os << ']';
 }
 
-// Option tags, as torch::enumtype's: padding ("same" keeps the size, "valid" is no padding) and
-// padding modes. Only kZeros is supported by the convolutions; the others are named so that a
+// Option tags, as torch::enumtype's: padding ("same" keeps the size, "valid" is no padding), padding
+// modes and interpolation modes. The convolutions support only kZeros; the others are named so that a
 // program asking for them gets a clear error rather than a compile error far from the cause.
+// F::pad takes kConstant, kReflect, kReplicate and kCircular; F::interpolate the modes from kNearest on
+// and kLinear (nn/init.h, where it is also a nonlinearity).
 namespace enumtype {
 struct kSame {};
 struct kValid {};
@@ -70,6 +72,14 @@ struct kZeros {};
 struct kReflect {};
 struct kReplicate {};
 struct kCircular {};
+struct kConstant {};
+struct kNearest {};
+struct kNearestExact {};
+struct kBilinear {};
+struct kBicubic {};
+struct kTrilinear {};
+struct kArea {};
+struct kMax {};  // EmbeddingBag's mode (kSum and kMean are the loss reductions)
 }  // namespace enumtype
 inline constexpr enumtype::kSame kSame{};
 inline constexpr enumtype::kValid kValid{};
@@ -77,5 +87,13 @@ inline constexpr enumtype::kZeros kZeros{};
 inline constexpr enumtype::kReflect kReflect{};
 inline constexpr enumtype::kReplicate kReplicate{};
 inline constexpr enumtype::kCircular kCircular{};
+inline constexpr enumtype::kConstant kConstant{};
+inline constexpr enumtype::kNearest kNearest{};
+inline constexpr enumtype::kNearestExact kNearestExact{};
+inline constexpr enumtype::kBilinear kBilinear{};
+inline constexpr enumtype::kBicubic kBicubic{};
+inline constexpr enumtype::kTrilinear kTrilinear{};
+inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kMax kMax{};
 
 }  // namespace ember

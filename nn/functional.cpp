@@ -2,6 +2,7 @@
 // primitives). Shape checks happen here, once, with messages that name the function and the shapes.
 #include "nn/functional.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -73,7 +74,29 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
                 "embedding: padding_idx {} must be within num_embeddings ({})", *padding_idx, rows);
     if (*padding_idx < 0) padding_idx = *padding_idx + rows;
   }
+  EMBER_CHECK(!options.sparse(), "embedding: sparse gradients are not supported by Ember");
+  EMBER_CHECK(!options.scale_grad_by_freq(), "embedding: scale_grad_by_freq is not supported by Ember");
+  if (options.max_norm()) embedding_renorm_(weight, input, *options.max_norm(), options.norm_type());
   return ember::embedding(weight, input, padding_idx);
+}
+
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(weight.dim() == 2, "embedding_renorm_: weight must be 2-D (num_embeddings, embedding_dim), got shape {}",
+              weight.sizes());
+  EMBER_CHECK(indices.dtype() == kInt64, "embedding_renorm_: indices must be int64, got {}",
+              dtype_name(indices.dtype()));
+  NoGradGuard no_grad;
+  std::vector<int64_t> ids = indices.cpu().contiguous().to_vector<int64_t>();
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (int64_t id : ids) {
+    EMBER_CHECK(id >= 0 && id < weight.size(0), "embedding_renorm_: index {} is out of range for {} rows", id,
+                weight.size(0));
+    Tensor row = weight.select(0, id);
+    const double norm = row.norm(norm_type).item().toDouble();
+    if (norm > max_norm) row.mul_(max_norm / (norm + 1e-7));
+  }
 }
 
 Tensor dropout(Tensor input, const DropoutFuncOptions& options) {

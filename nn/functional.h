@@ -26,9 +26,18 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 struct EmbeddingFuncOptions {
   // Rows looked up with this index get no gradient (may be negative: counts from the end).
   EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  // The rows looked up are first rescaled in place (without grad) to a norm_type-norm of at most
+  // max_norm, as PyTorch's embedding_renorm_.
+  EMBER_ARG(std::optional<double>, max_norm) = std::nullopt;
+  EMBER_ARG(double, norm_type) = 2.;
+  EMBER_ARG(bool, scale_grad_by_freq) = false;  // not supported: an error
+  EMBER_ARG(bool, sparse) = false;              // not supported: an error
 };
 // Rows of weight picked by integer indices.  input (*) int64, weight (V, C) -> (*, C)
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
+// PyTorch's embedding_renorm_: each row of weight (V, C) that `indices` name, with a norm_type-norm
+// over max_norm, scaled in place by max_norm / (norm + 1e-7). No gradient is recorded.
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type);
 
 struct DropoutFuncOptions {
   EMBER_ARG(double, p) = 0.5;

@@ -1,10 +1,13 @@
-// nn::Linear: y = x W^T + b, as torch::nn::Linear, with PyTorch's default initialisation.
+// nn::Linear: y = x W^T + b, and nn::Bilinear: y = x1^T A x2 + b, as torch::nn::Linear and
+// torch::nn::Bilinear (with F::bilinear), with PyTorch's default initialisation.
 //
 //   ember::manual_seed(0);
 //   ember::nn::Linear lin(3, 2);                                  // same weights as torch.nn.Linear(3, 2)
 //   ember::nn::Linear proj(ember::nn::LinearOptions(768, 768).bias(false));
 //   ember::Tensor y = lin(ember::ones({4, 3}));                   // (4, 2)
 //   std::cout << *lin;                                            // Linear(in_features=3, out_features=2, bias=true)
+//   ember::nn::Bilinear bil(3, 4, 2);
+//   ember::Tensor z = bil(ember::ones({5, 3}), ember::ones({5, 4}));   // (5, 2)
 #pragma once
 
 #include "nn/module.h"
@@ -39,5 +42,40 @@ class LinearImpl : public Module {
   Tensor bias;    // (out_features), undefined when options.bias() is false
 };
 EMBER_MODULE(Linear);
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+namespace functional {
+// y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]
+//   input1 (*, in1), input2 (*, in2) with the same leading sizes, weight (out, in1, in2), bias (out) -> (*, out)
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
+}  // namespace functional
+
+class BilinearImpl : public Module {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+
+  // PyTorch's draws, in its order: weight, then bias, each ~ U(-1/sqrt(in1), 1/sqrt(in1)).
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
+
+  BilinearOptions options;
+  Tensor weight;  // (out_features, in1_features, in2_features)
+  Tensor bias;    // (out_features), undefined when options.bias() is false
+};
+EMBER_MODULE(Bilinear);
 
 }  // namespace ember::nn
