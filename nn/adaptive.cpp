@@ -60,7 +60,7 @@ void AdaptiveLogSoftmaxWithLossImpl::reset_parameters() {
 }
 
 void AdaptiveLogSoftmaxWithLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "torch::nn::AdaptiveLogSoftmaxWithLoss";
+  stream << "AdaptiveLogSoftmaxWithLoss";  // "torch::nn::" is added in a libtorch program
 }
 
 ASMoutput AdaptiveLogSoftmaxWithLossImpl::forward(const Tensor& input_, const Tensor& target_) {
