@@ -1,6 +1,7 @@
 // The losses of nn/loss.h beyond cross-entropy and MSE, composed of autograd primitives in the
-// formulas PyTorch 1.13 uses (aten/src/ATen/native/Loss.cpp and torch/nn/functional.py), so values
-// and gradients agree with it; binary_cross_entropy alone has its own backward (see there why).
+// formulas PyTorch 1.13 uses (aten/src/ATen/native/Loss*.cpp and torch/nn/functional.py), so values
+// and gradients agree with it; binary_cross_entropy alone has its own backward (see there why). The
+// margin losses keep ATen's strict `z > 0` (no gradient at the hinge itself) through a mask.
 #include "nn/loss.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
 #include "core/trace.h"
+#include "nn/activation_more.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -66,6 +68,17 @@ Tensor p_norm(const Tensor& v, double p, int64_t dim, bool keepdim) {
   if (p == 1) return v.abs().sum({dim}, keepdim);
   if (p == 2) return v.square().sum({dim}, keepdim).sqrt();
   return v.abs().pow(p).sum({dim}, keepdim).pow(1.0 / p);
+}
+
+// Class indices: int64, each in [lo, C) (lo is -1 where -1 ends a list of targets).
+void check_class_targets(const Tensor& target, int64_t lo, int64_t C, const char* op) {
+  EMBER_CHECK(target.dtype() == kInt64, "{}: target must hold int64 class indices, got {}", op,
+              dtype_name(target.dtype()));
+  if (target.numel() == 0) return;
+  const int64_t min = no_grad([&] { return target.min(); }).item<int64_t>();
+  const int64_t max = no_grad([&] { return target.max(); }).item<int64_t>();
+  EMBER_CHECK(min >= lo && max < C, "{}: target {} is out of bounds: classes are in [{}, {}) (input has C = {})", op,
+              min < lo ? min : max, lo, C, C);
 }
 
 }  // namespace
@@ -293,6 +306,120 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   Tensor dist_pos = pairwise_distance(anchor, positive, distance);
   Tensor dist_neg = pairwise_distance(anchor, negative, distance);
   if (options.swap()) dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, distance));
+  return apply_reduction((dist_pos - dist_neg + options.margin()).clamp_min(0), options.reduction());
+}
+
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiMarginLossFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const char* op = "multi_margin_loss";
+  check_reduction_input(input, op, "input");
+  EMBER_CHECK(options.p() == 1 || options.p() == 2, "{}: only p == 1 and p == 2 supported, got p = {}", op,
+              options.p());
+  EMBER_CHECK((input.dim() == 1 || input.dim() == 2) && input.numel() > 0,
+              "{}: expected a non-empty (C) or (N, C) input, got {}", op, input.sizes());
+  const int64_t N = input.dim() == 2 ? input.size(0) : 1;
+  const int64_t C = input.size(-1);
+  EMBER_CHECK(target.dim() <= 1 && target.numel() == N,
+              "{}: inconsistent target size, expected {} but got {} (input {})", op, N, target.sizes(), input.sizes());
+  const Tensor& weight = options.weight();
+  kernel::check_same_device(op, {input, target});
+  if (weight.defined()) {
+    kernel::check_same_device(op, {input, weight});
+    EMBER_CHECK(weight.dim() == 1 && weight.numel() == C,
+                "{}: weight must be one-dimensional with C = {} values, got {}", op, C, weight.sizes());
+  }
+  check_class_targets(target, 0, C, op);
+  Tensor x = input.reshape({N, C});
+  Tensor y = target.reshape({N, 1});
+  Tensor z = x - x.gather(1, y) + options.margin();  // (N, C): margin - x[y] + x[j]
+  // Only classes j != y with z > 0 count (PyTorch's hinge has no gradient at z = 0).
+  Tensor counted = no_grad([&] { return z.gt(0).logical_and(arange(C, target.options()).ne(y)); });
+  Tensor h = options.p() == 1 ? z : z.square();
+  if (weight.defined()) h = h * weight.detach().to(x.dtype()).index_select(0, y.view({N})).view({N, 1});
+  Tensor loss = where(counted, h, scalar_like(h, 0)).sum({1}) / static_cast<double>(C);  // (N)
+  if (options.reduction() == kNone) return loss.reshape(target.sizes());
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const char* op = "soft_margin_loss";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  check_same_shape(input, target, op);
+  // d/dx log(1 + exp(-y x)) = -y exp(-y x) / (1 + exp(-y x)); the target gets no gradient (as in torch 1.13)
+  return apply_reduction((-input * target.detach()).exp().log1p(), options.reduction());
+}
+
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const char* op = "multilabel_margin_loss";
+  check_reduction_input(input, op, "input");
+  kernel::check_same_device(op, {input, target});
+  EMBER_CHECK((input.dim() == 1 || input.dim() == 2) && input.numel() > 0,
+              "{}: expected a non-empty (C) or (N, C) input, got {}", op, input.sizes());
+  EMBER_CHECK(target.sizes() == input.sizes(),
+              "{}: target {} must have the input's shape {} (a row of class indices per sample, ended by -1)", op,
+              target.sizes(), input.sizes());
+  const int64_t N = input.dim() == 2 ? input.size(0) : 1;
+  const int64_t C = input.size(-1);
+  check_class_targets(target, -1, C, op);
+  Tensor x = input.reshape({N, C});
+  Tensor t = target.reshape({N, C});
+  // Which list positions hold targets (those before the row's first -1), and which classes are targets.
+  Tensor listed, targets, is_target;
+  {
+    NoGradGuard guard;
+    Tensor position = arange(C, t.options());
+    Tensor end = where(t.eq(-1), position, scalar_tensor(C, t.options())).amin({1}, true);  // (N, 1)
+    listed = position.lt(end);                                                              // (N, C)
+    targets = where(listed, t, scalar_tensor(0, t.options()));
+    is_target = zeros({N, C}, x.options()).scatter_add(1, targets, listed.to(x.dtype())).gt(0);
+  }
+  // z[n, j, k] = 1 - x[n, target j] + x[n, k], counted for listed j, non-target k and z > 0.
+  Tensor z = x.gather(1, targets).neg().add(1).unsqueeze(2) + x.unsqueeze(1);  // (N, C, C)
+  Tensor counted = no_grad(
+      [&] { return listed.unsqueeze(2).logical_and(is_target.logical_not().unsqueeze(1)).logical_and(z.gt(0)); });
+  Tensor loss = where(counted, z, scalar_like(z, 0)).sum({1, 2}) / static_cast<double>(C);  // (N)
+  if (options.reduction() == kNone) return input.dim() == 1 ? loss.reshape({}) : loss;
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const char* op = "multilabel_soft_margin_loss";
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  EMBER_CHECK(input.dim() >= 1, "{}: input must have a class dim ((C) or (N, C)), got a 0-d tensor", op);
+  check_same_shape(input, target, op);
+  Tensor loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input));
+  if (options.weight().defined()) {
+    check_broadcasts_to_input(options.weight(), input, op, "weight");
+    loss = loss * options.weight();
+  }
+  const int64_t class_dim = input.dim() - 1;
+  loss = loss.sum({class_dim}) / static_cast<double>(input.size(class_dim));  // one loss per sample
+  return apply_reduction(loss, options.reduction());
+}
+
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const char* op = "triplet_margin_with_distance_loss";
+  EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+              "{}: the anchor, positive and negative tensors are expected to have the same number of dimensions, "
+              "but got {}, {} and {}",
+              op, anchor.sizes(), positive.sizes(), negative.sizes());
+  auto distance = [&](const Tensor& a, const Tensor& b) {
+    return options.distance_function() ? (*options.distance_function())(a, b) : pairwise_distance(a, b);
+  };
+  Tensor dist_pos = distance(anchor, positive);
+  Tensor dist_neg = distance(anchor, negative);
+  if (options.swap()) dist_neg = minimum(dist_neg, distance(positive, negative));
   return apply_reduction((dist_pos - dist_neg + options.margin()).clamp_min(0), options.reduction());
 }
 

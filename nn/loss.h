@@ -1,7 +1,9 @@
 // Loss modules (MSELoss, L1Loss, SmoothL1Loss, CrossEntropyLoss, NLLLoss, and the losses of binary
 // classification, divergence, ranking and embeddings: BCELoss, BCEWithLogitsLoss, KLDivLoss,
 // HuberLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, TripletMarginLoss,
-// PoissonNLLLoss, GaussianNLLLoss) and their functions, as torch::nn's.
+// TripletMarginWithDistanceLoss, PoissonNLLLoss, GaussianNLLLoss, and the margin losses of
+// classification: MultiMarginLoss, SoftMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss;
+// CTCLoss) and their functions, as torch::nn's.
 //
 //   ember::nn::MSELoss mse;                                              // mean of (input - target)^2
 //   ember::nn::SmoothL1Loss huber(ember::nn::SmoothL1LossOptions().beta(0.5));
@@ -12,6 +14,8 @@
 // composition of autograd primitives (the gradients follow from those).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <variant>
 
 #include "nn/functional.h"
@@ -150,6 +154,71 @@ struct PairwiseDistanceFuncOptions {
 // ||x1 - x2 + eps||_p over the last dim (x1, x2 broadcast).
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options = {});
 
+// ---- multi-class and multi-label margins ----
+
+struct MultiMarginLossFuncOptions {
+  EMBER_ARG(int64_t, p) = 1;  // 1 (hinge) or 2 (squared hinge)
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(Tensor, weight) = {};  // (C), one weight per class (of the target class); gets no gradient
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// Per sample: sum over classes j != y of w[y] max(0, margin - x[y] + x[j])^p, divided by C.
+//   input (N, C) or (C); target int64 class indices (N), or () / (1) for a (C) input
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiMarginLossFuncOptions& options = {});
+
+struct SoftMarginLossFuncOptions {
+  SoftMarginLossFuncOptions(Reduction reduction = kMean) : reduction_(reduction) {}
+  EMBER_ARG(Reduction, reduction);
+};
+// log(1 + exp(-y x)) for labels y in {1, -1}. input and target of the same shape.
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options = {});
+
+struct MultilabelMarginLossFuncOptions {
+  MultilabelMarginLossFuncOptions(Reduction reduction = kMean) : reduction_(reduction) {}
+  EMBER_ARG(Reduction, reduction);
+};
+// Per sample: sum over target classes j and non-target classes k of max(0, 1 - (x[j] - x[k])), over C.
+//   input (N, C) or (C); target int64 of input's shape: each row lists its target classes, ended by
+//   the first -1 (the rest of the row is ignored)
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                              const MultilabelMarginLossFuncOptions& options = {});
+
+struct MultilabelSoftMarginLossFuncOptions {
+  EMBER_ARG(Tensor, weight) = {};  // (C), per class
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// Per sample: the mean over the C classes (the last dim) of
+//   -w (y log(sigmoid(x)) + (1 - y) log(sigmoid(-x))),  input (N, C) or (C), target of the same shape
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const MultilabelSoftMarginLossFuncOptions& options = {});
+
+struct TripletMarginWithDistanceLossFuncOptions {
+  using distance_function_t = std::function<Tensor(const Tensor&, const Tensor&)>;
+  // d(x1, x2) -> one distance per sample; pairwise_distance when not given
+  EMBER_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(bool, swap) = false;  // use min(d(a, n), d(p, n)) as the negative distance
+  EMBER_ARG(Reduction, reduction) = kMean;
+};
+// max(0, margin + d(anchor, positive) - d(anchor, negative)); the inputs have the same number of dims.
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossFuncOptions& options = {});
+
+// ---- connectionist temporal classification (nn/ctc_loss.cpp) ----
+
+struct CTCLossFuncOptions {
+  EMBER_ARG(int64_t, blank) = 0;            // the blank label, in [0, C)
+  EMBER_ARG(Reduction, reduction) = kMean;  // kMean: each loss divided by its target length, then the mean
+  EMBER_ARG(bool, zero_infinity) = false;   // impossible alignments (loss inf) give 0 and no gradient
+};
+// -log p(target | log_probs), summed over all alignments (the alpha recursion, in log space).
+//   log_probs (T, N, C), log_softmax over C; targets int64, padded (N, S) or concatenated (sum of
+//   target_lengths); input_lengths, target_lengths int64 (N), input_lengths <= T.
+// The gradient of log_probs is PyTorch's: that of the loss plus exp(log_probs) for t < input_length,
+// a term that log_softmax's backward cancels (it assumes log_probs come from log_softmax).
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, const CTCLossFuncOptions& options = {});
+
 }  // namespace functional
 
 using MSELossOptions = functional::MSELossFuncOptions;
@@ -272,5 +341,57 @@ EMBER_MODULE(MarginRankingLoss);
 EMBER_MODULE(CosineEmbeddingLoss);
 EMBER_MODULE(TripletMarginLoss);
 EMBER_MODULE(GaussianNLLLoss);
+
+// ---- margin losses ----
+
+using MultiMarginLossOptions = functional::MultiMarginLossFuncOptions;
+using SoftMarginLossOptions = functional::SoftMarginLossFuncOptions;
+using MultiLabelMarginLossOptions = functional::MultilabelMarginLossFuncOptions;
+using MultiLabelSoftMarginLossOptions = functional::MultilabelSoftMarginLossFuncOptions;
+using TripletMarginWithDistanceLossOptions = functional::TripletMarginWithDistanceLossFuncOptions;
+
+class MultiMarginLossImpl : public LossImpl<MultiMarginLossOptions, functional::multi_margin_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+class SoftMarginLossImpl : public LossImpl<SoftMarginLossOptions, functional::soft_margin_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+class MultiLabelMarginLossImpl : public LossImpl<MultiLabelMarginLossOptions, functional::multilabel_margin_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+class MultiLabelSoftMarginLossImpl
+    : public LossImpl<MultiLabelSoftMarginLossOptions, functional::multilabel_soft_margin_loss> {
+ public:
+  using LossImpl::LossImpl;
+};
+// forward(anchor, positive, negative)
+class TripletMarginWithDistanceLossImpl
+    : public TernaryLossImpl<TripletMarginWithDistanceLossOptions, functional::triplet_margin_with_distance_loss> {
+ public:
+  using TernaryLossImpl::TernaryLossImpl;
+};
+EMBER_MODULE(MultiMarginLoss);
+EMBER_MODULE(SoftMarginLoss);
+EMBER_MODULE(MultiLabelMarginLoss);
+EMBER_MODULE(MultiLabelSoftMarginLoss);
+EMBER_MODULE(TripletMarginWithDistanceLoss);
+
+using CTCLossOptions = functional::CTCLossFuncOptions;
+
+// forward(log_probs, targets, input_lengths, target_lengths)
+class CTCLossImpl : public Module {
+ public:
+  explicit CTCLossImpl(const CTCLossOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths) {
+    return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
+  }
+  CTCLossOptions options;
+};
+EMBER_MODULE(CTCLoss);
 
 }  // namespace ember::nn

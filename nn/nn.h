@@ -9,6 +9,7 @@
 
 #include "nn/activation.h"
 #include "nn/activation_more.h"
+#include "nn/adaptive.h"
 #include "nn/any_module.h"
 #include "nn/batchnorm.h"
 #include "nn/cloneable.h"

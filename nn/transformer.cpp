@@ -30,7 +30,11 @@ Tensor additive_mask(const Tensor& mask, ScalarType dtype) {
   return ember::zeros(mask.sizes(), ember::dtype(dtype)).masked_fill(mask, kNegInf);
 }
 
-Tensor activate(const std::string& activation, const Tensor& x) { return activation == "gelu" ? x.gelu() : x.relu(); }
+Tensor activate(const activation_t& activation, const Tensor& x) {
+  if (std::holds_alternative<enumtype::kGELU>(activation)) return x.gelu();
+  if (std::holds_alternative<enumtype::kReLU>(activation)) return x.relu();
+  return std::get<std::function<Tensor(const Tensor&)>>(activation)(x);
+}
 
 void check_layer_input(const char* op, const char* name, const Tensor& x, int64_t d_model) {
   EMBER_CHECK(x.dim() == 3, "{}: {} must be 3-d ((N, L, E) with batch_first, else (L, N, E)), got {}", op, name,
@@ -49,9 +53,13 @@ Tensor run_attention(MultiheadAttention& mha, const Tensor& q, const Tensor& kv,
 }
 
 void check_options(const char* op, const TransformerEncoderLayerOptions& o) {
-  EMBER_CHECK(o.activation_ == "relu" || o.activation_ == "gelu",
-              "{}: activation must be \"relu\" or \"gelu\", got \"{}\"", op, o.activation_);
-  EMBER_CHECK(o.dim_feedforward_ > 0, "{}: dim_feedforward must be positive, got {}", op, o.dim_feedforward_);
+  EMBER_CHECK(o.dim_feedforward() > 0, "{}: dim_feedforward must be positive, got {}", op, o.dim_feedforward());
+  const auto* function = std::get_if<std::function<Tensor(const Tensor&)>>(&o.activation());
+  EMBER_CHECK(function == nullptr || *function, "{}: the activation function is empty", op);
+}
+
+LayerNorm layer_norm(const TransformerEncoderLayerOptions& o) {
+  return LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps()));
 }
 
 }  // namespace
@@ -60,7 +68,20 @@ Tensor generate_square_subsequent_mask(int64_t T) { return ember::triu(ember::fu
 
 // ---- MultiheadAttention ----
 
+TransformerEncoderLayerOptions& TransformerEncoderLayerOptions::activation(const std::string& name) {
+  EMBER_CHECK(name == "relu" || name == "gelu",
+              "TransformerEncoderLayerOptions: activation must be \"relu\" or "
+              "\"gelu\", got \"{}\"",
+              name);
+  if (name == "gelu") return activation(enumtype::kGELU{});
+  return activation(enumtype::kReLU{});
+}
+
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
+  reset();
+}
+
+void MultiheadAttentionImpl::reset() {
   int64_t E = options.embed_dim_, NH = options.num_heads_;
   EMBER_CHECK(E > 0 && NH > 0 && E % NH == 0,
               "MultiheadAttention: embed_dim must be divisible by num_heads (embed_dim = {}, num_heads = {})", E, NH);
@@ -68,8 +89,12 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
   in_proj_weight = register_parameter("in_proj_weight", ember::empty({3 * E, E}));
   if (options.bias_) in_proj_bias = register_parameter("in_proj_bias", ember::empty({3 * E}));
   out_proj = register_module("out_proj", Linear(LinearOptions(E, E).bias(options.bias_)));
+  _reset_parameters();
+}
+
+void MultiheadAttentionImpl::_reset_parameters() {
   init::xavier_uniform_(in_proj_weight);
-  if (options.bias_) {
+  if (in_proj_bias.defined()) {
     init::zeros_(in_proj_bias);
     init::zeros_(out_proj->bias);
   }
@@ -124,33 +149,45 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
 
 TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& options_)
     : options(options_) {
+  reset();
+}
+
+void TransformerEncoderLayerImpl::reset() {
   check_options("TransformerEncoderLayer", options);
   const auto& o = options;
-  self_attn = register_module("self_attn",
-                              MultiheadAttention(MultiheadAttentionOptions(o.d_model_, o.nhead_).dropout(o.dropout_)));
-  linear1 = register_module("linear1", Linear(o.d_model_, o.dim_feedforward_));
-  dropout = register_module("dropout", Dropout(o.dropout_));
-  linear2 = register_module("linear2", Linear(o.dim_feedforward_, o.d_model_));
-  norm1 = register_module("norm1", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
-  norm2 = register_module("norm2", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
-  dropout1 = register_module("dropout1", Dropout(o.dropout_));
-  dropout2 = register_module("dropout2", Dropout(o.dropout_));
+  self_attn = register_module(
+      "self_attn", MultiheadAttention(MultiheadAttentionOptions(o.d_model(), o.nhead()).dropout(o.dropout())));
+  linear1 = register_module("linear1", Linear(o.d_model(), o.dim_feedforward()));
+  dropout = register_module("dropout", Dropout(o.dropout()));
+  linear2 = register_module("linear2", Linear(o.dim_feedforward(), o.d_model()));
+  norm1 = register_module("norm1", layer_norm(o));
+  norm2 = register_module("norm2", layer_norm(o));
+  dropout1 = register_module("dropout1", Dropout(o.dropout()));
+  dropout2 = register_module("dropout2", Dropout(o.dropout()));
+}
+
+void TransformerEncoderLayerImpl::reset_parameters() {
+  self_attn->_reset_parameters();
+  linear1->reset_parameters();
+  linear2->reset_parameters();
+  norm1->reset_parameters();
+  norm2->reset_parameters();
 }
 
 Tensor TransformerEncoderLayerImpl::self_attention_block(const Tensor& x, const Tensor& mask,
                                                          const Tensor& key_padding_mask) {
-  return dropout1(run_attention(self_attn, x, x, mask, key_padding_mask, options.batch_first_));
+  return dropout1(run_attention(self_attn, x, x, mask, key_padding_mask, options.batch_first()));
 }
 
 Tensor TransformerEncoderLayerImpl::feed_forward_block(const Tensor& x) {
-  return dropout2(linear2(dropout(activate(options.activation_, linear1(x)))));
+  return dropout2(linear2(dropout(activate(options.activation(), linear1(x)))));
 }
 
 Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
                                             const Tensor& src_key_padding_mask) {
-  check_layer_input("TransformerEncoderLayer", "src", src, options.d_model_);
+  check_layer_input("TransformerEncoderLayer", "src", src, options.d_model());
   Tensor x = src;
-  if (options.norm_first_) {
+  if (options.norm_first()) {
     x = x + self_attention_block(norm1(x), src_mask, src_key_padding_mask);
     x = x + feed_forward_block(norm2(x));
   } else {
@@ -164,33 +201,47 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
 
 TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& options_)
     : options(options_) {
+  reset();
+}
+
+void TransformerDecoderLayerImpl::reset() {
   check_options("TransformerDecoderLayer", options);
   const auto& o = options;
-  auto attention_options = MultiheadAttentionOptions(o.d_model_, o.nhead_).dropout(o.dropout_);
+  auto attention_options = MultiheadAttentionOptions(o.d_model(), o.nhead()).dropout(o.dropout());
   self_attn = register_module("self_attn", MultiheadAttention(attention_options));
   multihead_attn = register_module("multihead_attn", MultiheadAttention(attention_options));
-  linear1 = register_module("linear1", Linear(o.d_model_, o.dim_feedforward_));
-  dropout = register_module("dropout", Dropout(o.dropout_));
-  linear2 = register_module("linear2", Linear(o.dim_feedforward_, o.d_model_));
-  norm1 = register_module("norm1", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
-  norm2 = register_module("norm2", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
-  norm3 = register_module("norm3", LayerNorm(LayerNormOptions({o.d_model_}).eps(o.layer_norm_eps_)));
-  dropout1 = register_module("dropout1", Dropout(o.dropout_));
-  dropout2 = register_module("dropout2", Dropout(o.dropout_));
-  dropout3 = register_module("dropout3", Dropout(o.dropout_));
+  linear1 = register_module("linear1", Linear(o.d_model(), o.dim_feedforward()));
+  dropout = register_module("dropout", Dropout(o.dropout()));
+  linear2 = register_module("linear2", Linear(o.dim_feedforward(), o.d_model()));
+  norm1 = register_module("norm1", layer_norm(o));
+  norm2 = register_module("norm2", layer_norm(o));
+  norm3 = register_module("norm3", layer_norm(o));
+  dropout1 = register_module("dropout1", Dropout(o.dropout()));
+  dropout2 = register_module("dropout2", Dropout(o.dropout()));
+  dropout3 = register_module("dropout3", Dropout(o.dropout()));
+}
+
+void TransformerDecoderLayerImpl::reset_parameters() {
+  self_attn->_reset_parameters();
+  multihead_attn->_reset_parameters();
+  linear1->reset_parameters();
+  linear2->reset_parameters();
+  norm1->reset_parameters();
+  norm2->reset_parameters();
+  norm3->reset_parameters();
 }
 
 Tensor TransformerDecoderLayerImpl::feed_forward_block(const Tensor& x) {
-  return dropout3(linear2(dropout(activate(options.activation_, linear1(x)))));
+  return dropout3(linear2(dropout(activate(options.activation(), linear1(x)))));
 }
 
 Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                             const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                             const Tensor& memory_key_padding_mask) {
   const char* op = "TransformerDecoderLayer";
-  check_layer_input(op, "tgt", tgt, options.d_model_);
-  check_layer_input(op, "memory", memory, options.d_model_);
-  bool bf = options.batch_first_;
+  check_layer_input(op, "tgt", tgt, options.d_model());
+  check_layer_input(op, "memory", memory, options.d_model());
+  bool bf = options.batch_first();
   auto self_block = [&](const Tensor& x) {
     return dropout1(run_attention(self_attn, x, x, tgt_mask, tgt_key_padding_mask, bf));
   };
@@ -198,7 +249,7 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
     return dropout2(run_attention(multihead_attn, x, memory, memory_mask, memory_key_padding_mask, bf));
   };
   Tensor x = tgt;
-  if (options.norm_first_) {
+  if (options.norm_first()) {
     x = x + self_block(norm1(x));
     x = x + cross_block(norm2(x));
     x = x + feed_forward_block(norm3(x));
@@ -208,6 +259,137 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
     x = norm3(x + feed_forward_block(x));
   }
   return x;
+}
+
+// ---- TransformerEncoder, TransformerDecoder: clones of one layer ----
+
+TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_) : options(std::move(options_)) {
+  reset();
+}
+
+void TransformerEncoderImpl::reset() {
+  EMBER_CHECK(!options.encoder_layer().is_empty(), "TransformerEncoder: encoder_layer is null");
+  EMBER_CHECK(options.num_layers() >= 0, "TransformerEncoder: num_layers must not be negative, got {}",
+              options.num_layers());
+  layers = register_module("layers", ModuleList());
+  for (int64_t i = 0; i < options.num_layers(); ++i) layers->push_back(options.encoder_layer()->clone());
+  if (!options.norm().is_empty()) {
+    norm = options.norm().clone();
+    register_module("norm", norm.ptr());
+  }
+}
+
+void TransformerEncoderImpl::reset_parameters() {
+  for (size_t i = 0; i < layers->size(); ++i) layers->at<TransformerEncoderLayerImpl>(i).reset_parameters();
+  if (!norm.is_empty()) {
+    norm = options.norm().clone();
+    replace_module("norm", norm.ptr());
+  }
+}
+
+Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask) {
+  Tensor output = src;
+  for (size_t i = 0; i < layers->size(); ++i) {
+    output = layers->at<TransformerEncoderLayerImpl>(i).forward(output, src_mask, src_key_padding_mask);
+  }
+  return norm.is_empty() ? output : norm.forward(output);
+}
+
+TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options_) : options(std::move(options_)) {
+  reset();
+}
+
+void TransformerDecoderImpl::reset() {
+  EMBER_CHECK(!options.decoder_layer().is_empty(), "TransformerDecoder: decoder_layer is null");
+  EMBER_CHECK(options.num_layers() >= 0, "TransformerDecoder: num_layers must not be negative, got {}",
+              options.num_layers());
+  layers = register_module("layers", ModuleList());
+  for (int64_t i = 0; i < options.num_layers(); ++i) layers->push_back(options.decoder_layer()->clone());
+  if (!options.norm().is_empty()) {
+    norm = options.norm().clone();
+    register_module("norm", norm.ptr());
+  }
+}
+
+void TransformerDecoderImpl::reset_parameters() {
+  for (size_t i = 0; i < layers->size(); ++i) layers->at<TransformerDecoderLayerImpl>(i).reset_parameters();
+  if (!norm.is_empty()) {
+    norm = options.norm().clone();
+    replace_module("norm", norm.ptr());
+  }
+}
+
+Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
+                                       const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
+                                       const Tensor& memory_key_padding_mask) {
+  Tensor output = tgt;
+  for (size_t i = 0; i < layers->size(); ++i) {
+    output = layers->at<TransformerDecoderLayerImpl>(i).forward(output, memory, tgt_mask, memory_mask,
+                                                                tgt_key_padding_mask, memory_key_padding_mask);
+  }
+  return norm.is_empty() ? output : norm.forward(output);
+}
+
+// ---- Transformer ----
+
+TransformerImpl::TransformerImpl(TransformerOptions options_) : options(std::move(options_)) { reset(); }
+
+void TransformerImpl::reset() {
+  const auto& o = options;
+  EMBER_CHECK(o.d_model() > 0 && o.nhead() > 0 && o.d_model() % o.nhead() == 0,
+              "Transformer: d_model must be divisible by nhead (d_model = {}, nhead = {})", o.d_model(), o.nhead());
+  // libtorch's order: the encoder's layer draws, its clones draw again, then the decoder's, then
+  // reset_parameters() draws every matrix anew.
+  if (o.custom_encoder().is_empty()) {
+    auto layer = TransformerEncoderLayerOptions(o.d_model(), o.nhead())
+                     .dim_feedforward(o.dim_feedforward())
+                     .dropout(o.dropout())
+                     .activation(o.activation());
+    encoder = AnyModule(TransformerEncoder(TransformerEncoderOptions(layer, o.num_encoder_layers())
+                                               .norm(AnyModule(LayerNorm(LayerNormOptions({o.d_model()}))))));
+  } else {
+    encoder = o.custom_encoder().clone();
+  }
+  register_module("encoder", encoder.ptr());
+  if (o.custom_decoder().is_empty()) {
+    auto layer = TransformerDecoderLayerOptions(o.d_model(), o.nhead())
+                     .dim_feedforward(o.dim_feedforward())
+                     .dropout(o.dropout())
+                     .activation(o.activation());
+    decoder = AnyModule(TransformerDecoder(TransformerDecoderOptions(layer, o.num_decoder_layers())
+                                               .norm(AnyModule(LayerNorm(LayerNormOptions({o.d_model()}))))));
+  } else {
+    decoder = o.custom_decoder().clone();
+  }
+  register_module("decoder", decoder.ptr());
+  reset_parameters();
+}
+
+void TransformerImpl::reset_parameters() {
+  for (Tensor& p : parameters()) {
+    if (p.dim() > 1) init::xavier_uniform_(p);
+  }
+}
+
+Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask, const Tensor& tgt_mask,
+                                const Tensor& memory_mask, const Tensor& src_key_padding_mask,
+                                const Tensor& tgt_key_padding_mask, const Tensor& memory_key_padding_mask) {
+  const char* op = "Transformer";
+  EMBER_CHECK(src.dim() == 3 && tgt.dim() == 3, "{}: src and tgt should have 3 dimensions (S, N, E), but got {} and {}",
+              op, src.sizes(), tgt.sizes());
+  EMBER_CHECK(src.size(1) == tgt.size(1),
+              "{}: src and tgt should have equal batch size (at dim 1), but got {} and {} (src {}, tgt {})", op,
+              src.size(1), tgt.size(1), src.sizes(), tgt.sizes());
+  EMBER_CHECK(src.size(2) == options.d_model() && tgt.size(2) == options.d_model(),
+              "{}: src and tgt should have the feature size d_model = {} (at dim 2), but got {} and {}", op,
+              options.d_model(), src.size(2), tgt.size(2));
+  Tensor memory = encoder.forward(src, src_mask, src_key_padding_mask);
+  return decoder.forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask);
+}
+
+Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz) {
+  EMBER_CHECK(sz > 0, "Transformer::generate_square_subsequent_mask: the size must be positive, got {}", sz);
+  return nn::generate_square_subsequent_mask(sz);
 }
 
 }  // namespace ember::nn

@@ -9,13 +9,20 @@
 //   ember::Tensor y = layer(tgt, memory, causal);    // (B, T, 64) attending to memory (B, S, 64)
 //
 // Masks follow PyTorch: attn masks are additive floats (L, S) or bool (true = not allowed);
-// key padding masks are bool (N, S), true = ignore that key. Whole encoders/decoders (stacks of
-// layers) are not here: a ModuleList of layers does that.
+// key padding masks are bool (N, S), true = ignore that key. The stacks (nn::TransformerEncoder,
+// nn::TransformerDecoder) and the whole nn::Transformer follow libtorch 1.13's C++ classes: options,
+// clones of one layer, parameter names, and the order of the initial draws.
+//
+//   ember::nn::Transformer model(ember::nn::TransformerOptions(/*d_model=*/64, /*nhead=*/4, 2, 2).dropout(0.0));
+//   auto mask = ember::nn::TransformerImpl::generate_square_subsequent_mask(tgt.size(0));
+//   ember::Tensor out = model(src, tgt, /*src_mask=*/{}, mask);    // (T, N, 64)
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include "core/tensor.h"
 #include "nn/nn.h"
@@ -42,11 +49,15 @@ struct MultiheadAttentionOptions {
 
 // torch.nn.MultiheadAttention without kdim/vdim/add_bias_kv. Inputs are sequence-first (L, N, E),
 // as in libtorch; the transformer layers transpose batch-first inputs before calling it.
-class MultiheadAttentionImpl : public Module {
+class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
   MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
       : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
   explicit MultiheadAttentionImpl(const MultiheadAttentionOptions& options);
+  // Registers and draws the parameters: out_proj as a Linear, then _reset_parameters().
+  void reset() override;
+  // in_proj_weight ~ xavier_uniform, in_proj_bias and out_proj.bias 0 (out_proj.weight is kept).
+  void _reset_parameters();
   // query (L, N, E), key and value (S, N, E) -> (output (L, N, E), weights averaged over heads (N, L, S)
   // when need_weights, else undefined).
   std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
@@ -60,48 +71,47 @@ class MultiheadAttentionImpl : public Module {
 };
 EMBER_MODULE(MultiheadAttention);
 
+}  // namespace ember::nn
+
+// The feed-forward activation of the transformer layers: torch::kReLU (nn/init.h), torch::kGELU or
+// any function (tags as torch::enumtype's).
+namespace ember {
+namespace enumtype {
+struct kGELU {};
+}  // namespace enumtype
+inline constexpr enumtype::kGELU kGELU{};
+}  // namespace ember
+
+namespace ember::nn {
+
+using activation_t = std::variant<enumtype::kReLU, enumtype::kGELU, std::function<Tensor(const Tensor&)>>;
+
 struct TransformerEncoderLayerOptions {
   TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
-  TransformerEncoderLayerOptions& dim_feedforward(int64_t v) {
-    dim_feedforward_ = v;
-    return *this;
-  }
-  TransformerEncoderLayerOptions& dropout(double v) {
-    dropout_ = v;
-    return *this;
-  }
-  TransformerEncoderLayerOptions& activation(std::string v) {
-    activation_ = std::move(v);
-    return *this;
-  }
-  TransformerEncoderLayerOptions& layer_norm_eps(double v) {
-    layer_norm_eps_ = v;
-    return *this;
-  }
-  TransformerEncoderLayerOptions& batch_first(bool v) {
-    batch_first_ = v;
-    return *this;
-  }
-  TransformerEncoderLayerOptions& norm_first(bool v) {
-    norm_first_ = v;
-    return *this;
-  }
-  int64_t d_model_, nhead_;
-  int64_t dim_feedforward_ = 2048;
-  double dropout_ = 0.1;
-  std::string activation_ = "relu";  // "relu" or "gelu"
-  double layer_norm_eps_ = 1e-5;
-  bool batch_first_ = false;  // inputs (N, L, E) when true, (L, N, E) otherwise
-  bool norm_first_ = false;   // pre-LayerNorm (x + f(norm(x))) when true, post (norm(x + f(x))) otherwise
+  EMBER_ARG(int64_t, d_model);
+  EMBER_ARG(int64_t, nhead);
+  EMBER_ARG(int64_t, dim_feedforward) = 2048;
+  EMBER_ARG(double, dropout) = 0.1;
+  EMBER_ARG(activation_t, activation) = enumtype::kReLU{};
+  EMBER_ARG(double, layer_norm_eps) = 1e-5;
+  EMBER_ARG(bool, batch_first) = false;  // inputs (N, L, E) when true, (L, N, E) otherwise (as libtorch 1.13)
+  EMBER_ARG(bool, norm_first) = false;   // pre-LayerNorm (x + f(norm(x))) when true, post (norm(x + f(x)))
+
+ public:
+  // PyTorch's spelling: "relu" or "gelu".
+  TransformerEncoderLayerOptions& activation(const std::string& name);
+  TransformerEncoderLayerOptions& activation(const char* name) { return activation(std::string(name)); }
 };
 using TransformerDecoderLayerOptions = TransformerEncoderLayerOptions;
 
 // Self-attention then a feed-forward network, each with a residual connection and LayerNorm.
-class TransformerEncoderLayerImpl : public Module {
+class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
  public:
   TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead)
       : TransformerEncoderLayerImpl(TransformerEncoderLayerOptions(d_model, nhead)) {}
   explicit TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& options);
+  void reset() override;    // registers (and draws) every submodule, in PyTorch's order
+  void reset_parameters();  // draws the parameters again, in the same order
   // src (N, L, E) or (L, N, E); src_mask (L, L); src_key_padding_mask (N, L) bool.
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
 
@@ -119,11 +129,13 @@ EMBER_MODULE(TransformerEncoderLayer);
 
 // Self-attention over the target, cross-attention over the encoder's output (memory), then a
 // feed-forward network; each with a residual connection and LayerNorm.
-class TransformerDecoderLayerImpl : public Module {
+class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl> {
  public:
   TransformerDecoderLayerImpl(int64_t d_model, int64_t nhead)
       : TransformerDecoderLayerImpl(TransformerDecoderLayerOptions(d_model, nhead)) {}
   explicit TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& options);
+  void reset() override;
+  void reset_parameters();
   // tgt (N, T, E) or (T, N, E); memory (N, S, E) or (S, N, E); tgt_mask (T, T); memory_mask (T, S);
   // key padding masks (N, T) and (N, S) bool.
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
@@ -139,5 +151,106 @@ class TransformerDecoderLayerImpl : public Module {
   Tensor feed_forward_block(const Tensor& x);
 };
 EMBER_MODULE(TransformerDecoderLayer);
+
+// ---- stacks of layers ----
+
+struct TransformerEncoderOptions {
+  // The stack holds num_layers clones of encoder_layer (same values; libtorch's clone() draws for each).
+  TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, int64_t num_layers)
+      : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
+  TransformerEncoderOptions(const TransformerEncoderLayerOptions& encoder_layer_options, int64_t num_layers)
+      : encoder_layer_(encoder_layer_options), num_layers_(num_layers) {}
+  EMBER_ARG(TransformerEncoderLayer, encoder_layer) = nullptr;
+  EMBER_ARG(int64_t, num_layers);
+  EMBER_ARG(AnyModule, norm);  // applied to the last layer's output when given (a LayerNorm, usually)
+};
+
+struct TransformerDecoderOptions {
+  TransformerDecoderOptions(TransformerDecoderLayer decoder_layer, int64_t num_layers)
+      : decoder_layer_(std::move(decoder_layer)), num_layers_(num_layers) {}
+  TransformerDecoderOptions(const TransformerDecoderLayerOptions& decoder_layer_options, int64_t num_layers)
+      : decoder_layer_(decoder_layer_options), num_layers_(num_layers) {}
+  EMBER_ARG(TransformerDecoderLayer, decoder_layer) = nullptr;
+  EMBER_ARG(int64_t, num_layers);
+  EMBER_ARG(AnyModule, norm);
+};
+
+// num_layers encoder layers applied in turn (parameters layers.0..., then norm.*).
+class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
+ public:
+  TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers)
+      : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers)) {}
+  explicit TransformerEncoderImpl(TransformerEncoderOptions options);
+  // src (S, N, E) (or (N, S, E) for batch_first layers); src_mask (S, S); src_key_padding_mask (N, S).
+  Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
+  void reset() override;
+  // Each layer draws its parameters again; norm becomes a fresh clone of options.norm().
+  void reset_parameters();
+
+  TransformerEncoderOptions options;
+  ModuleList layers = nullptr;
+  AnyModule norm;
+};
+EMBER_MODULE(TransformerEncoder);
+
+// num_layers decoder layers applied in turn, each attending to the same memory.
+class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
+ public:
+  TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers)
+      : TransformerDecoderImpl(TransformerDecoderOptions(std::move(decoder_layer), num_layers)) {}
+  explicit TransformerDecoderImpl(TransformerDecoderOptions options);
+  // tgt (T, N, E); memory (S, N, E); tgt_mask (T, T); memory_mask (T, S); padding masks (N, T), (N, S).
+  Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
+                 const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  void reset() override;
+  void reset_parameters();
+
+  TransformerDecoderOptions options;
+  ModuleList layers{nullptr};
+  AnyModule norm;
+};
+EMBER_MODULE(TransformerDecoder);
+
+struct TransformerOptions {
+  TransformerOptions() = default;
+  TransformerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  TransformerOptions(int64_t d_model, int64_t nhead, int64_t num_encoder_layers, int64_t num_decoder_layers)
+      : d_model_(d_model),
+        nhead_(nhead),
+        num_encoder_layers_(num_encoder_layers),
+        num_decoder_layers_(num_decoder_layers) {}
+  EMBER_ARG(int64_t, d_model) = 512;
+  EMBER_ARG(int64_t, nhead) = 8;
+  EMBER_ARG(int64_t, num_encoder_layers) = 6;
+  EMBER_ARG(int64_t, num_decoder_layers) = 6;
+  EMBER_ARG(int64_t, dim_feedforward) = 2048;
+  EMBER_ARG(double, dropout) = 0.1;
+  EMBER_ARG(activation_t, activation) = enumtype::kReLU{};
+  // Replace the encoder / decoder: called as forward(src, src_mask, src_key_padding_mask) and
+  // forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask).
+  EMBER_ARG(AnyModule, custom_encoder);
+  EMBER_ARG(AnyModule, custom_decoder);
+};
+
+// The encoder-decoder model of "Attention Is All You Need", as torch::nn::Transformer (sequence first:
+// src (S, N, E), tgt (T, N, E) -> (T, N, E)). Built like libtorch's: an encoder and a decoder, each
+// with a final LayerNorm, then reset_parameters(): xavier_uniform_ on every parameter of dim > 1, in
+// order, so a seeded program gets libtorch's values.
+class TransformerImpl : public Cloneable<TransformerImpl> {
+ public:
+  explicit TransformerImpl(TransformerOptions options);
+  Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {}, const Tensor& tgt_mask = {},
+                 const Tensor& memory_mask = {}, const Tensor& src_key_padding_mask = {},
+                 const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  void reset() override;
+  void reset_parameters();
+  // The causal mask: (sz, sz) float, 0 on and below the diagonal, -inf above.
+  static Tensor generate_square_subsequent_mask(int64_t sz);
+
+  TransformerOptions options;
+  AnyModule encoder;
+  AnyModule decoder;
+};
+EMBER_MODULE(Transformer);
 
 }  // namespace ember::nn

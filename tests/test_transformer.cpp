@@ -83,12 +83,13 @@ TEST(Transformer, SquareSubsequentMask) {
 
 TEST(Transformer, DefaultsArePyTorchs) {
   nn::TransformerEncoderLayerOptions o(16, 4);
-  EXPECT_EQ(o.dim_feedforward_, 2048);
-  EXPECT_DOUBLE_EQ(o.dropout_, 0.1);
-  EXPECT_EQ(o.activation_, "relu");
-  EXPECT_DOUBLE_EQ(o.layer_norm_eps_, 1e-5);
-  EXPECT_FALSE(o.batch_first_);
-  EXPECT_FALSE(o.norm_first_);
+  EXPECT_EQ(o.dim_feedforward(), 2048);
+  EXPECT_DOUBLE_EQ(o.dropout(), 0.1);
+  EXPECT_TRUE(std::holds_alternative<enumtype::kReLU>(o.activation()));
+  EXPECT_TRUE(std::holds_alternative<enumtype::kGELU>(o.activation("gelu").activation()));
+  EXPECT_DOUBLE_EQ(o.layer_norm_eps(), 1e-5);
+  EXPECT_FALSE(o.batch_first());
+  EXPECT_FALSE(o.norm_first());
 }
 
 TEST(Transformer, RejectsBadInput) {
