@@ -137,7 +137,9 @@ bool has_tensor(const OptionalTensors& indices) {
 }
 
 // A view of self under a new handle (x.index({"..."}) is not x itself, as in libtorch).
-Tensor alias_of(const Tensor& self, const Tensor& sliced) { return sliced.is_same(self) ? self.view(self.sizes()) : sliced; }
+Tensor alias_of(const Tensor& self, const Tensor& sliced) {
+  return sliced.is_same(self) ? self.view(self.sizes()) : sliced;
+}
 
 // ---- advanced indexing: the plan shared by index and index_put_ ----
 
@@ -346,7 +348,8 @@ void copy_to(Tensor dst, const Tensor& src) {
     const int64_t want = dst.sizes()[dst.dim() - s.size() + i];
     fits = s[i] == want || s[i] == 1;
   }
-  EMBER_CHECK(fits, "index_put_: shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of "
+  EMBER_CHECK(fits,
+              "index_put_: shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of "
               "shape {}",
               src.sizes(), dst.sizes());
   dst.copy_(src.reshape(s));

@@ -58,18 +58,18 @@ enum class TensorIndexType { None, Ellipsis, Integer, Boolean, Slice, Tensor };
 // One entry of x.index({...}): None, Ellipsis or "...", an integer, a bool, a Slice or a Tensor.
 class TensorIndex final {
  public:
-  TensorIndex(std::nullopt_t) : type_(TensorIndexType::None) {}  // NOLINT: implicit, as in libtorch
+  TensorIndex(std::nullopt_t) : type_(TensorIndexType::None) {}         // NOLINT: implicit, as in libtorch
   TensorIndex(EllipsisIndexType) : type_(TensorIndexType::Ellipsis) {}  // NOLINT
-  TensorIndex(const char* str) : type_(TensorIndexType::Ellipsis) {  // NOLINT
-    EMBER_CHECK(std::strcmp(str, "...") == 0, "TensorIndex: expected \"...\" to represent an ellipsis index, got \"{}\"",
-                str);
+  TensorIndex(const char* str) : type_(TensorIndexType::Ellipsis) {     // NOLINT
+    EMBER_CHECK(std::strcmp(str, "...") == 0,
+                "TensorIndex: expected \"...\" to represent an ellipsis index, got \"{}\"", str);
   }
   TensorIndex(int64_t integer) : integer_(integer), type_(TensorIndexType::Integer) {}  // NOLINT
   TensorIndex(int integer) : TensorIndex(static_cast<int64_t>(integer)) {}              // NOLINT
   // A template, so that only a real bool (not a pointer or an int) becomes a Boolean index.
   template <class T, class = std::enable_if_t<std::is_same_v<T, bool>>>
-  TensorIndex(T boolean) : boolean_(boolean), type_(TensorIndexType::Boolean) {}  // NOLINT
-  TensorIndex(Slice slice) : slice_(slice), type_(TensorIndexType::Slice) {}     // NOLINT
+  TensorIndex(T boolean) : boolean_(boolean), type_(TensorIndexType::Boolean) {}              // NOLINT
+  TensorIndex(Slice slice) : slice_(slice), type_(TensorIndexType::Slice) {}                  // NOLINT
   TensorIndex(Tensor tensor) : tensor_(std::move(tensor)), type_(TensorIndexType::Tensor) {}  // NOLINT
 
   TensorIndexType type() const { return type_; }
@@ -92,7 +92,8 @@ class TensorIndex final {
   TensorIndexType type_;
 };
 
-// Python's spelling: "1:None:2", "...", "None", "True", a tensor's sizes as "Tensor([2])".
+// As libtorch prints them: a Slice as start:stop:step ("1:9223372036854775807:2"), "...", "None",
+// a tensor index as its sizes ("Tensor([2])").
 std::ostream& operator<<(std::ostream& os, const Slice& slice);
 std::ostream& operator<<(std::ostream& os, const TensorIndex& index);
 

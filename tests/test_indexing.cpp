@@ -1,10 +1,10 @@
 // Tensor indexing (autograd/indexing.cpp) against PyTorch 1.13: forward values and gradients of
 // x[...] and x[...] = v (scripts/gen_indexing_fixtures.py, one C++ line per Python expression),
 // views sharing storage, assignment through temporaries, the emulated CUDA device and bad input.
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "autograd/gradcheck.h"
 #include "tests/cuda_test_util.h"
@@ -18,26 +18,57 @@ namespace {
 using namespace ember::indexing;
 
 Tensor L(std::vector<int64_t> v) { return from_vector(v, {static_cast<int64_t>(v.size())}, dtype(kInt64)); }
-Tensor mask() {
-  return tensor({{true, false, true, false}, {false, false, true, true}, {true, true, false, false}});
-}
+Tensor mask() { return tensor({{true, false, true, false}, {false, false, true, true}, {true, true, false, false}}); }
 
 // Mirrors GETS in gen_indexing_fixtures.py.
 const std::map<std::string, std::function<Tensor(const Tensor&)>>& gets() {
   static const std::map<std::string, std::function<Tensor(const Tensor&)>> table = {
       {"int", [](const Tensor& x) { return x.index({1}); }},
-      {"negative_int_step", [](const Tensor& x) { return x.index({-1, Slice(1, None, 2)}); }},
-      {"ellipsis", [](const Tensor& x) { return x.index({"...", 2}); }},
-      {"none", [](const Tensor& x) { return x.index({Slice(), None, 1, Slice(None, -2)}); }},
-      {"ellipsis_slices", [](const Tensor& x) { return x.index({Ellipsis, Slice(1, 3), Slice(None, None, 3)}); }},
-      {"true", [](const Tensor& x) { return x.index({1, true}); }},
-      {"repeated_rows", [](const Tensor& x) { return x.index({L({2, 0, 2})}); }},
-      {"broadcast_adjacent", [](const Tensor& x) { return x.index({Slice(), L({2, 0, 2}), L({2, 0}).view({2, 1})}); }},
-      {"separated", [](const Tensor& x) { return x.index({L({2, 0, 1}), Slice(), L({4, 0, 1})}); }},
+      {"negative_int_step",
+       [](const Tensor& x) {
+         return x.index({-1, Slice(1, None, 2)});
+       }},
+      {"ellipsis",
+       [](const Tensor& x) {
+         return x.index({"...", 2});
+       }},
+      {"none",
+       [](const Tensor& x) {
+         return x.index({Slice(), None, 1, Slice(None, -2)});
+       }},
+      {"ellipsis_slices",
+       [](const Tensor& x) {
+         return x.index({Ellipsis, Slice(1, 3), Slice(None, None, 3)});
+       }},
+      {"true",
+       [](const Tensor& x) {
+         return x.index({1, true});
+       }},
+      {"repeated_rows",
+       [](const Tensor& x) {
+         return x.index({L({2, 0, 2})});
+       }},
+      {"broadcast_adjacent",
+       [](const Tensor& x) {
+         return x.index({Slice(), L({2, 0, 2}), L({2, 0}).view({2, 1})});
+       }},
+      {"separated",
+       [](const Tensor& x) {
+         return x.index({L({2, 0, 1}), Slice(), L({4, 0, 1})});
+       }},
       {"mask", [](const Tensor& x) { return x.index({mask()}); }},
-      {"mask_slice_int", [](const Tensor& x) { return x.index({Slice(), tensor({true, false, true, false}), 1}); }},
-      {"negative_tensor", [](const Tensor& x) { return x.index({L({-1}), Slice(None, 2), L({-5, 4})}); }},
-      {"two_tensors_none", [](const Tensor& x) { return x.index({L({1, 2}), None, L({0, 3})}); }},
+      {"mask_slice_int",
+       [](const Tensor& x) {
+         return x.index({Slice(), tensor({true, false, true, false}), 1});
+       }},
+      {"negative_tensor",
+       [](const Tensor& x) {
+         return x.index({L({-1}), Slice(None, 2), L({-5, 4})});
+       }},
+      {"two_tensors_none",
+       [](const Tensor& x) {
+         return x.index({L({1, 2}), None, L({0, 3})});
+       }},
   };
   return table;
 }
@@ -51,7 +82,10 @@ const std::map<std::string, std::function<Tensor(const Tensor&, const Tensor&)>>
          y.index_put_({L({0, 2}), L({1, 3})}, v);
          return y;
        }},
-      {"put_accumulate", [](const Tensor& x, const Tensor& v) { return (x * 1).index_put_({L({0, 1, 1})}, v, true); }},
+      {"put_accumulate",
+       [](const Tensor& x, const Tensor& v) {
+         return (x * 1).index_put_({L({0, 1, 1})}, v, true);
+       }},
       {"put_mask_scalar",
        [](const Tensor& x, const Tensor& v) {
          Tensor y = x * 1;
@@ -97,7 +131,10 @@ TEST(Indexing, Gradcheck) {
   Tensor x = wave64({3, 4}).requires_grad_();
   Tensor v = wave64({2}, 1.0).requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(
-      [](const tensor_list& in) { return in[0].index({L({2, 0, 2}), Slice(1, None, 2)}); }, {x}));
+      [](const tensor_list& in) {
+        return in[0].index({L({2, 0, 2}), Slice(1, None, 2)});
+      },
+      {x}));
   EXPECT_TRUE(autograd::gradcheck(
       [](const tensor_list& in) {
         Tensor y = in[0] * 1;
