@@ -40,6 +40,9 @@ struct AutogradMeta;
 }  // namespace autograd
 
 class Tensor;
+namespace indexing {
+class TensorIndex;  // core/indexing.h
+}  // namespace indexing
 using tensor_list = std::vector<Tensor>;
 
 // The data behind a Tensor handle. Plain data; invariants are kept by the functions that
@@ -197,6 +200,31 @@ class Tensor {
                int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
+  // ---- indexing (autograd/indexing.cpp; the index types in core/indexing.h) ----
+  // x[i] = y and x.index({...}) = 3 write into the view (copy_ / fill_), as in libtorch; assigning
+  // to a named Tensor (an lvalue) still rebinds the handle and copies nothing.
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  Tensor& operator=(Tensor&& src) && { return copy_(src); }
+  Tensor& operator=(const Scalar& value) && { return fill_(value); }
+  Tensor operator[](const Scalar& index) const;  // an integral Scalar
+  Tensor operator[](const Tensor& index) const;  // a 0-dim integer tensor: select(0, index.item())
+  // x.index({0, Slice(1, None), "...", None, mask, idx}): a view without tensor indices, else a copy.
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  // ATen's form: one optional int64 or bool tensor per leading dim (nullopt takes the whole dim).
+  Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& values);
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+  // With accumulate, values at repeated indices add up; without, one of them is written.
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false);
+  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
   tensor_list split(int64_t split_size, int64_t dim = 0) const;
@@ -521,4 +549,5 @@ Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char*
 
 }  // namespace ember
 
+#include "core/indexing.h"         // Slice, None, Ellipsis: x.index({0, Slice(1, None)})
 #include "core/tensor_literal.h"  // ember::tensor({{1, 2}, {3, 4}})

@@ -546,3 +546,10 @@ inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) 
       input, nn::AdaptiveAvgPool2dOptions(compat_detail::expand_pool_arg<2>(output_size, {})));
 }
 }  // namespace torch
+
+// ==== indexing: torch::indexing / at::indexing are ember::indexing (core/indexing.h) through the
+// using-directives above; c10::List<c10::optional<Tensor>> is ATen's index list, a std::vector here ====
+namespace c10 {
+template <typename T>
+using List = std::vector<T>;
+}  // namespace c10
