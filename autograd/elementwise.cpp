@@ -214,9 +214,18 @@ Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
   }
   return y;
 }
+namespace {
+// other * alpha as a Scalar that keeps its kind: integers stay integral, so int64 + 1 stays int64 (PyTorch).
+Scalar scaled(const Scalar& other, const Scalar& alpha) {
+  if (!other.isFloatingPoint() && !alpha.isFloatingPoint() && !(other.isBool() && alpha.isBool()))
+    return Scalar(other.toLong() * alpha.toLong());
+  return Scalar(other.toDouble() * alpha.toDouble());
+}
+}  // namespace
+
 Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
   EMBER_TRACE_OP();
-  return add(wrap(*this, other.toDouble() * alpha.toDouble()), 1);
+  return add(wrap(*this, scaled(other, alpha)), 1);
 }
 
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
@@ -240,7 +249,7 @@ Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
 }
 Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
   EMBER_TRACE_OP();
-  return sub(wrap(*this, other.toDouble() * alpha.toDouble()), 1);
+  return sub(wrap(*this, scaled(other, alpha)), 1);
 }
 
 // d(ab) = (g b, g a)

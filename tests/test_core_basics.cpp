@@ -159,5 +159,14 @@ TEST(CpuAllocator, ReusesLargeBlocksAndAlignsEveryBlock) {
   EXPECT_EQ(cpu::cpu_empty_cache(), 0u);
 }
 
+TEST(CoreBasics, IntegerTensorPlusIntegerScalarStaysInt64) {
+  // PyTorch: torch.tensor([1, 2]) - 1 -> tensor([0, 1]) (int64); + 1.5 -> float32; add(2, alpha=3) -> +6.
+  Tensor t = tensor({1, 2});
+  EXPECT_EQ((t - 1).dtype(), kInt64);
+  EXPECT_EQ((t - 1).to_vector<int64_t>(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(t.add(2, 3).to_vector<int64_t>(), (std::vector<int64_t>{7, 8}));
+  EXPECT_EQ((t + 1.5).dtype(), kFloat32);
+}
+
 }  // namespace
 }  // namespace ember
