@@ -27,6 +27,14 @@ void check_reduction_input(const Tensor& t, const char* op, const char* what) {
   EMBER_CHECK(t.is_floating_point(), "{}: {} must be floating point, got {}", op, what, dtype_name(t.dtype()));
 }
 
+// An elementwise loss's operands: both defined, floating, on one device, of one shape.
+void check_input_and_target(const Tensor& input, const Tensor& target, const char* op) {
+  check_reduction_input(input, op, "input");
+  check_reduction_input(target, op, "target");
+  kernel::check_same_device(op, {input, target});
+  check_same_shape(input, target, op);
+}
+
 // `t` (a weight) broadcasts to input's shape without widening it.
 void check_broadcasts_to_input(const Tensor& t, const Tensor& input, const char* op, const char* what) {
   bool ok = t.dim() <= input.dim();
@@ -153,10 +161,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
   EMBER_TRACE_OP();
   const char* op = "kl_div";
-  check_reduction_input(input, op, "input");
-  check_reduction_input(target, op, "target");
-  kernel::check_same_device(op, {input, target});
-  check_same_shape(input, target, op);
+  check_input_and_target(input, target, op);
   Tensor loss;
   if (options.log_target()) {
     loss = target.exp() * (target - input);
@@ -190,10 +195,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFunc
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
   EMBER_TRACE_OP();
   const char* op = "poisson_nll_loss";
-  check_reduction_input(input, op, "input");
-  check_reduction_input(target, op, "target");
-  kernel::check_same_device(op, {input, target});
-  check_same_shape(input, target, op);
+  check_input_and_target(input, target, op);
   Tensor loss = options.log_input() ? input.exp() - target * input : input - target * (input + options.eps()).log();
   if (options.full()) {
     // Stirling: log(t!) ~ t log t - t + 0.5 log(2 pi t), added only where t > 1
@@ -344,10 +346,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiM
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options) {
   EMBER_TRACE_OP();
   const char* op = "soft_margin_loss";
-  check_reduction_input(input, op, "input");
-  check_reduction_input(target, op, "target");
-  kernel::check_same_device(op, {input, target});
-  check_same_shape(input, target, op);
+  check_input_and_target(input, target, op);
   // d/dx log(1 + exp(-y x)) = -y exp(-y x) / (1 + exp(-y x)); the target gets no gradient (as in torch 1.13)
   return apply_reduction((-input * target.detach()).exp().log1p(), options.reduction());
 }

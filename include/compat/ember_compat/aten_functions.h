@@ -101,45 +101,20 @@ inline Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef stri
 
 namespace detail {
 
-inline const char* aten_type_name(ScalarType type) {  // libtorch's spelling, as its messages print it
-  switch (type) {
-    case ScalarType::Bool:
-      return "Bool";
-    case ScalarType::Int64:
-      return "Long";
-    case ScalarType::BFloat16:
-      return "BFloat16";
-    case ScalarType::Float32:
-      return "Float";
-    case ScalarType::Float64:
-      return "Double";
-  }
-  return "?";
-}
-
-inline std::string shape_text(IntArrayRef sizes) {
-  std::string text = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
-  return text + "]";
-}
-
 // Writes `result` into `out` as ATen's out= kernels do; `op` is the name the user called.
 inline Tensor& assign_out(Tensor& out, const Tensor& result, const char* op) {
-  if (!out.defined()) throw Error(std::string(op) + ": out= is an undefined tensor");
-  if (dtype_category(result.scalar_type()) > dtype_category(out.scalar_type())) {
-    throw Error(std::string(op) + ": result type " + aten_type_name(result.scalar_type()) +
-                " can't be cast to the desired output type " + aten_type_name(out.scalar_type()));
-  }
-  if (out.device() != result.device()) {
-    throw Error(std::string(op) + ": out= is on " + out.device().str() + " but the result is on " +
-                result.device().str());
-  }
+  EMBER_CHECK(out.defined(), "{}: out= is an undefined tensor", op);
+  EMBER_CHECK(dtype_category(result.scalar_type()) <= dtype_category(out.scalar_type()),
+              "{}: result type {} can't be cast to the desired output type {}", op,
+              scalar_type_name(result.scalar_type()), scalar_type_name(out.scalar_type()));
+  EMBER_CHECK(out.device() == result.device(), "{}: out= is on {} but the result is on {}", op, out.device().str(),
+              result.device().str());
   if (out.sizes() != result.sizes()) {
     if (out.numel() != 0) {
       ember::warn(Warning(SourceLocation{op, __FILE__, static_cast<uint32_t>(__LINE__)},
                           "An output with one or more elements was resized since it had shape " +
-                              shape_text(out.sizes()) + ", which does not match the required output shape " +
-                              shape_text(result.sizes()) +
+                              shape_str(out.sizes()) + ", which does not match the required output shape " +
+                              shape_str(result.sizes()) +
                               ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
                               "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
                               "resizing it, inplace, to zero elements with t.resize_(0).",
@@ -160,11 +135,10 @@ void refuse_grad(const char* op, const Inputs&... inputs) {
     if constexpr (TensorArg<decltype(value)>) any = any || (value.defined() && value.requires_grad());
   };
   (check(inputs), ...);
-  if (any) {
-    throw Error(std::string(op) +
-                "(): functions with out=... arguments don't support automatic differentiation, but one of the "
-                "arguments requires grad.");
-  }
+  EMBER_CHECK(!any,
+              "{}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.",
+              op);
 }
 
 // Calls f with the first N elements of the tuple.
