@@ -73,11 +73,12 @@ State step(const Mode& mode, const RNNLayerWeights& w, const Tensor& xw, const S
 std::pair<Tensor, State> run_direction(const Mode& mode, const RNNLayerWeights& w, const Tensor& xw,
                                        const std::vector<int64_t>& batch_sizes, const State& s0, bool reverse) {
   const int64_t T = static_cast<int64_t>(batch_sizes.size());
+  // One split (one backward node writing one buffer), not a narrow per step (a zeroed (N, G*H) each).
+  const tensor_list xw_steps = xw.split_with_sizes(batch_sizes, 0);
   tensor_list outputs(T);
   if (!reverse) {
     std::vector<State> finished;  // rows set aside as sequences end, last rows first
     State s = s0;
-    int64_t offset = 0;
     for (int64_t t = 0; t < T; ++t) {
       const int64_t b = batch_sizes[t];
       const int64_t rows = s.h.size(0);
@@ -85,22 +86,19 @@ std::pair<Tensor, State> run_direction(const Mode& mode, const RNNLayerWeights& 
         finished.push_back(s.narrow(b, rows - b));
         s = s.narrow(0, b);
       }
-      s = step(mode, w, xw.narrow(0, offset, b), s);
+      s = step(mode, w, xw_steps[t], s);
       outputs[t] = s.h;
-      offset += b;
     }
     finished.push_back(s);
     std::vector<State> in_order(finished.rbegin(), finished.rend());
     return {cat(outputs, 0), cat_states(in_order)};
   }
   State s = s0.narrow(0, batch_sizes[T - 1]);
-  int64_t offset = xw.size(0);
   for (int64_t t = T - 1; t >= 0; --t) {
     const int64_t b = batch_sizes[t];
     const int64_t rows = s.h.size(0);
-    offset -= b;
     if (b > rows) s = cat_states({s, s0.narrow(rows, b - rows)});  // sequences that start here
-    s = step(mode, w, xw.narrow(0, offset, b), s);
+    s = step(mode, w, xw_steps[t], s);
     outputs[t] = s.h;
   }
   return {cat(outputs, 0), s};
