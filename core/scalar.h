@@ -30,7 +30,9 @@ class Scalar {
     } else {
       type_ = kFloat64;
       d_ = static_cast<double>(v);
-      i_ = static_cast<int64_t>(d_);
+      // Truncated toward zero when an int64 holds it; 0 for NaN, the infinities and values out of
+      // int64's range (whose conversion C++ leaves undefined).
+      i_ = d_ >= -0x1p63 && d_ < 0x1p63 ? static_cast<int64_t>(d_) : 0;
     }
   }
 
