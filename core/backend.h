@@ -152,7 +152,27 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
   X(causal_attention_backward,                                                                                       \
     (const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q, const Tensor& k,     \
      const Tensor& v, const Tensor& probs, const Tensor& noise, double scale),                                       \
-    (dq, dk, dv, dout, q, k, v, probs, noise, scale), "causal_attention_backward", dq, (&dout, &q, &k, &v))
+    (dq, dk, dv, dout, q, k, v, probs, noise, scale), "causal_attention_backward", dq, (&dout, &q, &k, &v))     \
+  /* One direction of one LSTM layer over packed rows (nn/rnn.cpp): step t has batch_sizes[t] rows */              \
+  /* (non-increasing), stored after the previous steps' rows; steps run first to last, or last to first when */     \
+  /* reverse. xw (N, 4H) = x W_ih^T + b_ih, gate order i, f, g, o; w_hh (4H, H); b_hh (4H) or undefined; h0, */     \
+  /* c0 (B, H), B = batch_sizes[0]. Writes out (N, H), each row's h; h_n, c_n (B, H), each sequence's */            \
+  /* final state; gates (N, 4H), the activated gates, and cells (N, H), each row's c, kept for the */               \
+  /* backward. All contiguous, one dtype. */                                                                        \
+  X(lstm_layer,                                                                                                      \
+    (const Tensor& out, const Tensor& h_n, const Tensor& c_n, const Tensor& gates, const Tensor& cells,              \
+     const Tensor& xw, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& b_hh,                   \
+     IntArrayRef batch_sizes, bool reverse),                                                                         \
+    (out, h_n, c_n, gates, cells, xw, h0, c0, w_hh, b_hh, batch_sizes, reverse), "lstm_layer", out, (&xw, &w_hh))   \
+  /* Its backward: dxw (N, 4H), dw_hh (4H, H), db_hh (4H, or undefined: not wanted), dh0 and dc0 (B, H), */        \
+  /* written; dout (N, H), dh_n and dc_n (B, H) may each be undefined (no gradient flowed: zeros). */                \
+  X(lstm_layer_backward,                                                                                             \
+    (const Tensor& dxw, const Tensor& dw_hh, const Tensor& db_hh, const Tensor& dh0, const Tensor& dc0,             \
+     const Tensor& dout, const Tensor& dh_n, const Tensor& dc_n, const Tensor& out, const Tensor& gates,            \
+     const Tensor& cells, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, IntArrayRef batch_sizes,          \
+     bool reverse),                                                                                                  \
+    (dxw, dw_hh, db_hh, dh0, dc0, dout, dh_n, dc_n, out, gates, cells, h0, c0, w_hh, batch_sizes, reverse),         \
+    "lstm_layer_backward", dxw, (&out, &gates))
 
 // Memory-efficient fused kernels: optional, like the list above, for backends whose saved state
 // differs from the CPU's (the CPU keeps attention's weights, which its backward reads; a GPU keeps

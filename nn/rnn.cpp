@@ -2,7 +2,8 @@
 //
 // Every sequence is run as packed rows (nn/rnn_utils.h): a padded (T, B, I) input is T steps of B
 // rows. Per layer and direction, the input projection of all steps is one matmul (x W_ih^T + b_ih);
-// each step then adds h W_hh^T + b_hh and applies the gates. A step with fewer rows than the one
+// each step then adds h W_hh^T + b_hh and applies the gates (an LSTM without projection: one op,
+// autograd/rnn.h, a fused kernel on the CPU). A step with fewer rows than the one
 // before (a sequence ended) sets the finished rows' states aside; the backward direction starts
 // from the shortest batch and takes in rows of h0 as sequences begin.
 #include "nn/rnn.h"
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "autograd/rnn.h"
 #include "nn/functional.h"
 
 namespace ember::nn::detail {
@@ -104,6 +106,21 @@ std::pair<Tensor, State> run_direction(const Mode& mode, const RNNLayerWeights& 
   return {cat(outputs, 0), s};
 }
 
+// An LSTM direction without projection: one op (autograd/rnn.h), the fused kernel where the
+// backend has one, with run_direction as its composed form.
+std::pair<Tensor, State> run_lstm_direction(const RNNLayerWeights& w, const Tensor& xw,
+                                            const std::vector<int64_t>& batch_sizes, const State& s0, bool reverse) {
+  auto composed = [batch_sizes, reverse](const LstmLayerInputs& in) {
+    RNNLayerWeights weights;
+    weights.w_hh = in.w_hh;
+    weights.b_hh = in.b_hh;
+    auto [out, last] = run_direction(enumtype::kLSTM{}, weights, in.xw, batch_sizes, State{in.h0, in.c0}, reverse);
+    return LstmLayerOutputs{out, last.h, last.c};
+  };
+  const LstmLayerOutputs y = lstm_layer({xw, w.w_hh, w.b_hh, s0.h, s0.c}, batch_sizes, reverse, composed);
+  return {y.output, State{y.h_n, y.c_n}};
+}
+
 }  // namespace
 
 RNNImplBase::RNNImplBase(const RNNOptionsBase& options) : options_base(options) {
@@ -184,7 +201,8 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run_packed(const Tensor& data, c
       const RNNLayerWeights& w = layers_[index];
       Tensor xw = functional::linear(layer_input, w.w_ih, w.b_ih);  // (N, G*H): every step at once
       State s0{h0.select(0, index), lstm ? c0.select(0, index) : Tensor()};
-      auto [out, last] = run_direction(mode, w, xw, batch_sizes, s0, direction == 1);
+      auto [out, last] = lstm && !w.w_hr.defined() ? run_lstm_direction(w, xw, batch_sizes, s0, direction == 1)
+                                                    : run_direction(mode, w, xw, batch_sizes, s0, direction == 1);
       directions.push_back(out);
       h_n.push_back(last.h);
       if (lstm) c_n.push_back(last.c);
