@@ -122,6 +122,7 @@ std::vector<Case> cases() {
       // 150 units: enough work per step for the CPU to split the units between its threads, in
       // blocks of whole 16-unit groups, the last block short.
       {"wide_f64", O(6, 150).num_layers(2), kFloat64, true, true},
+      {"wide", O(6, 150), kFloat32, true, true},  // the float path: register-tiled step products, threads
   };
 }
 

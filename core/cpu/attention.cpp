@@ -243,6 +243,11 @@ inline bool parallel_heads(int64_t B, int64_t H, int64_t L, int64_t S, int64_t E
 
 }  // namespace
 
+void small_gemm_float(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                      const float* B, int64_t ldb, float* C, int64_t ldc) {
+  small_gemm_f32(trans_a, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+}
+
 bool CpuBackend::causal_attention(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const Tensor& noise, double scale) {
   const int64_t B = q.sizes()[0], H = q.sizes()[1], L = q.sizes()[2], E = q.sizes()[3];

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/small_gemm.h"
 #include "core/cpu/vec_math.h"
 
 namespace ember::cpu {
@@ -28,7 +29,7 @@ namespace {
 
 // tanh for float without libm calls: (1 - e) / (1 + e), e = exp(-2|x|), and near 0, where that
 // subtraction would cancel, its Taylor series to x^11 (relative error below 1e-8 for |x| < 0.25).
-inline float tanh_vec(float x) {
+inline __attribute__((always_inline)) float tanh_vec(float x) {
   const float a = x < 0 ? -x : x;
   const float e = exp_vec(-2.0f * a);
   const float t = (1.0f - e) / (1.0f + e);
@@ -37,7 +38,7 @@ inline float tanh_vec(float x) {
       x * (1.0f + x2 * (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 + x2 * (62.0f / 2835 + x2 * (-1382.0f / 155925))))));
   return a < 0.25f ? series : (x < 0 ? -t : t);
 }
-inline float sigmoid_vec(float x) { return 1.0f / (1.0f + exp_vec(-x)); }
+inline __attribute__((always_inline)) float sigmoid_vec(float x) { return 1.0f / (1.0f + exp_vec(-x)); }
 
 inline double tanh_vec(double x) { return std::tanh(x); }
 inline double sigmoid_vec(double x) { return 1.0 / (1.0 + std::exp(-x)); }
@@ -52,16 +53,17 @@ GateRow<T> gate_row(T* row, int64_t H, int64_t j0) {
   return {row + j0, row + H + j0, row + 2 * H + j0, row + 3 * H + j0};
 }
 
-// One row's cell update for n units: gates hold b_hh + h W_hh^T on entry, the activated gates on exit.
+// One row's cell update for n units: gates hold h W_hh^T on entry, the activated gates on exit.
 template <typename T>
-inline __attribute__((always_inline)) void cell_forward_row(int64_t n, GateRow<const T> xw, GateRow<T> gates,
-                                                            T* __restrict c, T* __restrict cell, T* __restrict h) {
+inline __attribute__((always_inline)) void cell_forward_row(int64_t n, GateRow<const T> xw, GateRow<const T> bias,
+                                                            GateRow<T> gates, T* __restrict c, T* __restrict cell,
+                                                            T* __restrict h) {
 #pragma omp simd
   for (int64_t j = 0; j < n; ++j) {
-    const T i = sigmoid_vec(xw.i[j] + gates.i[j]);
-    const T f = sigmoid_vec(xw.f[j] + gates.f[j]);
-    const T g = tanh_vec(xw.g[j] + gates.g[j]);
-    const T o = sigmoid_vec(xw.o[j] + gates.o[j]);
+    const T i = sigmoid_vec(xw.i[j] + (gates.i[j] + bias.i[j]));
+    const T f = sigmoid_vec(xw.f[j] + (gates.f[j] + bias.f[j]));
+    const T g = tanh_vec(xw.g[j] + (gates.g[j] + bias.g[j]));
+    const T o = sigmoid_vec(xw.o[j] + (gates.o[j] + bias.o[j]));
     const T c_new = f * c[j] + i * g;
     gates.i[j] = i;
     gates.f[j] = f;
@@ -92,22 +94,32 @@ inline __attribute__((always_inline)) void cell_backward_row(int64_t n, GateRow<
   }
 }
 
-// The float rows compiled for AVX-512, AVX2 and the baseline, picked at run time; flatten inlines
-// exp_vec so the loops vectorise.
-__attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void cell_forward_f32(
-    int64_t n, GateRow<const float> xw, GateRow<float> gates, float* c, float* cell, float* h) {
-  cell_forward_row<float>(n, xw, gates, c, cell, h);
+// The float rows compiled for AVX-512, AVX2 and the baseline, picked at run time; with GCC, flatten
+// makes sure exp_vec is inlined so the loops vectorise (Clang, which inlines it anyway, refuses
+// flatten beside target_clones).
+#if defined(__clang__)
+#define EMBER_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EMBER_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+#endif
+EMBER_ROW_CLONES void cell_forward_f32(
+    int64_t n, GateRow<const float> xw, GateRow<const float> bias, GateRow<float> gates, float* c, float* cell,
+    float* h) {
+  cell_forward_row<float>(n, xw, bias, gates, c, cell, h);
 }
-__attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void cell_backward_f32(
+EMBER_ROW_CLONES void cell_backward_f32(
     int64_t n, GateRow<float> dpre, GateRow<const float> gates, const float* dh, float* dc, const float* cell,
     const float* c_prev) {
   cell_backward_row<float>(n, dpre, gates, dh, dc, cell, c_prev);
 }
-void cell_forward(int64_t n, GateRow<const float> xw, GateRow<float> gates, float* c, float* cell, float* h) {
-  cell_forward_f32(n, xw, gates, c, cell, h);
+#undef EMBER_ROW_CLONES
+void cell_forward(int64_t n, GateRow<const float> xw, GateRow<const float> bias, GateRow<float> gates, float* c,
+                  float* cell, float* h) {
+  cell_forward_f32(n, xw, bias, gates, c, cell, h);
 }
-void cell_forward(int64_t n, GateRow<const double> xw, GateRow<double> gates, double* c, double* cell, double* h) {
-  cell_forward_row<double>(n, xw, gates, c, cell, h);
+void cell_forward(int64_t n, GateRow<const double> xw, GateRow<const double> bias, GateRow<double> gates, double* c,
+                  double* cell, double* h) {
+  cell_forward_row<double>(n, xw, bias, gates, c, cell, h);
 }
 void cell_backward(int64_t n, GateRow<float> dpre, GateRow<const float> gates, const float* dh, float* dc,
                    const float* cell, const float* c_prev) {
@@ -129,6 +141,23 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const T* 
   else
     cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, A, lda, B, ldb, beta, C, ldc);
 }
+
+// C (M, N; ldc) = A (M, K; lda) B (K, N; ldb), all row-major: a step's product, B a slice of W_hh
+// or its transpose. While W_hh fits in L2 (`small`), float goes to the register-tiled kernel of
+// small_gemm.h, which packs nothing where BLAS would pack W_hh again at every step; a larger W_hh is
+// read faster through BLAS's cache blocking.
+void step_gemm(bool small, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+               float* C, int64_t ldc) {
+  if (small)
+    small_gemm_float(false, M, N, K, 1.0f, A, lda, B, ldb, C, ldc);
+  else
+    gemm<float>(false, false, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
+}
+void step_gemm(bool, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
+               double* C, int64_t ldc) {
+  gemm<double>(false, false, M, N, K, A, lda, B, ldb, 0.0, C, ldc);
+}
+bool fits_small_gemm(int64_t H) { return 4 * H * H * int64_t{sizeof(float)} <= int64_t{1} << 20; }
 
 // The packed steps in the order the forward takes them: step(p) for p = 0 .. T-1, with each step's
 // rows (batch_sizes[t]) starting at row offset[t], and the step taken before it (prev(p)).
@@ -190,9 +219,15 @@ void lstm_forward(const Tensor& out, const Tensor& h_n, const Tensor& c_n, const
   T* c = c_n.data_ptr<T>();
   const T* X = xw.data_ptr<T>();
   const T* h_init = h0.data_ptr<T>();
+  // W_hh^T (H, 4H), row-major once, so that each step's product reads it row by row.
+  std::vector<T> wt(static_cast<size_t>(H * G));
   const T* W = w_hh.data_ptr<T>();
-  const T* bias = b_hh.defined() ? b_hh.data_ptr<T>() : nullptr;
+  for (int64_t r = 0; r < G; ++r)
+    for (int64_t k = 0; k < H; ++k) wt[k * G + r] = W[r * H + k];
+  std::vector<T> bias(static_cast<size_t>(G), T(0));
+  if (b_hh.defined()) std::copy_n(b_hh.data_ptr<T>(), G, bias.data());
   std::copy_n(c0.data_ptr<T>(), B * H, c);
+  const bool small = fits_small_gemm(H);
   const UnitSplit split = split_units(B, H);
 #pragma omp parallel num_threads(split.threads) if (split.threads > 1)
   {
@@ -202,25 +237,24 @@ void lstm_forward(const Tensor& out, const Tensor& h_n, const Tensor& c_n, const
       const int64_t t = s.step(p), b = s.rows[t];
       T* Gs = Gt + s.offset[t] * G;  // (b, 4H): this step's gates
       if (n > 0) {
-        // b_hh + h_prev W_hh^T for this thread's columns of each gate, h_prev from the previous step's
-        // outputs and, for rows that start here, from h0.
+        // h_prev W_hh^T for this thread's columns of each gate, h_prev from the previous step's
+        // outputs and, for rows that start here, from h0. One thread owning every unit makes the four
+        // gates' columns one product of 4H columns.
         const auto [prev, from_prev] = previous_rows(s, p, O, H);
-        for (int64_t r = 0; r < b; ++r)
-          for (int k = 0; k < 4; ++k)
-            for (int64_t j = j0; j < j1; ++j) Gs[r * G + k * H + j] = bias ? bias[k * H + j] : T(0);
-        // One thread owning every unit makes the four gates' columns one GEMM of 4H columns.
-        const int blocks = n == H ? 1 : 4, width = n == H ? G : n;
+        const int blocks = n == H ? 1 : 4;
+        const int64_t width = n == H ? G : n;
         for (int k = 0; k < blocks; ++k) {
-          const T* Wk = W + (k * H + j0) * H;  // rows k*H + j0 .. of W_hh, (width, H)
-          if (from_prev > 0) gemm<T>(false, true, from_prev, width, H, prev, H, Wk, H, T(1), Gs + k * H + j0, G);
+          const T* Wk = wt.data() + k * H + j0;  // columns k*H + j0 .. of W_hh^T, (H, width)
+          if (from_prev > 0) step_gemm(small, from_prev, width, H, prev, H, Wk, G, Gs + k * H + j0, G);
           if (b > from_prev)
-            gemm<T>(false, true, b - from_prev, width, H, h_init + from_prev * H, H, Wk, H, T(1),
-                    Gs + from_prev * G + k * H + j0, G);
+            step_gemm(small, b - from_prev, width, H, h_init + from_prev * H, H, Wk, G, Gs + from_prev * G + k * H + j0, G);
         }
         const int64_t row0 = s.offset[t];
+        const T* bv = bias.data();
+        const GateRow<const T> bias_row{bv + j0, bv + H + j0, bv + 2 * H + j0, bv + 3 * H + j0};
         for (int64_t r = 0; r < b; ++r) {
           const T* xr = X + (row0 + r) * G;
-          cell_forward(n, GateRow<const T>{xr + j0, xr + H + j0, xr + 2 * H + j0, xr + 3 * H + j0},
+          cell_forward(n, GateRow<const T>{xr + j0, xr + H + j0, xr + 2 * H + j0, xr + 3 * H + j0}, bias_row,
                        gate_row(Gs + r * G, H, j0), c + r * H + j0, C + (row0 + r) * H + j0,
                        O + (row0 + r) * H + j0);
         }
@@ -262,6 +296,7 @@ void lstm_backward(const Tensor& dxw, const Tensor& dw_hh, const Tensor& db_hh, 
   if (dc_n.defined()) std::copy_n(dc_n.data_ptr<T>(), B * H, dc);
   else std::fill_n(dc, B * H, T(0));
   std::vector<T> h_prev(static_cast<size_t>(N * H));  // (N, H): each row's h before its step
+  const bool small = fits_small_gemm(H);
   const UnitSplit split = split_units(B, H);
 #pragma omp parallel num_threads(split.threads) if (split.threads > 1)
   {
@@ -284,7 +319,7 @@ void lstm_backward(const Tensor& dxw, const Tensor& dw_hh, const Tensor& db_hh, 
       }
 #pragma omp barrier
       // dh_prev (b, n) = dpre (b, 4H) @ W_hh[:, j0:j1]: every gate column of the step, so after the barrier.
-      if (n > 0) gemm<T>(false, false, b, n, G, Ds, G, W + j0, H, T(0), dh + j0, H);
+      if (n > 0) step_gemm(small, b, n, G, Ds, G, W + j0, H, dh + j0, H);
     }
     // H_prev, this thread's columns, then dW_hh and db_hh for its gate rows (every column of H_prev).
     if (n > 0) {

@@ -1,4 +1,4 @@
-// Small matrix products for the fused attention: C (m, n) = alpha * op(A) B, with B row-major
+// Small matrix products for the fused attention and the LSTM's steps: C (m, n) = alpha * op(A) B, with B row-major
 // (k, n) and op(A) either A (m, k) or A^T (A stored (k, m)). Attention's products are many and
 // small (one per head and block: 32 x 64 x 32 at the baby GPT's size), where a BLAS call's fixed
 // costs (argument checks, packing both operands, a zeroing pass for beta = 0) are a large part of
@@ -87,5 +87,10 @@ inline __attribute__((always_inline)) void small_gemm(int64_t m, int64_t n, int6
   }
   if (nt < n) gemm_edge<T, kTransA>(0, m, nt, n, k, alpha, A, lda, B, ldb, C, ldc);  // the last columns
 }
+
+// small_gemm<float> compiled for AVX-512, AVX2 and the baseline, picked at run time
+// (core/cpu/attention.cpp): op(A) = A (m, k), or A^T with A stored (k, m) when trans_a.
+void small_gemm_float(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                      const float* B, int64_t ldb, float* C, int64_t ldc);
 
 }  // namespace ember::cpu
