@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <type_traits>
 
@@ -51,7 +52,12 @@ class Scalar {
     } else if constexpr (std::is_same_v<T, bool>) {
       return type_ == kFloat64 ? d_ != 0.0 : i_ != 0;
     } else {
-      return type_ == kFloat64 ? static_cast<T>(d_) : static_cast<T>(i_);
+      if (type_ != kFloat64) return static_cast<T>(i_);
+      // Saturated where T cannot hold the value, 0 for NaN: C++ leaves those conversions undefined.
+      if (d_ != d_) return T(0);
+      if (d_ <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+      if (d_ >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+      return static_cast<T>(d_);
     }
   }
   double toDouble() const { return d_; }

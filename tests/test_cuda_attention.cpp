@@ -17,6 +17,7 @@
 #include "autograd/attention.h"
 #include "core/backend.h"
 #include "cuda_test_util.h"
+#include "forwarding_backend.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -156,44 +157,27 @@ TEST_P(CudaAttention, KernelsWithDropoutMatchTheCpuGivenTheMask) {
 }
 
 // The CUDA backend, counting the flash_attention calls that drew dropout and every dropout_noise call.
-class CountingCudaBackend final : public Backend {
+class CountingCudaBackend final : public test::ForwardingBackend {
  public:
-  explicit CountingCudaBackend(Backend& in) : in_(in) {}
-  const char* name() const override { return in_.name(); }
-  void* allocate(size_t n, Device d) override { return in_.allocate(n, d); }
-  void deallocate(void* p, Device d) override { in_.deallocate(p, d); }
-  void copy_to_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_to_host(dst, src, n, d); }
-  void copy_from_host(void* dst, const void* src, size_t n, Device d) override { in_.copy_from_host(dst, src, n, d); }
-#define FORWARD_KERNEL(name, params, args, ...) \
-  void name params override { in_.name args; }
-#define FORWARD_OPTIONAL_KERNEL(name, params, args, ...) \
-  bool name params override { return in_.name args; }
-  EMBER_BACKEND_KERNELS(FORWARD_KERNEL)
-  EMBER_FUSED_KERNELS(FORWARD_OPTIONAL_KERNEL)
-  EMBER_OPTIMIZER_KERNELS(FORWARD_OPTIONAL_KERNEL)
-#undef FORWARD_OPTIONAL_KERNEL
-#undef FORWARD_KERNEL
+  explicit CountingCudaBackend(Backend& in) : ForwardingBackend(in) {}
   bool flash_attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                        double scale, const PhiloxDropout& dropout) override {
-    const bool done = in_.flash_attention(out, lse, q, k, v, scale, dropout);
+    const bool done = inner_.flash_attention(out, lse, q, k, v, scale, dropout);
     flash_with_dropout += done && dropout.active();
     return done;
   }
   bool flash_attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                 const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& lse, double scale,
                                 const PhiloxDropout& dropout) override {
-    const bool done = in_.flash_attention_backward(dq, dk, dv, dout, q, k, v, lse, scale, dropout);
+    const bool done = inner_.flash_attention_backward(dq, dk, dv, dout, q, k, v, lse, scale, dropout);
     flash_backward_with_dropout += done && dropout.active();
     return done;
   }
   bool dropout_noise(const Tensor& noise, const PhiloxDropout& dropout) override {
     ++noise_calls;
-    return in_.dropout_noise(noise, dropout);
+    return inner_.dropout_noise(noise, dropout);
   }
   int flash_with_dropout = 0, flash_backward_with_dropout = 0, noise_calls = 0;
-
- private:
-  Backend& in_;
 };
 
 // scaled_dot_product_attention in training with dropout, as the GPT calls it: on CUDA one

@@ -2,10 +2,8 @@
 // from tensor ops, which test_rnn.cpp's PyTorch fixtures check too: outputs, final states and every
 // gradient equal with both kernels, with none, and with only the forward one; gradients of
 // gradients (create_graph) equal the composed ones; float64 gradcheck through the kernels.
-#include <string_view>
-
-#include "core/backend.h"
 #include "fixture_cases.h"
+#include "forwarding_backend.h"
 
 namespace ember {
 namespace {
@@ -13,32 +11,30 @@ namespace {
 namespace rnn = nn::utils::rnn;
 
 // The CPU backend with its LSTM kernels present, absent, or forward only; counts the ones it ran.
-class LstmKernels final : public Backend {
+class LstmKernels final : public test::ForwardingBackend {
  public:
   enum class Has { kBoth, kForwardOnly, kNone };
-  LstmKernels(Backend& cpu, Has has) : cpu_(cpu), has_(has) {}
+  LstmKernels(Backend& cpu, Has has) : ForwardingBackend(cpu), has_(has) {}
   const char* name() const override { return "cpu (LSTM kernels varied)"; }
-  void* allocate(size_t n, Device d) override { return cpu_.allocate(n, d); }
-  void deallocate(void* p, Device d) override { cpu_.deallocate(p, d); }
-  void copy_to_host(void* dst, const void* src, size_t n, Device d) override { cpu_.copy_to_host(dst, src, n, d); }
-  void copy_from_host(void* dst, const void* src, size_t n, Device d) override { cpu_.copy_from_host(dst, src, n, d); }
-#define PASS_KERNEL(name, params, args, ...) \
-  void name params override { cpu_.name args; }
-#define MAYBE_FUSED_KERNEL(name, params, args, ...) \
-  bool name params override { return allowed(#name) && cpu_.name args; }
-  EMBER_BACKEND_KERNELS(PASS_KERNEL)
-  EMBER_FUSED_KERNELS(MAYBE_FUSED_KERNEL)
-#undef MAYBE_FUSED_KERNEL
-#undef PASS_KERNEL
+  bool lstm_layer(const Tensor& out, const Tensor& h_n, const Tensor& c_n, const Tensor& gates, const Tensor& cells,
+                  const Tensor& xw, const Tensor& h0, const Tensor& c0, const Tensor& w_hh, const Tensor& b_hh,
+                  IntArrayRef batch_sizes, bool reverse) override {
+    if (has_ == Has::kNone) return false;
+    ++forwards;
+    return inner_.lstm_layer(out, h_n, c_n, gates, cells, xw, h0, c0, w_hh, b_hh, batch_sizes, reverse);
+  }
+  bool lstm_layer_backward(const Tensor& dxw, const Tensor& dw_hh, const Tensor& db_hh, const Tensor& dh0,
+                           const Tensor& dc0, const Tensor& dout, const Tensor& dh_n, const Tensor& dc_n,
+                           const Tensor& out, const Tensor& gates, const Tensor& cells, const Tensor& h0,
+                           const Tensor& c0, const Tensor& w_hh, IntArrayRef batch_sizes, bool reverse) override {
+    if (has_ != Has::kBoth) return false;
+    ++backwards;
+    return inner_.lstm_layer_backward(dxw, dw_hh, db_hh, dh0, dc0, dout, dh_n, dc_n, out, gates, cells, h0, c0, w_hh,
+                                      batch_sizes, reverse);
+  }
   int forwards = 0, backwards = 0;
 
  private:
-  bool allowed(std::string_view kernel) {
-    if (kernel == "lstm_layer") return has_ != Has::kNone && ++forwards;
-    if (kernel == "lstm_layer_backward") return has_ == Has::kBoth && ++backwards;
-    return true;
-  }
-  Backend& cpu_;
   Has has_;
 };
 

@@ -33,7 +33,10 @@ inline float exp_vec(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  // NaN takes exponent 0 here (converting NaN to an integer is undefined behaviour); its result is
+  // replaced below.
+  const float n_finite = n == n ? n : 0.0f;
+  const int32_t bits = (static_cast<int32_t>(n_finite) + 127) << 23;
   const float y = p * std::bit_cast<float>(bits);
   return x < kExpMin ? 0.0f : (x != x ? x : y);  // ...and is returned as is here
 }

@@ -210,12 +210,14 @@ class Launch {
 #ifdef EMBER_EMU_HAS_CLEAR_PADDING
             // Padding is zeroed, so that only the struct's fields are read as possible pointers.
             __builtin_clear_padding(&std::get<I>(params));
-            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T), true};
+            constexpr bool checked = true;
 #else
             // Without the builtin (Clang before 16) padding may hold any stale word: the struct's words
-            // still open the allocations they point into, so its pointers work, but nothing is reported.
-            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T), false};
+            // still open the allocations they point into, so its pointers work, but nothing is reported,
+            // unless the struct has no padding and no floats (every byte belongs to a pointer or an integer).
+            constexpr bool checked = std::has_unique_object_representations_v<T>;
 #endif
+            structs[n_structs++] = StructArg{static_cast<int>(I), &std::get<I>(params), sizeof(T), checked};
           }
         }(),
         ...);
