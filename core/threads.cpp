@@ -15,14 +15,6 @@
 
 #include "core/error.h"
 
-// OpenBLAS's own start and stop (its memory.c), exported by its shared library and not declared in
-// cblas.h: a restart chooses the kernels again, reading OPENBLAS_CORETYPE. Weak, so that a BLAS
-// without them keeps its choice.
-extern "C" {
-void gotoblas_init(void) __attribute__((weak));
-void gotoblas_quit(void) __attribute__((weak));
-}
-
 namespace ember {
 
 int max_num_threads() {
@@ -72,15 +64,6 @@ bool is_pre_avx_core(const char* core) {
 
 }  // namespace
 
-const char* better_openblas_core(const char* coretype_env, const char* keep_env, const char* openblas_core,
-                                 bool avx512, bool avx2) {
-  if (coretype_env || (keep_env && std::strcmp(keep_env, "0") != 0)) return nullptr;  // the user chose
-  if (!openblas_core || !is_pre_avx_core(openblas_core)) return nullptr;
-  return avx512 ? "SkylakeX" : avx2 ? "Haswell" : nullptr;
-}
-
-const char* openblas_kernels() { return openblas_get_corename(); }
-
 std::string cpu_environment_warning(const char* coretype_env, const char* openblas_core, bool avx512, bool avx2) {
   const std::string_view forced = coretype_env ? coretype_env : "";
   if (coretype_env && avx512 && !forced.starts_with("SkylakeX") && !forced.starts_with("Cooperlake") &&
@@ -102,20 +85,6 @@ std::string cpu_environment_warning(const char* coretype_env, const char* openbl
 }
 
 }  // namespace detail
-
-void choose_openblas_kernels() {
-  if (!gotoblas_init || !gotoblas_quit) return;
-  __builtin_cpu_init();
-  const char* better = detail::better_openblas_core(
-      std::getenv("OPENBLAS_CORETYPE"), std::getenv("EMBER_KEEP_OPENBLAS_KERNELS"), openblas_get_corename(),
-      __builtin_cpu_supports("avx512f"), __builtin_cpu_supports("avx2"));
-  if (!better) return;
-  // What the user would do by hand: OPENBLAS_CORETYPE, read by OpenBLAS when it starts, so a restart.
-  // The variable stays set, so the processes this one starts (distributed ranks) choose the same.
-  setenv("OPENBLAS_CORETYPE", better, /*overwrite=*/0);
-  gotoblas_quit();
-  gotoblas_init();
-}
 
 void warn_cpu_environment() {
   static std::atomic<bool> warned{false};

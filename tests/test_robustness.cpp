@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -522,39 +521,6 @@ TEST(Robustness, CpuEnvironmentWarningsNameTheFix) {
            {"Haswell", "Haswell", false, true},    // forced, on an AVX2 CPU
            {nullptr, nullptr, true, true}})        // no core name
     EXPECT_EQ(cpu_environment_warning(env, core, avx512, avx2), "") << (env ? env : "unset") << " " << (core ? core : "?");
-}
-
-// Where OpenBLAS fell back to pre-AVX kernels on a CPU with AVX-512 or AVX2 (and the user chose
-// none), the CPU backend restarts it on the vector kernels: SkylakeX, Haswell.
-TEST(Robustness, OpenBlasKernelsFollowTheCpu) {
-  using detail::better_openblas_core;
-  EXPECT_STREQ(better_openblas_core(nullptr, nullptr, "Prescott", true, true), "SkylakeX");
-  EXPECT_STREQ(better_openblas_core(nullptr, nullptr, "Nehalem", false, true), "Haswell");
-  EXPECT_STREQ(better_openblas_core(nullptr, "0", "Prescott", true, true), "SkylakeX");
-  for (const auto& [env, keep, core, avx512, avx2] :
-       std::vector<std::tuple<const char*, const char*, const char*, bool, bool>>{
-           {nullptr, nullptr, "SkylakeX", true, true},   // OpenBLAS chose well
-           {nullptr, nullptr, "Zen", false, true},       // an AMD Zen
-           {nullptr, nullptr, "Prescott", false, false}, // an old CPU: Prescott is right for it
-           {"Prescott", nullptr, "Prescott", true, true}, // the user forced it
-           {nullptr, "1", "Prescott", true, true},       // EMBER_KEEP_OPENBLAS_KERNELS=1
-           {nullptr, nullptr, nullptr, true, true}})     // no core name
-    EXPECT_EQ(better_openblas_core(env, keep, core, avx512, avx2), nullptr)
-        << (env ? env : "unset") << " " << (keep ? keep : "unset") << " " << (core ? core : "?");
-  // This process: the CPU backend has started (a product runs on it), so OpenBLAS runs vector
-  // kernels here unless the user forced others.
-  (void)ones({4, 4}).matmul(ones({4, 4}));
-  const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  const char* keep = std::getenv("EMBER_KEEP_OPENBLAS_KERNELS");
-  if ((keep && std::strcmp(keep, "0") != 0) ||
-      (forced && std::strcmp(forced, "SkylakeX") != 0 && std::strcmp(forced, "Haswell") != 0))
-    GTEST_SKIP() << "OpenBLAS's kernels were chosen by the user";
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) {
-    const std::string core = detail::openblas_kernels();
-    for (const char* old : {"Prescott", "Core2", "Penryn", "Nehalem", "Atom", "Opteron", "Barcelona"})
-      EXPECT_NE(core, old) << "OpenBLAS still runs pre-AVX kernels on a CPU with AVX2";
-  }
 }
 
 // ---- anomaly mode ----

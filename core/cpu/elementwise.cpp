@@ -18,7 +18,7 @@ namespace ember::cpu {
 
 Backend& backend() {
   static CpuBackend& instance = *new CpuBackend;  // never destroyed: storages freed during exit still reach it
-  static const bool one_pool = (choose_openblas_kernels(), use_one_thread_pool(), true);  // see core/threads.h
+  static const bool one_pool = (use_one_thread_pool(), true);  // see core/threads.h
   (void)one_pool;
   return instance;
 }
