@@ -51,6 +51,8 @@ class Scalar {
       return static_cast<T>(d_);
     } else if constexpr (std::is_same_v<T, bool>) {
       return type_ == kFloat64 ? d_ != 0.0 : i_ != 0;
+    } else if constexpr (!std::is_integral_v<T>) {  // bfloat16: from the double, as its constructor rounds
+      return type_ == kFloat64 ? static_cast<T>(d_) : static_cast<T>(i_);
     } else {
       if (type_ != kFloat64) return static_cast<T>(i_);
       // Saturated where T cannot hold the value, 0 for NaN: C++ leaves those conversions undefined.
