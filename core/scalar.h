@@ -30,10 +30,7 @@ class Scalar {
       d_ = static_cast<double>(v);
     } else {
       type_ = kFloat64;
-      d_ = static_cast<double>(v);
-      // Truncated toward zero when an int64 holds it; 0 for NaN, the infinities and values out of
-      // int64's range (whose conversion C++ leaves undefined).
-      i_ = d_ >= -0x1p63 && d_ < 0x1p63 ? static_cast<int64_t>(d_) : 0;
+      d_ = static_cast<double>(v);  // i_ stays 0: only integer and bool scalars read it
     }
   }
 

@@ -164,10 +164,7 @@ void CudaBackend::copy(const Tensor& dst, const Tensor& src) {
 
 void CudaBackend::fill(const Tensor& dst, const Scalar& value) {
   cudaStream_t s = prepare(dst.device());
-  // The integer form only for integer and bool tensors: a float fill's value may be inf or NaN.
-  const int64_t ivalue = dst.dtype() == kBool           ? int64_t{value.to<bool>()}
-                         : is_floating_point(dst.dtype()) ? 0
-                                                          : value.to<int64_t>();
+  const int64_t ivalue = dst.dtype() == kBool ? int64_t{value.to<bool>()} : value.to<int64_t>();
   launch_fill(s, dst.dtype(), dst.numel(), offset_calc<1>("fill", dst.sizes(), {dst.strides()}), dst.raw_data_ptr(),
               value.to<double>(), ivalue);
 }

@@ -43,7 +43,8 @@ inline __attribute__((always_inline)) float sigmoid_vec(float x) { return 1.0f /
 inline double tanh_vec(double x) { return std::tanh(x); }
 inline double sigmoid_vec(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-// The columns of one row's four gates for units [0, n): pointers already at unit j0 of each block.
+// The columns of one row's four gates for units [0, n): pointers already at unit j0 of each block
+// (T const for a row that is only read).
 template <typename T>
 struct GateRow {
   T *i, *f, *g, *o;
@@ -113,21 +114,20 @@ EMBER_ROW_CLONES void cell_backward_f32(
   cell_backward_row<float>(n, dpre, gates, dh, dc, cell, c_prev);
 }
 #undef EMBER_ROW_CLONES
-void cell_forward(int64_t n, GateRow<const float> xw, GateRow<const float> bias, GateRow<float> gates, float* c,
-                  float* cell, float* h) {
-  cell_forward_f32(n, xw, bias, gates, c, cell, h);
+template <typename T>
+void cell_forward(int64_t n, GateRow<const T> xw, GateRow<const T> bias, GateRow<T> gates, T* c, T* cell, T* h) {
+  if constexpr (std::is_same_v<T, float>)
+    cell_forward_f32(n, xw, bias, gates, c, cell, h);
+  else
+    cell_forward_row<T>(n, xw, bias, gates, c, cell, h);
 }
-void cell_forward(int64_t n, GateRow<const double> xw, GateRow<const double> bias, GateRow<double> gates, double* c,
-                  double* cell, double* h) {
-  cell_forward_row<double>(n, xw, bias, gates, c, cell, h);
-}
-void cell_backward(int64_t n, GateRow<float> dpre, GateRow<const float> gates, const float* dh, float* dc,
-                   const float* cell, const float* c_prev) {
-  cell_backward_f32(n, dpre, gates, dh, dc, cell, c_prev);
-}
-void cell_backward(int64_t n, GateRow<double> dpre, GateRow<const double> gates, const double* dh, double* dc,
-                   const double* cell, const double* c_prev) {
-  cell_backward_row<double>(n, dpre, gates, dh, dc, cell, c_prev);
+template <typename T>
+void cell_backward(int64_t n, GateRow<T> dpre, GateRow<const T> gates, const T* dh, T* dc, const T* cell,
+                   const T* c_prev) {
+  if constexpr (std::is_same_v<T, float>)
+    cell_backward_f32(n, dpre, gates, dh, dc, cell, c_prev);
+  else
+    cell_backward_row<T>(n, dpre, gates, dh, dc, cell, c_prev);
 }
 
 // C (M, N; ldc) = op(A) op(B) (+ C when beta is 1), row-major.
@@ -159,8 +159,8 @@ void step_gemm(bool, int64_t M, int64_t N, int64_t K, const double* A, int64_t l
 }
 bool fits_small_gemm(int64_t H) { return 4 * H * H * int64_t{sizeof(float)} <= int64_t{1} << 20; }
 
-// The packed steps in the order the forward takes them: step(p) for p = 0 .. T-1, with each step's
-// rows (batch_sizes[t]) starting at row offset[t], and the step taken before it (prev(p)).
+// The packed steps in the order the forward takes them: step(p) for p = 0 .. T-1 (last to first when
+// reverse), step t's rows (batch_sizes[t]) starting at row offset[t].
 struct Steps {
   std::vector<int64_t> rows, offset;
   bool reverse;
@@ -251,10 +251,10 @@ void lstm_forward(const Tensor& out, const Tensor& h_n, const Tensor& c_n, const
         }
         const int64_t row0 = s.offset[t];
         const T* bv = bias.data();
-        const GateRow<const T> bias_row{bv + j0, bv + H + j0, bv + 2 * H + j0, bv + 3 * H + j0};
+        const GateRow<const T> bias_row = gate_row(bv, H, j0);
         for (int64_t r = 0; r < b; ++r) {
           const T* xr = X + (row0 + r) * G;
-          cell_forward(n, GateRow<const T>{xr + j0, xr + H + j0, xr + 2 * H + j0, xr + 3 * H + j0}, bias_row,
+          cell_forward<T>(n, gate_row(xr, H, j0), bias_row,
                        gate_row(Gs + r * G, H, j0), c + r * H + j0, C + (row0 + r) * H + j0,
                        O + (row0 + r) * H + j0);
         }
@@ -312,8 +312,8 @@ void lstm_backward(const Tensor& dxw, const Tensor& dw_hh, const Tensor& db_hh, 
           for (int64_t j = 0; j < n; ++j) dh_row[j] = dh[r * H + j0 + j] + (dO ? dO[(row0 + r) * H + j0 + j] : T(0));
           const T* cp = (r < from_prev ? prev_c + r * H : c_init + r * H) + j0;
           const T* gr = Gt + (row0 + r) * G;
-          cell_backward(n, gate_row(Ds + r * G, H, j0),
-                        GateRow<const T>{gr + j0, gr + H + j0, gr + 2 * H + j0, gr + 3 * H + j0}, dh_row.data(),
+          cell_backward<T>(n, gate_row(Ds + r * G, H, j0),
+                        gate_row(gr, H, j0), dh_row.data(),
                         dc + r * H + j0, C + (row0 + r) * H + j0, cp);
         }
       }
