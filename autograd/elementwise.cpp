@@ -376,6 +376,32 @@ Tensor Tensor::maximum(const Tensor& other) const { return max_min(*this, other,
 Tensor Tensor::minimum(const Tensor& other) const { return max_min(*this, other, false); }
 
 // d clamp(x) = g where min <= x <= max, else 0
+// ---- floating-point classes: bool results, no gradient ----
+
+Tensor Tensor::isnan() const {
+  EMBER_TRACE_OP();
+  NoGradGuard no_grad;
+  return is_floating_point() ? ne(*this) : zeros(sizes(), TensorOptions().dtype(kBool).device(device()));
+}
+Tensor Tensor::isinf() const {
+  EMBER_TRACE_OP();
+  NoGradGuard no_grad;
+  return is_floating_point() ? abs().eq(INFINITY) : zeros(sizes(), TensorOptions().dtype(kBool).device(device()));
+}
+Tensor Tensor::isfinite() const {
+  EMBER_TRACE_OP();
+  NoGradGuard no_grad;  // |x| < inf is false for NaN too
+  return is_floating_point() ? abs().lt(INFINITY) : ones(sizes(), TensorOptions().dtype(kBool).device(device()));
+}
+
+bool Tensor::is_nonzero() const {
+  EMBER_CHECK(numel() != 0, "is_nonzero: Boolean value of Tensor with no values is ambiguous");
+  EMBER_CHECK(numel() == 1, "is_nonzero: Boolean value of Tensor with more than one value is ambiguous (shape {})",
+              sizes());
+  const Scalar v = item();
+  return dtype() == kBool ? v.toBool() : v.toDouble() != 0;  // NaN is non-zero
+}
+
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   EMBER_TRACE_OP();
   EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");

@@ -115,6 +115,15 @@ Tensor Tensor::var(IntArrayRef dims_in, bool unbiased, bool keepdim) const {
 }
 Tensor Tensor::var(bool unbiased) const { return var(IntArrayRef{}, unbiased, false); }
 Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const { return var(dims, unbiased, keepdim).sqrt(); }
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
+  return {x.var(dims, unbiased, keepdim), x.mean(dims, keepdim)};
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased) { return var_mean(x, {}, unbiased, false); }
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) {
+  return {x.std(dims, unbiased, keepdim), x.mean(dims, keepdim)};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased) { return std_mean(x, {}, unbiased, false); }
 Tensor Tensor::std(bool unbiased) const { return var(unbiased).sqrt(); }
 
 // d amax = g spread evenly over the positions that hold the max

@@ -500,4 +500,96 @@ Tensor stack(const tensor_list& tensors, int64_t dim) {
   return cat(parts, d);
 }
 
+// ---- in-place views ----
+
+namespace {
+
+// Makes self (every handle to it) show `view`, a view of self: its geometry, and when autograd
+// recorded the view, the view's node as self's history. Self keeps its own view base (a view of a
+// view still shows the first base), so no handle points back at itself.
+Tensor& become_view(Tensor& self, const Tensor& view, const char* op) {
+  autograd::check_inplace(self, op);
+  self.set_data(view);
+  if (autograd::AutogradMeta* vm = autograd::meta(view); vm && vm->grad_fn) {
+    autograd::AutogradMeta& sm = autograd::ensure_meta(self);
+    sm.grad_fn = vm->grad_fn;
+    sm.output_nr = vm->output_nr;
+  }
+  self.bump_version();  // as libtorch, which counts a view's change of shape as a write
+  return self;
+}
+
+}  // namespace
+
+Tensor& Tensor::unsqueeze_(int64_t dim) {
+  EMBER_TRACE_OP();
+  return become_view(*this, unsqueeze(dim), "unsqueeze_");
+}
+Tensor& Tensor::squeeze_() {
+  EMBER_TRACE_OP();
+  return become_view(*this, squeeze(), "squeeze_");
+}
+Tensor& Tensor::squeeze_(int64_t dim) {
+  EMBER_TRACE_OP();
+  return become_view(*this, squeeze(dim), "squeeze_");
+}
+Tensor& Tensor::t_() {
+  EMBER_TRACE_OP();
+  return become_view(*this, t(), "t_");
+}
+Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) {
+  EMBER_TRACE_OP();
+  return become_view(*this, transpose(dim0, dim1), "transpose_");
+}
+
+// ---- reordering and repeating: copies, made of index_select, cat and expand, so each has their backward ----
+
+Tensor Tensor::flip(IntArrayRef dims) const {
+  EMBER_TRACE_OP();
+  Tensor out = *this;
+  if (dims.empty()) return clone();  // (wrap_dims reads an empty list as every dim)
+  for (int64_t d : wrap_dims(dims, dim(), "flip")) {
+    const int64_t n = sizes()[d];
+    if (n > 1) out = out.index_select(d, arange(n - 1, -1, -1, TensorOptions().dtype(kInt64).device(device())));
+  }
+  return out.is_same(*this) ? clone() : out;
+}
+
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  EMBER_TRACE_OP();
+  if (dims.empty()) {
+    EMBER_CHECK(shifts.size() == 1, "roll: `shifts` required to be of size 1 when `dims` is empty, got {}", shifts);
+    return flatten().roll(shifts, {0}).view(sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: {}, dims:{}",
+              shifts.size(), dims.size());
+  Tensor out = *this;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = wrap_dim(dims[i], dim(), "roll"), n = sizes()[d];
+    if (n == 0) continue;
+    const int64_t s = ((shifts[i] % n) + n) % n;  // elements move s places up: the last s come first
+    if (s != 0) out = cat({out.narrow(d, n - s, s), out.narrow(d, 0, n - s)}, d);
+  }
+  return out.is_same(*this) ? clone() : out;
+}
+
+Tensor Tensor::repeat(IntArrayRef repeats) const {
+  EMBER_TRACE_OP();
+  const int64_t nd = static_cast<int64_t>(repeats.size());
+  EMBER_CHECK(nd >= dim(),
+              "repeat: Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor "
+              "(repeats {} for a tensor of shape {})",
+              repeats, sizes());
+  for (int64_t r : repeats) EMBER_CHECK(r >= 0, "repeat: Trying to create tensor with negative dimension {}", r);
+  // (s0, s1, ...) -> (1, s0, 1, s1, ...) expanded to (r0, s0, r1, s1, ...) -> (r0 * s0, r1 * s1, ...)
+  std::vector<int64_t> padded(nd - dim(), 1), pairs, expanded, result;
+  padded.insert(padded.end(), sizes().begin(), sizes().end());
+  for (int64_t i = 0; i < nd; ++i) {
+    pairs.insert(pairs.end(), {1, padded[i]});
+    expanded.insert(expanded.end(), {repeats[i], padded[i]});
+    result.push_back(repeats[i] * padded[i]);
+  }
+  return reshape(pairs).expand(expanded).contiguous().view(result);
+}
+
 }  // namespace ember

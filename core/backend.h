@@ -57,6 +57,15 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
   /* values and indices (int64) have in's shape with size 1 at `dim`. */                                               \
   X(arg_reduce, (bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim),             \
     (is_max, values, indices, in, dim), is_max ? "max(dim)" : "min(dim)", values, (&in))                               \
+  /* ---- along the last dim of contiguous rows (in (R, n), the caller moves the dim last) ---- */                     \
+  /* values and indices (int64) of in's shape: each row sorted ascending or descending, NaN above every */             \
+  /* number, equal elements in their original order (a stable sort); indices[r, j] is where values[r, j] was. */      \
+  X(sort, (const Tensor& values, const Tensor& indices, const Tensor& in, bool descending),                            \
+    (values, indices, in, descending), "sort", values, (&in))                                                          \
+  /* out[r, j] = the sum (prod = false) or product of in[r, 0..j]; floating types accumulate in double on */            \
+  /* the CPU (as PyTorch's CPU kernel does) and in their own type's accumulator on CUDA. */                            \
+  X(cumulative, (const Tensor& out, const Tensor& in, bool prod), (out, in, prod), prod ? "cumprod" : "cumsum", out,  \
+    (&in))                                                                                                             \
   /* ---- linear algebra ---- */                                                                                       \
   /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */             \
   X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))               \

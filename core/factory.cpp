@@ -86,6 +86,13 @@ Tensor full_like(const Tensor& t, const Scalar& v, std::optional<TensorOptions> 
   return full(t.sizes(), v, like(t, o));
 }
 
+Tensor Tensor::new_empty(IntArrayRef sizes, const TensorOptions& o) const { return empty(sizes, like(*this, o)); }
+Tensor Tensor::new_zeros(IntArrayRef sizes, const TensorOptions& o) const { return zeros(sizes, like(*this, o)); }
+Tensor Tensor::new_ones(IntArrayRef sizes, const TensorOptions& o) const { return ones(sizes, like(*this, o)); }
+Tensor Tensor::new_full(IntArrayRef sizes, const Scalar& value, const TensorOptions& o) const {
+  return full(sizes, value, like(*this, o));
+}
+
 Tensor arange(const Scalar& end, const TensorOptions& options) { return arange(0, end, 1, options); }
 Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options) {
   return arange(start, end, 1, options);

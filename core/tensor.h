@@ -239,6 +239,33 @@ class Tensor {
   // and growing the storage (new elements uninitialised) when it needs more; libtorch's resize_.
   // Not for tensors that require grad.
   Tensor& resize_(IntArrayRef sizes);
+  // In-place views: this tensor (every handle to it) takes the view's shape and strides, and its
+  // autograd history the view's (libtorch's unsqueeze_, squeeze_, t_, transpose_).
+  Tensor& unsqueeze_(int64_t dim);
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t dim);
+  Tensor& t_();
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  // ---- reordering and repeating (autograd/shape.cpp): new tensors ----
+  Tensor flip(IntArrayRef dims) const;
+  // Elements shifted by shifts[i] along dims[i], wrapping around; without dims, over the flattened tensor.
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  // The tensor tiled repeats[i] times along dim i (leading repeats add dims), as torch.Tensor.repeat.
+  Tensor repeat(IntArrayRef repeats) const;
+  // ---- sorting and scans (autograd/sort.cpp) ----
+  // Sorted along dim, with the indices the values came from. NaN sorts above every number; Ember's
+  // sort is always stable (libtorch's CPU sort is too), so `stable` changes nothing.
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
+  // The k largest (or smallest) along dim, in sorted order, with their indices.
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  // Running sum and product along dim; integer and bool inputs give int64, as in PyTorch.
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor& cumsum_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+  Tensor& cumprod_(int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
   // ---- elementwise (autograd/elementwise.cpp): full broadcasting, scalars promote like PyTorch ----
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
@@ -278,6 +305,12 @@ class Tensor {
   Tensor relu() const;
   Tensor gelu(const std::string& approximate = "none") const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  // bool tensors of this one's shape; integer and bool tensors are never NaN or infinite.
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  // A one-element tensor's truth (libtorch's `if (t.is_nonzero())`); more or fewer elements is an error.
+  bool is_nonzero() const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
   Tensor eq(const Tensor& other) const;
@@ -335,9 +368,14 @@ class Tensor {
   template <std::integral I>
   requires(!std::same_as<I, bool>) Tensor std(I dim, bool unbiased = true, bool keepdim = false)
   const { return std(IntArrayRef{static_cast<int64_t>(dim)}, unbiased, keepdim); }
+  // x.var({1}): a one-element braced list is an int here, not the bool `unbiased` (libtorch's gh-40287 overloads).
+  Tensor var(int dim) const { return var(IntArrayRef{dim}); }
+  Tensor std(int dim) const { return std(IntArrayRef{dim}); }
   Tensor max() const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor max(const Tensor& other) const { return maximum(other); }
+  Tensor min(const Tensor& other) const { return minimum(other); }
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor amax(IntArrayRef dims, bool keepdim = false) const;
   Tensor amin(IntArrayRef dims, bool keepdim = false) const;
@@ -352,6 +390,12 @@ class Tensor {
   Tensor any() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any(int64_t dim, bool keepdim = false) const;
+
+  // ---- new tensors on this one's device with its dtype, unless `options` say otherwise (core/factory.cpp) ----
+  Tensor new_empty(IntArrayRef sizes, const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef sizes, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef sizes, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef sizes, const Scalar& fill_value, const TensorOptions& options = {}) const;
 
   // ---- linear algebra (autograd/matmul.cpp) ----
   Tensor matmul(const Tensor& other) const;
@@ -489,6 +533,8 @@ inline Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim = false,
   return x.mean(dims, keepdim, dtype);
 }
 inline Tensor max(const Tensor& x) { return x.max(); }
+inline Tensor max(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+inline Tensor min(const Tensor& a, const Tensor& b) { return a.minimum(b); }
 inline Tensor min(const Tensor& x) { return x.min(); }
 inline std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false) {
   return x.max(dim, keepdim);
@@ -516,6 +562,25 @@ inline Tensor frobenius_norm(const Tensor& x) { return x.norm(2); }
 inline Tensor frobenius_norm(const Tensor& x, IntArrayRef dims, bool keepdim = false) {
   return x.norm(2, dims, keepdim);
 }
+
+// (var, mean) and (std, mean) over everything or over `dims`, in one call (torch::var_mean).
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, bool unbiased = true);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, bool unbiased = true);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+// var_mean(x, {1}) and var_mean(x, 1) reduce over dim 1, as in libtorch (a braced int would pick `unbiased`).
+inline std::tuple<Tensor, Tensor> var_mean(const Tensor& x, int dim) { return var_mean(x, IntArrayRef{dim}); }
+inline std::tuple<Tensor, Tensor> std_mean(const Tensor& x, int dim) { return std_mean(x, IntArrayRef{dim}); }
+// The distinct values of x, sorted, with (when asked) each element's position among them
+// (`inverse`, x's shape) and each value's count; the tensors not asked for are empty, as in
+// libtorch's _unique2. `sorted = false` still sorts (libtorch's CUDA does too).
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted = true, bool return_inverse = false,
+                                          bool return_counts = false);
+// Collapses runs of equal neighbours in the flattened x (torch::unique_consecutive; a `dim` is not
+// supported yet and is an error).
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
 
 // ---- creation (core/factory.cpp) ----
 Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});

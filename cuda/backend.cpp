@@ -44,6 +44,12 @@ void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int6
 void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, int64_t C, int64_t k, bool lower,
                      void* out, const void* in);
 
+// ---- sort.cu; rows of n contiguous elements ----
+void launch_sort(cudaStream_t s, ScalarType type, int64_t rows, int64_t n, bool descending, void* values,
+                 int64_t* indices, const void* in);
+void launch_cumulative(cudaStream_t s, ScalarType type, int64_t rows, int64_t n, bool prod, void* out,
+                       const void* in);
+
 // ---- norm.cu ----
 void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* out, void* mean, void* rstd,
                        const void* in, const void* weight, const void* bias, double eps);
@@ -250,6 +256,19 @@ void CudaBackend::softmax_backward(const Tensor& din, const Tensor& dout, const 
   dispatch_floating(out.dtype(), "softmax_backward", []<typename T>() {});
   const int64_t C = out.dim() ? out.sizes().back() : 1, rows = C ? out.numel() / C : 0;
   launch_softmax_backward(s, out.dtype(), rows, C, din.raw_data_ptr(), dout.raw_data_ptr(), out.raw_data_ptr(), log);
+}
+
+void CudaBackend::sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending) {
+  cudaStream_t s = prepare(in.device());
+  const int64_t n = in.dim() ? in.sizes().back() : 1, rows = n ? in.numel() / n : 0;
+  launch_sort(s, in.dtype(), rows, n, descending, values.raw_data_ptr(), indices.data_ptr<int64_t>(),
+              in.raw_data_ptr());
+}
+
+void CudaBackend::cumulative(const Tensor& out, const Tensor& in, bool prod) {
+  cudaStream_t s = prepare(in.device());
+  const int64_t n = in.dim() ? in.sizes().back() : 1, rows = n ? in.numel() / n : 0;
+  launch_cumulative(s, in.dtype(), rows, n, prod, out.raw_data_ptr(), in.raw_data_ptr());
 }
 
 void CudaBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) {

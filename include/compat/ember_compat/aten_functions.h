@@ -81,6 +81,15 @@ EMBER_ATEN_FUNCTION(size)
 EMBER_ATEN_FUNCTION(stride)
 EMBER_ATEN_FUNCTION(var)
 EMBER_ATEN_FUNCTION(std)
+EMBER_ATEN_FUNCTION(sort)
+EMBER_ATEN_FUNCTION(argsort)
+EMBER_ATEN_FUNCTION(topk)
+EMBER_ATEN_FUNCTION(cumsum)
+EMBER_ATEN_FUNCTION(cumprod)
+EMBER_ATEN_FUNCTION(isnan)
+EMBER_ATEN_FUNCTION(isinf)
+EMBER_ATEN_FUNCTION(isfinite)
+EMBER_ATEN_FUNCTION(is_nonzero)
 #undef EMBER_ATEN_FUNCTION
 
 // Methods taking a list of sizes or dims, which programs pass as a braced list (`torch::reshape(x,
@@ -94,11 +103,22 @@ inline tensor_list split_with_sizes(const Tensor& self, IntArrayRef split_sizes,
 inline tensor_list split(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0) {
   return self.split_with_sizes(split_sizes, dim);
 }
+inline Tensor flip(const Tensor& self, IntArrayRef dims) { return self.flip(dims); }
+inline Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {}) { return self.roll(shifts, dims); }
 inline Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides,
                          std::optional<int64_t> storage_offset = std::nullopt) {
   return self.as_strided(sizes, strides, storage_offset);
 }
 
+// ATen's unique: _unique2 (what Python's torch.unique calls) and _unique (unique_consecutive is Ember's own).
+inline std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted = true, bool return_inverse = false,
+                                                   bool return_counts = false) {
+  return ember::unique(self, sorted, return_inverse, return_counts);
+}
+inline std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted = true, bool return_inverse = false) {
+  auto [values, inverse, counts] = ember::unique(self, sorted, return_inverse, false);
+  return {values, inverse};
+}
 namespace detail {
 
 // Writes `result` into `out` as ATen's out= kernels do; `op` is the name the user called.

@@ -1,0 +1,89 @@
+// CUDA kernels along the last dim of contiguous rows: sort with source indices, running sum / product.
+//
+// The sort ranks: one thread per element counts the row's elements that go before it (smaller, or
+// equal and earlier, so the order is stable; NaN above every number, as on the CPU) and writes the
+// element at that rank. O(n) reads per element, O(n^2) per row, all threads independent: exact and
+// simple, fine for the rows programs sort (class scores, top-k over a vocabulary of a few thousand);
+// a merge or radix sort is the step for long rows. The scans give one thread to one row, accumulating
+// in the row's type as PyTorch's CUDA kernels do (int64 through uint64, so overflow wraps).
+#include <type_traits>
+
+#include "cuda/kernels.h"
+
+namespace ember::cuda {
+
+namespace {
+
+// a < b in sort order: NaN after every number, NaNs equal to each other.
+template <typename T>
+__device__ bool sorts_before(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return false;  // NaN
+    if (b != b) return true;
+  }
+  return a < b;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlockSize)
+    sort_rank_kernel(int64_t rows, int64_t n, bool descending, T* values, int64_t* indices, const T* in) {
+  const int64_t total = rows * n, stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < total; at += stride) {
+    const int64_t r = at / n, i = at % n;
+    const T* row = in + r * n;
+    const T xi = row[i];
+    int64_t rank = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const T xj = row[j];
+      const bool ahead = descending ? sorts_before(xi, xj) : sorts_before(xj, xi);
+      const bool tie = !sorts_before(xi, xj) && !sorts_before(xj, xi);
+      rank += ahead || (tie && j < i);
+    }
+    values[r * n + rank] = xi;
+    indices[r * n + rank] = i;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlockSize) scan_kernel(int64_t rows, int64_t n, bool prod, T* out, const T* in) {
+  using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, T>;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows; r += stride) {
+    Acc acc = prod ? Acc(1) : Acc(0);
+    for (int64_t j = 0; j < n; ++j) {
+      const Acc x = static_cast<Acc>(in[r * n + j]);
+      acc = prod ? acc * x : acc + x;
+      out[r * n + j] = static_cast<T>(acc);
+    }
+  }
+}
+
+}  // namespace
+
+void launch_sort(cudaStream_t s, ScalarType type, int64_t rows, int64_t n, bool descending, void* values,
+                 int64_t* indices, const void* in) {
+  dispatch_type(type, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(rows * n);
+    if (ls.grid == 0) return;
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, sort_rank_kernel<T>)
+    (rows, n, descending, static_cast<T*>(values), indices, static_cast<const T*>(in));
+    check_launch("sort");
+  });
+}
+
+void launch_cumulative(cudaStream_t s, ScalarType type, int64_t rows, int64_t n, bool prod, void* out,
+                       const void* in) {
+  dispatch_type(type, [&]<typename T>() {
+    if constexpr (std::is_same_v<T, bool>) {
+      unsupported(prod ? "cumprod" : "cumsum", "dtype", static_cast<int>(type));  // the op converts bool first
+    } else {
+      const LaunchShape ls = launch_1d(rows);
+      if (ls.grid == 0 || n == 0) return;
+      EMBER_LAUNCH(ls.grid, ls.block, 0, s, scan_kernel<T>)
+      (rows, n, prod, static_cast<T*>(out), static_cast<const T*>(in));
+      check_launch(prod ? "cumprod" : "cumsum");
+    }
+  });
+}
+
+}  // namespace ember::cuda
