@@ -334,6 +334,10 @@ decltype(auto) dispatch(ScalarType dtype, const char* op, F&& f) {
     case kBool:
       return f.template operator()<bool>();
     case kBFloat16:  // only where a kernel says so: dispatch_with_bfloat16, or its own float32 path
+    case kUInt8:     // the narrow integers: dispatch_all, or computed as int64 (core/cpu/narrow_int.h)
+    case kInt8:
+    case kInt16:
+    case kInt32:
       break;
   }
   EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
@@ -345,6 +349,24 @@ template <typename F>
 decltype(auto) dispatch_with_bfloat16(ScalarType dtype, const char* op, F&& f) {
   if (dtype == kBFloat16) return f.template operator()<BFloat16>();
   return dispatch(dtype, op, std::forward<F>(f));
+}
+
+// Every dtype, for kernels that only move values (copy, fill, where, triangle, gathers), which need
+// no arithmetic beyond what each C++ type has.
+template <typename F>
+decltype(auto) dispatch_all(ScalarType dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case kUInt8:
+      return f.template operator()<uint8_t>();
+    case kInt8:
+      return f.template operator()<int8_t>();
+    case kInt16:
+      return f.template operator()<int16_t>();
+    case kInt32:
+      return f.template operator()<int32_t>();
+    default:
+      return dispatch_with_bfloat16(dtype, op, std::forward<F>(f));
+  }
 }
 
 // Like dispatch, for kernels that exist only for float32 and float64.

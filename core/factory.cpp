@@ -146,6 +146,10 @@ template Tensor from_vector<float>(const std::vector<float>&, IntArrayRef, const
 template Tensor from_vector<double>(const std::vector<double>&, IntArrayRef, const TensorOptions&);
 template Tensor from_vector<int64_t>(const std::vector<int64_t>&, IntArrayRef, const TensorOptions&);
 template Tensor from_vector<bool>(const std::vector<bool>&, IntArrayRef, const TensorOptions&);
+template Tensor from_vector<uint8_t>(const std::vector<uint8_t>&, IntArrayRef, const TensorOptions&);
+template Tensor from_vector<int8_t>(const std::vector<int8_t>&, IntArrayRef, const TensorOptions&);
+template Tensor from_vector<int16_t>(const std::vector<int16_t>&, IntArrayRef, const TensorOptions&);
+template Tensor from_vector<int32_t>(const std::vector<int32_t>&, IntArrayRef, const TensorOptions&);
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options, std::function<void(void*)> deleter) {
   const int64_t nbytes = checked_nbytes(sizes, options.dtype(), "from_blob");

@@ -274,7 +274,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     if (t.dtype() != kFloat32) suffixes.push_back(dtype_suffix);
     body = "[]";
   } else {
-    if (t.dtype() == kFloat64 || t.dtype() == kBFloat16) suffixes.push_back(dtype_suffix);
+    if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) suffixes.push_back(dtype_suffix);
     std::vector<bool> summarised = summarised_dims(t, opts);
     std::vector<int64_t> shown_sizes = t.sizes().vec();
     for (size_t d = 0; d < shown_sizes.size(); ++d) {

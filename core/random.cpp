@@ -155,6 +155,15 @@ void dispatch_fill(Tensor& self, const char* op, bool allow_integral, Fn fn) {
     case kBFloat16:  // drawn as float32, then rounded
       fill_in_memory_order<BFloat16>(self, [&] { return BFloat16(static_cast<float>(fn(float{}))); });
       return;
+    case kUInt8:
+    case kInt8:
+    case kInt16:
+    case kInt32:
+      EMBER_CHECK(allow_integral, "{}: expected a floating point tensor, got {}", op, dtype_name(self.scalar_type()));
+      dispatch_all(self.scalar_type(), op, [&]<typename T>() {
+        fill_in_memory_order<T>(self, [&] { return static_cast<T>(fn(int64_t{})); });
+      });
+      return;
   }
 }
 
@@ -366,6 +375,9 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
       case kBFloat16:  // 0 and 1 are exact in bfloat16
         bernoulli_fill(data_ptr<BFloat16>(), numel(), p, g);
         break;
+      default:
+        dispatch_all(scalar_type(), "bernoulli_", [&]<typename T>() { bernoulli_fill(data_ptr<T>(), numel(), p, g); });
+        break;
     }
     bump_version();
     return *this;
@@ -400,6 +412,18 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
         break;
       case kBFloat16:
         to_inclusive = uint64_t(1) << 8;
+        break;
+      case kUInt8:
+        to_inclusive = 255;
+        break;
+      case kInt8:
+        to_inclusive = 127;
+        break;
+      case kInt16:
+        to_inclusive = 32767;
+        break;
+      case kInt32:
+        to_inclusive = 2147483647;
         break;
     }
     EMBER_CHECK(from >= 0 && static_cast<uint64_t>(from) <= to_inclusive,

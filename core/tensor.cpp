@@ -130,6 +130,11 @@ Scalar Tensor::item() const {
       return static_cast<bool>(to_vector<bool>()[0]);
     case kBFloat16:
       return to_vector<double>()[0];
+    case kUInt8:
+    case kInt8:
+    case kInt16:
+    case kInt32:
+      return to_vector<int64_t>()[0];
   }
   EMBER_FAIL("item: unsupported dtype");
 }
@@ -191,6 +196,10 @@ EMBER_INSTANTIATE(double)
 EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(bool)
 EMBER_INSTANTIATE(BFloat16)
+EMBER_INSTANTIATE(uint8_t)
+EMBER_INSTANTIATE(int8_t)
+EMBER_INSTANTIATE(int16_t)
+EMBER_INSTANTIATE(int32_t)
 #undef EMBER_INSTANTIATE
 
 std::string Tensor::toString() const {
@@ -358,6 +367,9 @@ Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char*
   // in the dtype switch of each CUDA kernel.
   EMBER_CHECK(dtype != kBFloat16 || device.is_cpu(),
               "{}: bfloat16 tensors are supported on the CPU only, not on {} (use float32 there)", op, device.str());
+  EMBER_CHECK(!is_narrow_integer(dtype) || device.is_cpu(),
+              "{}: {} tensors are supported on the CPU only, not on {} yet (convert to int64 or float32 first)", op,
+              dtype_name(dtype), device.str());
   const int64_t nbytes = checked_nbytes(sizes, dtype, op);
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes.vec();

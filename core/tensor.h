@@ -98,6 +98,7 @@ class Tensor {
   template <typename T>
   T* data_ptr() const;
   void* raw_data_ptr() const;
+  void* data_ptr() const { return raw_data_ptr(); }  // libtorch's untyped form
   // The value of a one-element tensor (any device), converted to T.
   template <typename T>
   T item() const {

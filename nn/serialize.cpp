@@ -56,6 +56,10 @@ std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
   if (name == "I64") return kInt64;
   if (name == "BOOL") return kBool;
   if (name == "BF16") return kBFloat16;
+  if (name == "U8") return kUInt8;
+  if (name == "I8") return kInt8;
+  if (name == "I16") return kInt16;
+  if (name == "I32") return kInt32;
   return std::nullopt;
 }
 
@@ -216,6 +220,14 @@ std::string safetensors_dtype(ScalarType dtype) {
       return "BOOL";
     case kBFloat16:
       return "BF16";
+    case kUInt8:
+      return "U8";
+    case kInt8:
+      return "I8";
+    case kInt16:
+      return "I16";
+    case kInt32:
+      return "I32";
   }
   EMBER_FAIL("safetensors: unsupported dtype {}", dtype_name(dtype));
 }

@@ -33,6 +33,11 @@ inline ScalarType dtype_from_name(const std::string& name) {
   if (name == "float32") return kFloat32;
   if (name == "float64") return kFloat64;
   if (name == "int64") return kInt64;
+  if (name == "bfloat16") return kBFloat16;
+  if (name == "uint8") return kUInt8;
+  if (name == "int8") return kInt8;
+  if (name == "int16") return kInt16;
+  if (name == "int32") return kInt32;
   EMBER_CHECK(name == "bool", "dtype_from_name: unknown dtype '{}'", name);
   return kBool;
 }
@@ -52,8 +57,8 @@ inline Tensor tensor_from_json(const nlohmann::json& j) {
   std::vector<int64_t> shape = j.at("shape").get<std::vector<int64_t>>();
   ScalarType dt = dtype_from_name(j.at("dtype").get<std::string>());
   Tensor t;
-  if (dt == kInt64) {
-    t = from_vector(j.at("values").get<std::vector<int64_t>>(), shape, dtype(kInt64));
+  if (is_integral(dt)) {  // exact through int64, then narrowed
+    t = from_vector(j.at("values").get<std::vector<int64_t>>(), shape, dtype(kInt64)).to(dt);
   } else {
     std::vector<double> values;
     for (const auto& v : j.at("values")) values.push_back(value_from_json(v));

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "core/cpu/allocator.h"
 #include "core/cpu/bfloat16_float.h"
+#include "core/cpu/narrow_int.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/cpu/per_isa.h"
@@ -29,9 +31,27 @@ void CpuBackend::deallocate(void* ptr, Device) { cpu_deallocate(ptr); }
 void CpuBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
 void CpuBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
 
+namespace {
+
+// One element converted as PyTorch's c10::convert does: a float into a narrow integer goes through
+// int64 (300.0 -> uint8 is 44), with NaN and values beyond int64 giving int64's minimum, as x86's
+// conversion does, instead of undefined behaviour. Everything else is static_cast.
+template <typename D, typename S>
+D convert(S x) {
+  if constexpr (std::is_integral_v<D> && !std::is_same_v<D, bool> && sizeof(D) < sizeof(int64_t) &&
+                !std::is_integral_v<S>) {
+    const double v = static_cast<double>(x);
+    return static_cast<D>(v > -9.2e18 && v < 9.2e18 ? static_cast<int64_t>(v) : std::numeric_limits<int64_t>::min());
+  } else {
+    return static_cast<D>(x);
+  }
+}
+
+}  // namespace
+
 void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
-  dispatch_with_bfloat16(dst.dtype(), "copy", [&]<typename D>() {
-    dispatch_with_bfloat16(src.dtype(), "copy", [&]<typename S>() {
+  dispatch_all(dst.dtype(), "copy", [&]<typename D>() {
+    dispatch_all(src.dtype(), "copy", [&]<typename S>() {
       for_each_run<2>({&dst, &src}, [](char** p, const int64_t* s, int64_t n) {
         if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
           D* d = reinterpret_cast<D*>(p[0]);
@@ -43,11 +63,11 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
           } else if constexpr (std::is_same_v<D, float> && std::is_same_v<S, BFloat16>) {
             bfloat16_to_float(d, x, n);
           } else {
-            for (int64_t i = 0; i < n; ++i) d[i] = static_cast<D>(x[i]);
+            for (int64_t i = 0; i < n; ++i) d[i] = convert<D>(x[i]);
           }
         } else {
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<D*>(p[0] + i * s[0]) = static_cast<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+            *reinterpret_cast<D*>(p[0] + i * s[0]) = convert<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
         }
       });
     });
@@ -55,7 +75,7 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
 }
 
 void CpuBackend::fill(const Tensor& dst, const Scalar& value) {
-  dispatch_with_bfloat16(dst.dtype(), "fill", [&]<typename T>() {
+  dispatch_all(dst.dtype(), "fill", [&]<typename T>() {
     const T v = value.to<T>();
     for_each_run<1>({&dst}, [v](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {
@@ -242,6 +262,11 @@ void bf16_binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) 
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
+  if (any_narrow_integer({&out, &in})) {  // computed as int64 (core/cpu/narrow_int.h)
+    Tensor out64 = int64_buffer(out);
+    unary(op, out64, int64_copy(*this, in));
+    return narrow_back(*this, out, out64);
+  }
   if (any_bfloat16({&out, &in}) && float32_or_bfloat16({&out, &in})) {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
@@ -268,6 +293,11 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (any_narrow_integer({&out, &a, &b})) {
+    Tensor out64 = int64_buffer(out);
+    binary(op, out64, int64_copy(*this, a), int64_copy(*this, b));
+    return narrow_back(*this, out, out64);
+  }
   if (any_bfloat16({&out, &a, &b}) && float32_or_bfloat16({&out, &a, &b}) && !returns_bool(op)) {
     using T = float;  // the result type R of the ops below
     switch (op) {
@@ -297,7 +327,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
 }
 
 void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  dispatch_with_bfloat16(out.dtype(), "where", [&]<typename T>() {
+  dispatch_all(out.dtype(), "where", [&]<typename T>() {
     for_each_run<4>({&out, &cond, &a, &b}, [](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);

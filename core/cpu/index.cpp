@@ -6,6 +6,7 @@
 // inner rows with one loop; gather/scatter_add walk index positions with an odometer.
 #include <cstring>
 
+#include "core/cpu/narrow_int.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/shape.h"
@@ -46,7 +47,7 @@ void for_each_position(IntArrayRef sizes, IntArrayRef ostrides, int64_t dim, F f
 }  // namespace
 
 void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  dispatch_with_bfloat16(in.dtype(), "index_select", [&]<typename T>() {
+  dispatch_all(in.dtype(), "index_select", [&]<typename T>() {
     const Blocks b = blocks_around(in.sizes(), dim);
     const int64_t src_len = in.sizes()[dim], n = index.numel();
     const int64_t* idx = index.data_ptr<int64_t>();
@@ -60,6 +61,11 @@ void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, 
 }
 
 void CpuBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (any_narrow_integer({&out, &src})) {  // accumulated in int64, narrowed once
+    Tensor out64 = int64_copy(*this, out);
+    index_add(out64, dim, index, int64_copy(*this, src));
+    return narrow_back(*this, out, out64);
+  }
   dispatch(out.dtype(), "index_add", [&]<typename T>() {
     const Blocks b = blocks_around(out.sizes(), dim);
     const int64_t dst_len = out.sizes()[dim], n = index.numel();
@@ -76,7 +82,7 @@ void CpuBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, 
 }
 
 void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  dispatch_with_bfloat16(in.dtype(), "gather", [&]<typename T>() {
+  dispatch_all(in.dtype(), "gather", [&]<typename T>() {
     const int64_t* idx = index.data_ptr<int64_t>();
     const T* x = static_cast<const T*>(in.raw_data_ptr());
     T* y = out.data_ptr<T>();
@@ -87,6 +93,11 @@ void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const 
 }
 
 void CpuBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (any_narrow_integer({&out, &src})) {
+    Tensor out64 = int64_copy(*this, out);
+    scatter_add(out64, dim, index, int64_copy(*this, src));
+    return narrow_back(*this, out, out64);
+  }
   dispatch(out.dtype(), "scatter_add", [&]<typename T>() {
     const int64_t* idx = index.data_ptr<int64_t>();
     const T* s = src.data_ptr<T>();

@@ -116,7 +116,7 @@ void CpuBackend::softmax_backward(const Tensor& din, const Tensor& dout, const T
 }
 
 void CpuBackend::triangle(const Tensor& out, const Tensor& in, int64_t k, bool lower) {
-  dispatch_with_bfloat16(in.dtype(), lower ? "tril" : "triu", [&]<typename T>() {
+  dispatch_all(in.dtype(), lower ? "tril" : "triu", [&]<typename T>() {
     const int64_t R = in.sizes()[in.dim() - 2], C = in.sizes()[in.dim() - 1];
     const int64_t mats = R * C != 0 ? in.numel() / (R * C) : 0;
     const T* x = in.data_ptr<T>();

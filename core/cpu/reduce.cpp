@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/cpu/bfloat16_float.h"
+#include "core/cpu/narrow_int.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 #include "core/shape.h"
@@ -224,6 +225,11 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
 }  // namespace
 
 void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArrayRef dims) {
+  if (any_narrow_integer({&out, &in})) {  // computed as int64 (core/cpu/narrow_int.h)
+    Tensor out64 = int64_buffer(out);
+    reduce(op, out64, int64_copy(*this, in), dims);
+    return narrow_back(*this, out, out64);
+  }
   if (op == ReduceOp::All || op == ReduceOp::Any) {
     // all: min over bools, any: max over bools.
     Tensor b = in;
@@ -261,6 +267,11 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArr
 }
 
 void CpuBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
+  if (any_narrow_integer({&values, &in})) {
+    Tensor values64 = int64_buffer(values);
+    arg_reduce(is_max, values64, indices, int64_copy(*this, in), dim);
+    return narrow_back(*this, values, values64);
+  }
   dispatch(in.dtype(), is_max ? "max" : "min", [&]<typename T>() {
     const int64_t len = in.sizes()[dim], step = in.strides()[dim] * static_cast<int64_t>(sizeof(T));
     // Walk every output position; `in` is viewed with size 1 at `dim` so it lines up with them.

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "core/cpu/narrow_int.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
 
@@ -33,6 +34,11 @@ using ScanAcc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t
 }  // namespace
 
 void CpuBackend::sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending) {
+  if (any_narrow_integer({&values, &in})) {  // sorted as int64 (exact), narrowed back
+    Tensor values64 = int64_buffer(values);
+    sort(values64, indices, int64_copy(*this, in), descending);
+    return narrow_back(*this, values, values64);
+  }
   dispatch(in.dtype(), "sort", [&]<typename T>() {
     const int64_t n = in.dim() ? in.sizes().back() : 1, rows = n ? in.numel() / n : 0;
     const T* x = in.data_ptr<T>();

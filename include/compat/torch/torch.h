@@ -224,14 +224,14 @@ void load(Value& value, std::istream& stream) {
     operator TensorOptions() const {                                                                           \
       static_assert(compat_detail::always_false<name##_is_not_supported>,                                      \
                     "torch::" #name                                                                            \
-                    ": Ember has kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool and kBFloat16"); \
+                    ": Ember has kFloat32, kFloat64, kBFloat16, kInt64, kInt32, kInt16, kInt8, kUInt8 and kBool"); \
       std::terminate();                                                                                        \
     }                                                                                                          \
     /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */                   \
     operator ScalarType() const {                                                                              \
       static_assert(compat_detail::always_false<name##_is_not_supported>,                                      \
                     "torch::" #name                                                                            \
-                    ": Ember has kFloat32 (kFloat), kFloat64 (kDouble), kInt64 (kLong), kBool and kBFloat16"); \
+                    ": Ember has kFloat32, kFloat64, kBFloat16, kInt64, kInt32, kInt16, kInt8, kUInt8 and kBool"); \
       std::terminate();                                                                                        \
     }                                                                                                          \
   };                                                                                                           \
@@ -239,16 +239,8 @@ void load(Value& value, std::istream& stream) {
 
 EMBER_TORCH_UNSUPPORTED_DTYPE(kHalf);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kFloat16);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kInt);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kInt32);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kInt16);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kInt8);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kByte);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kUInt8);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexFloat);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexDouble);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kShort);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kChar);
 #undef EMBER_TORCH_UNSUPPORTED_DTYPE
 
 // TorchScript: a whole subsystem Ember does not have. (torch::data is ember::data, data/data.h.)

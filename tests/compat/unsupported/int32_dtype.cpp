@@ -1,8 +1,0 @@
-// torch::kInt32 passed where libtorch takes a ScalarType: the build stops naming the dtype.
-// expect: torch::kInt32: Ember has kFloat32
-#include <torch/torch.h>
-
-int main() {
-  torch::Tensor t = torch::zeros({2}, torch::dtype(torch::kInt32));
-  return static_cast<int>(t.numel());
-}
