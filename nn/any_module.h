@@ -9,8 +9,18 @@
 // An AnyModule remembers its module's forward signature (deduced from &M::forward): arguments are
 // checked at run time against it ("...'s forward() method expects 2 argument(s), but received 1.",
 // "Expected argument #0 to be of type at::Tensor, but received value of type double"), with
-// libtorch's messages. This is what lets Sequential hold user modules. Not supported: an overloaded
-// or templated forward, forward() returning void, default arguments (FORWARD_HAS_DEFAULT_ARGS).
+// libtorch's messages. This is what lets Sequential hold user modules. A forward with default
+// arguments declares them with EMBER_FORWARD_HAS_DEFAULT_ARGS (libtorch's FORWARD_HAS_DEFAULT_ARGS in
+// <torch/torch.h>), and AnyModule fills in those not passed:
+//
+//   class MImpl : public nn::Module {
+//    public:
+//     Tensor forward(const Tensor& x, Tensor h = {});
+//    protected:
+//     EMBER_FORWARD_HAS_DEFAULT_ARGS({1, nn::AnyValue(Tensor())})  // (parameter index, default), ascending
+//   };
+//
+// Not supported: an overloaded or templated forward, forward() returning void.
 #pragma once
 
 #include <any>
@@ -55,6 +65,16 @@ class AnyValue {
  private:
   std::any value_;
 };
+
+class AnyModule;
+
+// The (index, value) pairs of a forward's trailing default arguments, ascending by index; the first
+// index is the number of required arguments. Declared in the module's class body (any access section).
+#define EMBER_FORWARD_HAS_DEFAULT_ARGS(...)                                                   \
+  friend class ::ember::nn::AnyModule;                                                       \
+  static std::vector<std::pair<unsigned, ::ember::nn::AnyValue>> _forward_default_args() { \
+    return {__VA_ARGS__};                                                                    \
+  }
 
 class AnyModule {
  public:
@@ -138,9 +158,23 @@ class AnyModule {
     explicit Holder(std::shared_ptr<M> module) : Placeholder(typeid(M)), module_(std::move(module)) {}
 
     AnyValue forward(std::vector<AnyValue>&& arguments) override {
-      EMBER_CHECK(arguments.size() == sizeof...(Parameters),
-                  "{}'s forward() method expects {} argument(s), but received {}.", detail::demangle(type),
-                  sizeof...(Parameters), arguments.size());
+      const std::string name = detail::demangle(type);
+      if constexpr (requires { M::_forward_default_args(); }) {
+        std::vector<std::pair<unsigned, AnyValue>> defaults = M::_forward_default_args();
+        const size_t required = defaults.empty() ? sizeof...(Parameters) : defaults.front().first;
+        EMBER_CHECK(arguments.size() >= required && arguments.size() <= sizeof...(Parameters),
+                    "{}'s forward() method expects at least {} argument(s) and at most {} argument(s), but "
+                    "received {}.",
+                    name, required, sizeof...(Parameters), arguments.size());
+        for (auto& [index, value] : defaults)
+          if (index >= arguments.size()) arguments.push_back(std::move(value));
+      }
+      EMBER_CHECK(arguments.size() == sizeof...(Parameters), "{}'s forward() method expects {} argument(s), but received {}.{}",
+                  name, sizeof...(Parameters), arguments.size(),
+                  arguments.size() < sizeof...(Parameters)
+                      ? " If " + name + "'s forward() method has default arguments, please make sure the forward() "
+                                        "method is declared with a corresponding `FORWARD_HAS_DEFAULT_ARGS` macro."
+                      : std::string());
       return call(arguments, std::index_sequence_for<Parameters...>{});
     }
     std::shared_ptr<Module> module() const override { return module_; }

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "nn/expanding_array.h"
+#include "nn/any_module.h"
 #include "nn/module.h"
 #include "nn/options.h"
 
@@ -136,6 +137,7 @@ class EmbeddingBagImpl : public Module {
   void reset_parameters();
   // input (B, N), or (n) with offsets; per_sample_weights shaped like input -> (B, embedding_dim)
   Tensor forward(const Tensor& input, const Tensor& offsets = {}, const Tensor& per_sample_weights = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
   void pretty_print(std::ostream& stream) const override;
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
     return detail::clone_with_options(*this, device);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "nn/expanding_array.h"
+#include "nn/any_module.h"
 #include "nn/module.h"
 #include "nn/options.h"
 
@@ -268,6 +269,7 @@ class MaxUnpoolImpl : public Module {
   explicit MaxUnpoolImpl(const ExpandingArray<D>& kernel_size) : options(kernel_size) {}
   Tensor forward(const Tensor& input, const Tensor& indices,
                  const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(std::optional<std::vector<int64_t>>())})
   void pretty_print(std::ostream& stream) const override;
 
   MaxUnpoolOptions<D> options;

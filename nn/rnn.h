@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "nn/init.h"
+#include "nn/any_module.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/rnn_utils.h"
@@ -167,6 +168,7 @@ class RNNImpl : public detail::RNNImplBase {
   // input (T, B, I) / (B, T, I) / (T, I); hx (L*D, B, H) or (L*D, H), zeros when undefined
   // -> (output (T, B, D*H), h_n (L*D, B, H)).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())})
   std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
@@ -187,6 +189,7 @@ class LSTMImpl : public detail::RNNImplBase {
   // input), zeros when absent -> (output (T, B, D*H_out), (h_n, c_n)); H_out = proj_size or hidden_size.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
   std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
@@ -205,6 +208,7 @@ class GRUImpl : public detail::RNNImplBase {
   explicit GRUImpl(const GRUOptions& options);
   // As RNNImpl::forward.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())})
   std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {

@@ -63,6 +63,7 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
   std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                      const Tensor& key_padding_mask = {}, bool need_weights = true,
                                      const Tensor& attn_mask = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({3, AnyValue(Tensor())}, {4, AnyValue(true)}, {5, AnyValue(Tensor())})
 
   MultiheadAttentionOptions options;
   Tensor in_proj_weight;  // (3E, E): rows [0, E) queries, [E, 2E) keys, [2E, 3E) values
@@ -114,6 +115,7 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
   void reset_parameters();  // draws the parameters again, in the same order
   // src (N, L, E) or (L, N, E); src_mask (L, L); src_key_padding_mask (N, L) bool.
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
 
   TransformerEncoderLayerOptions options;
   MultiheadAttention self_attn{nullptr};
@@ -140,6 +142,8 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
   // key padding masks (N, T) and (N, S) bool.
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(Tensor())}, {3, AnyValue(Tensor())}, {4, AnyValue(Tensor())},
+                                 {5, AnyValue(Tensor())})
 
   TransformerDecoderLayerOptions options;
   MultiheadAttention self_attn{nullptr}, multihead_attn{nullptr};
@@ -183,6 +187,7 @@ class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
   explicit TransformerEncoderImpl(TransformerEncoderOptions options);
   // src (S, N, E) (or (N, S, E) for batch_first layers); src_mask (S, S); src_key_padding_mask (N, S).
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
   void reset() override;
   // Each layer draws its parameters again; norm becomes a fresh clone of options.norm().
   void reset_parameters();
@@ -202,6 +207,8 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
   // tgt (T, N, E); memory (S, N, E); tgt_mask (T, T); memory_mask (T, S); padding masks (N, T), (N, S).
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(Tensor())}, {3, AnyValue(Tensor())}, {4, AnyValue(Tensor())},
+                                 {5, AnyValue(Tensor())})
   void reset() override;
   void reset_parameters();
 
@@ -242,6 +249,8 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {}, const Tensor& tgt_mask = {},
                  const Tensor& memory_mask = {}, const Tensor& src_key_padding_mask = {},
                  const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {});
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(Tensor())}, {3, AnyValue(Tensor())}, {4, AnyValue(Tensor())},
+                                 {5, AnyValue(Tensor())}, {6, AnyValue(Tensor())}, {7, AnyValue(Tensor())})
   void reset() override;
   void reset_parameters();
   // The causal mask: (sz, sz) float, 0 on and below the diagonal, -inf above.

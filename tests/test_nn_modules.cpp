@@ -500,6 +500,51 @@ TEST(NnAnyModule, ChecksArgumentsAndTypesWithLibtorchsMessages) {
   EXPECT_THROWS_WITH(seq->forward(x, x), "The type of the return value is long, but you asked for type ember::Tensor");
 }
 
+// A user module declaring its default arguments in a protected section, as libtorch's own modules do.
+struct ScaleImpl : nn::Module {
+  Tensor forward(const Tensor& x, double factor = 2.0, Tensor shift = {}) {
+    return shift.defined() ? x * factor + shift : x * factor;
+  }
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, nn::AnyValue(2.0)}, {2, nn::AnyValue(Tensor())})
+};
+EMBER_MODULE(Scale);
+
+TEST(NnAnyModule, FillsInDeclaredDefaultArguments) {
+  Tensor x = arange(3, dtype(kFloat32));
+  nn::AnyModule scale(Scale{});
+  EXPECT_TENSOR_CLOSE(scale.forward(x), x * 2);
+  EXPECT_TENSOR_CLOSE(scale.forward(x, 3.0), x * 3);
+  EXPECT_TENSOR_CLOSE(scale.forward(x, 3.0, ones({3})), x * 3 + 1);
+  EXPECT_THROWS_WITH(scale.forward(), "ScaleImpl's forward() method expects at least 1 argument(s) and at most 3 "
+                                      "argument(s), but received 0.");
+  EXPECT_THROWS_WITH(scale.forward(x, 1.0, x, x), "at most 3 argument(s), but received 4.");
+  // Without the declaration, too few arguments say how to declare them (libtorch's hint).
+  EXPECT_THROWS_WITH(nn::AnyModule(Add{}).forward(x),
+                     "If (anonymous namespace)::AddImpl's forward() method has default arguments, please make sure "
+                     "the forward() method is declared with a corresponding `FORWARD_HAS_DEFAULT_ARGS` macro.");
+
+  // libtorch's modules with default arguments work in a Sequential with one input.
+  manual_seed(0);
+  nn::LSTM lstm(nn::LSTMOptions(3, 4));
+  nn::Sequential seq(lstm);
+  Tensor input = randn({5, 2, 3});
+  auto [out, state] = seq->forward<std::tuple<Tensor, std::tuple<Tensor, Tensor>>>(input);
+  EXPECT_TENSOR_CLOSE(out, std::get<0>(lstm->forward(input)));
+  nn::AnyModule gru(nn::GRU(nn::GRUOptions(3, 2)));
+  EXPECT_EQ(std::get<0>(gru.forward<std::tuple<Tensor, Tensor>>(input)).sizes(), IntArrayRef({5, 2, 2}));
+  nn::AnyModule cell(nn::LSTMCell(3, 2));
+  EXPECT_EQ(std::get<1>(cell.forward<std::tuple<Tensor, Tensor>>(randn({2, 3}))).sizes(), IntArrayRef({2, 2}));
+  nn::AnyModule layer(nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(4, 2).dropout(0.0)));
+  EXPECT_EQ(layer.forward(randn({3, 2, 4})).sizes(), IntArrayRef({3, 2, 4}));
+  nn::AnyModule attention(nn::MultiheadAttention(4, 2));
+  Tensor q = randn({3, 2, 4});
+  EXPECT_EQ(std::get<1>(attention.forward<std::tuple<Tensor, Tensor>>(q, q, q)).sizes(), IntArrayRef({2, 3, 3}));
+  nn::AnyModule bag(nn::EmbeddingBag(10, 3));
+  EXPECT_EQ(bag.forward(tensor({{1, 2}, {3, 4}})).sizes(), IntArrayRef({2, 3}));
+}
+
 struct CloneNetImpl : nn::Cloneable<CloneNetImpl> {
   explicit CloneNetImpl(int64_t width = 3) : width(width) { reset(); }
   void reset() override {

@@ -57,6 +57,7 @@ using ember::one_hot;
 // ---- macros ----
 #define TORCH_MODULE(Name) EMBER_MODULE(Name)
 #define TORCH_MODULE_IMPL(Name, ImplType) EMBER_MODULE_IMPL(Name, ImplType)
+#define FORWARD_HAS_DEFAULT_ARGS(...) EMBER_FORWARD_HAS_DEFAULT_ARGS(__VA_ARGS__)
 #define TORCH_ARG(T, name) EMBER_ARG(T, name)
 // Throws torch::Error (ember::Error) with the parts streamed together, as libtorch's does.
 #define TORCH_CHECK(cond, ...)                                                                               \
