@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "nn/init.h"
+#include "nn/padding.h"
 
 namespace ember::nn {
 
@@ -43,8 +44,7 @@ void reset_conv_parameters(Tensor& weight, Tensor& bias) {
 }
 
 // The checks of PyTorch's _ConvNd.__init__, naming the layer.
-void check_layer(const char* layer, int64_t in_channels, int64_t out_channels, int64_t groups,
-                 const conv_padding_mode_t& padding_mode) {
+void check_layer(const char* layer, int64_t in_channels, int64_t out_channels, int64_t groups) {
   EMBER_CHECK(in_channels > 0 && out_channels > 0,
               "{}: in_channels and out_channels must be positive, got in_channels={}, out_channels={}", layer,
               in_channels, out_channels);
@@ -53,8 +53,38 @@ void check_layer(const char* layer, int64_t in_channels, int64_t out_channels, i
               layer, in_channels, groups);
   EMBER_CHECK(out_channels % groups == 0, "{}: out_channels must be divisible by groups (out_channels={}, groups={})",
               layer, out_channels, groups);
-  EMBER_CHECK(std::holds_alternative<enumtype::kZeros>(padding_mode),
-              "{}: only padding_mode kZeros is supported by Ember (kReflect, kReplicate and kCircular are not)", layer);
+}
+
+// PyTorch's _reversed_padding_repeated_twice: a layer's padding as F::pad takes it, (left, right) for the
+// last dim first. "same" splits dilation * (kernel - 1) with the smaller half on the left.
+template <size_t D>
+std::vector<int64_t> reversed_padding_repeated_twice(const ConvOptions<D>& options) {
+  std::vector<int64_t> pad(2 * D, 0);
+  for (size_t d = 0; d < D; ++d) {
+    int64_t left = 0, right = 0;
+    if (std::holds_alternative<enumtype::kSame>(options.padding())) {
+      const int64_t total = (*options.dilation())[d] * ((*options.kernel_size())[d] - 1);
+      left = total / 2;
+      right = total - left;
+    } else if (const auto* values = std::get_if<ExpandingArray<D>>(&options.padding())) {
+      left = right = (**values)[d];
+    }
+    pad[2 * (D - 1 - d)] = left;
+    pad[2 * (D - 1 - d) + 1] = right;
+  }
+  return pad;
+}
+
+// The F::pad mode of a padding_mode other than kZeros.
+functional::PadFuncOptions::mode_t pad_mode(const conv_padding_mode_t& padding_mode) {
+  if (std::holds_alternative<enumtype::kReflect>(padding_mode)) return kReflect;
+  if (std::holds_alternative<enumtype::kReplicate>(padding_mode)) return kReplicate;
+  return kCircular;
+}
+
+const char* padding_mode_name(const conv_padding_mode_t& padding_mode) {
+  constexpr const char* kNames[] = {"kZeros", "kReflect", "kReplicate", "kCircular"};
+  return kNames[padding_mode.index()];
 }
 
 // The transposed convolution of D dims, from a layer's or a function's options.
@@ -127,7 +157,7 @@ template <size_t D>
 ConvImpl<D>::ConvImpl(const ConvOptions<D>& options_) : options(options_) {
   constexpr const char* kLayers[] = {"Conv1d", "Conv2d", "Conv3d"};
   const char* layer = kLayers[D - 1];
-  check_layer(layer, options.in_channels(), options.out_channels(), options.groups(), options.padding_mode());
+  check_layer(layer, options.in_channels(), options.out_channels(), options.groups());
   if (std::holds_alternative<enumtype::kSame>(options.padding())) {
     const bool unit_stride =
         std::all_of(options.stride()->begin(), options.stride()->end(), [](int64_t s) { return s == 1; });
@@ -146,9 +176,16 @@ void ConvImpl<D>::reset_parameters() {
   reset_conv_parameters(weight, bias);
 }
 
+// padding_mode kReflect / kReplicate / kCircular: F::pad in that mode, then the convolution unpadded.
 template <size_t D>
 Tensor ConvImpl<D>::forward(const Tensor& input) {
-  return conv_with_padding<D>(input, weight, bias, options.stride(), options.padding(), options.dilation(),
+  if (std::holds_alternative<enumtype::kZeros>(options.padding_mode())) {
+    return conv_with_padding<D>(input, weight, bias, options.stride(), options.padding(), options.dilation(),
+                                options.groups());
+  }
+  const Tensor padded = functional::pad(input, functional::PadFuncOptions(reversed_padding_repeated_twice(options))
+                                                   .mode(pad_mode(options.padding_mode())));
+  return conv_with_padding<D>(padded, weight, bias, options.stride(), ExpandingArray<D>(0), options.dilation(),
                               options.groups());
 }
 
@@ -167,6 +204,8 @@ void ConvImpl<D>::pretty_print(std::ostream& stream) const {
   if (!(options.dilation() == ExpandingArray<D>(1))) stream << ", dilation=" << options.dilation();
   if (options.groups() != 1) stream << ", groups=" << options.groups();
   if (!options.bias()) stream << ", bias=false";
+  if (!std::holds_alternative<enumtype::kZeros>(options.padding_mode()))
+    stream << ", padding_mode=" << padding_mode_name(options.padding_mode());
   stream << ")";
 }
 
@@ -177,7 +216,10 @@ template class ConvImpl<3>;
 template <size_t D>
 ConvTransposeImpl<D>::ConvTransposeImpl(const ConvTransposeOptions<D>& options_) : options(options_) {
   const std::string layer = fmt::format("ConvTranspose{}d", D);
-  check_layer(layer.c_str(), options.in_channels(), options.out_channels(), options.groups(), options.padding_mode());
+  check_layer(layer.c_str(), options.in_channels(), options.out_channels(), options.groups());
+  EMBER_CHECK(std::holds_alternative<enumtype::kZeros>(options.padding_mode()),
+              "{}: Only `zeros` padding mode is supported for {} (got padding_mode={})", layer, layer,
+              padding_mode_name(options.padding_mode()));
   weight = register_parameter(
       "weight", ember::empty(weight_shape<D>(layer.c_str(), options.in_channels(),
                                              options.out_channels() / options.groups(), options.kernel_size())));
@@ -190,9 +232,33 @@ void ConvTransposeImpl<D>::reset_parameters() {
   reset_conv_parameters(weight, bias);
 }
 
+// PyTorch's _ConvTransposeNd._output_padding: the output_padding that makes the output output_size.
 template <size_t D>
-Tensor ConvTransposeImpl<D>::forward(const Tensor& input) {
-  return conv_transpose<D>(input, weight, bias, options);
+Tensor ConvTransposeImpl<D>::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  if (!output_size) return conv_transpose<D>(input, weight, bias, options);
+  const std::string layer = fmt::format("ConvTranspose{}d", D);
+  EMBER_CHECK(input.dim() == D + 1 || input.dim() == D + 2,
+              "{}: expected a {}-d (unbatched) or {}-d (batched) input, got input of shape {}", layer, D + 1, D + 2,
+              input.sizes());
+  const size_t leading = static_cast<size_t>(input.dim()) - D;  // the batch and channel dims, or the channel
+  std::vector<int64_t> wanted = output_size->vec();
+  if (wanted.size() == D + leading) wanted.erase(wanted.begin(), wanted.begin() + static_cast<std::ptrdiff_t>(leading));
+  EMBER_CHECK(wanted.size() == D, "{}: for {}-d input, output_size must have {} or {} elements (got {})", layer,
+              input.dim(), D, D + leading, output_size->size());
+  std::vector<int64_t> min_sizes(D), max_sizes(D);
+  for (size_t d = 0; d < D; ++d) {
+    min_sizes[d] = (input.size(static_cast<int64_t>(leading + d)) - 1) * (*options.stride())[d] -
+                   2 * (*options.padding())[d] + (*options.dilation())[d] * ((*options.kernel_size())[d] - 1) + 1;
+    max_sizes[d] = min_sizes[d] + (*options.stride())[d] - 1;
+  }
+  ConvTransposeOptions<D> with_padding = options;
+  for (size_t d = 0; d < D; ++d) {
+    EMBER_CHECK(wanted[d] >= min_sizes[d] && wanted[d] <= max_sizes[d],
+                "{}: requested an output size of {}, but valid sizes range from {} to {} (for an input of {})", layer,
+                wanted, min_sizes, max_sizes, input.sizes().slice(leading));
+    with_padding.output_padding()[d] = wanted[d] - min_sizes[d];
+  }
+  return conv_transpose<D>(input, weight, bias, with_padding);
 }
 
 template <size_t D>

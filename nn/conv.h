@@ -10,8 +10,10 @@
 //   std::cout << *conv;   // Conv2d(1, 32, kernel_size=[3, 3], stride=[1, 1], padding='same')
 //
 // The layers hold weight and bias and draw them as PyTorch does; the functions are ember::conv2d and
-// friends (autograd/conv.h) with libtorch's option classes. Only padding_mode kZeros is implemented:
-// another mode is rejected when the layer is built. ConvTranspose's forward takes no output_size.
+// friends (autograd/conv.h) with libtorch's option classes. A layer's padding_mode kReflect, kReplicate or
+// kCircular pads the input with F::pad in that mode and convolves it unpadded, as PyTorch does;
+// ConvTranspose takes only kZeros (PyTorch's rule). ConvTranspose's forward takes an output_size, which
+// chooses the output_padding (PyTorch's _output_padding).
 #pragma once
 
 #include <optional>
@@ -22,6 +24,7 @@
 #include <variant>
 
 #include "autograd/conv.h"
+#include "nn/any_module.h"
 #include "nn/expanding_array.h"
 #include "nn/module.h"
 #include "nn/options.h"
@@ -223,8 +226,11 @@ class ConvTransposeImpl : public Module {
   ConvTransposeImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
       : ConvTransposeImpl(ConvTransposeOptions<D>(in_channels, out_channels, kernel_size)) {}
   void reset_parameters();
-  // input (N, C_in, *spatial) or (C_in, *spatial) -> (N, C_out, *spatial_out)
-  Tensor forward(const Tensor& input);
+  // input (N, C_in, *spatial) or (C_in, *spatial) -> (N, C_out, *spatial_out). output_size (D sizes, or
+  // D + 2 with the batch and channel ones) picks the output_padding that gives those sizes: each within
+  // [(in - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1, that + stride - 1].
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::optional<IntArrayRef>())})
   void pretty_print(std::ostream& stream) const override;
 
   ConvTransposeOptions<D> options;

@@ -61,9 +61,9 @@ std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
 }
 
 // Option tags, as torch::enumtype's: padding ("same" keeps the size, "valid" is no padding), padding
-// modes and interpolation modes. The convolutions support only kZeros; the others are named so that a
-// program asking for them gets a clear error rather than a compile error far from the cause.
-// F::pad takes kConstant, kReflect, kReplicate and kCircular; F::interpolate the modes from kNearest on
+// modes and interpolation modes. Convolution layers take kZeros, kReflect, kReplicate and kCircular as
+// padding_mode (transposed ones only kZeros); F::pad takes kConstant, kReflect, kReplicate and
+// kCircular; F::interpolate the modes from kNearest on
 // and kLinear (nn/init.h, where it is also a nonlinearity).
 namespace enumtype {
 struct kSame {};

@@ -8,7 +8,9 @@ tests/fixtures/nn/conv.json
     gen_nn_fixtures.py (named inputs, output, fixed weights w, and the gradients of (out * w).sum()
     for every input): stride 2, dilation 2, groups 2, padding "same" with an even kernel (uneven
     split), "valid", unbatched input, batch 1, float64; and, under "init_*", the parameters the
-    layers draw after torch.manual_seed(0).
+    layers draw after torch.manual_seed(0); layers with padding_mode reflect / replicate / circular
+    (1-d to 3-d, "same", unbatched, float64) and ConvTranspose1d/2d/3d's forward with an output_size,
+    each run with the case's weight and bias (functional_call).
 """
 import os
 
@@ -64,6 +66,36 @@ case("unfold", {"x": wave(2, 3, 5, 6)},
      lambda x: F.unfold(x, kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1)))
 case("fold", {"c": wave(2, 3 * 6, 12)},
      lambda c: F.fold(c, output_size=(5, 6), kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1)))
+
+
+def layer_call(make, **kwargs):
+    """fn(x, w[, b]): the layer make() run with w and b in place of its drawn weight and bias."""
+    def fn(x, w, b=None):
+        params = {"weight": w} if b is None else {"weight": w, "bias": b}
+        return torch.nn.utils.stateless.functional_call(make(), params, (x,), kwargs)
+    return fn
+
+
+# padding_mode: the input padded by F.pad in that mode, then convolved unpadded.
+case("conv2d_reflect", x_w_b((2, 3, 6, 5), (4, 3, 3, 3), 4),
+     layer_call(lambda: nn.Conv2d(3, 4, 3, padding=(1, 2), padding_mode="reflect")))
+case("conv2d_replicate_same_even_kernel", x_w_b((1, 2, 5, 6), (3, 2, 4, 3), 3),
+     layer_call(lambda: nn.Conv2d(2, 3, (4, 3), padding="same", dilation=(1, 2), padding_mode="replicate")))
+case("conv2d_circular_stride2", x_w_b((2, 2, 5, 7), (3, 2, 3, 3), 3),
+     layer_call(lambda: nn.Conv2d(2, 3, 3, stride=2, padding=(2, 1), padding_mode="circular")))
+case("conv1d_reflect_unbatched", x_w_b((3, 9), (4, 3, 3), 4),
+     layer_call(lambda: nn.Conv1d(3, 4, 3, padding=2, padding_mode="reflect")))
+case("conv1d_circular_f64_dilation", x_w_b((2, 2, 7), (3, 2, 3), 3, f64),
+     layer_call(lambda: nn.Conv1d(2, 3, 3, padding=1, dilation=2, padding_mode="circular")))
+case("conv3d_replicate_no_bias", x_w_b((1, 2, 4, 4, 3), (2, 2, 3, 3, 3), 0),
+     layer_call(lambda: nn.Conv3d(2, 2, 3, padding=1, bias=False, padding_mode="replicate")))
+# ConvTranspose's forward(input, output_size): the output_padding that gives that size.
+case("conv_transpose2d_output_size", x_w_b((2, 3, 4, 4), (3, 2, 3, 3), 2),
+     layer_call(lambda: nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1), output_size=[8, 8]))
+case("conv_transpose1d_output_size_with_batch_and_channels", x_w_b((1, 2, 5), (2, 3, 4), 3),
+     layer_call(lambda: nn.ConvTranspose1d(2, 3, 4, stride=3, dilation=2), output_size=[1, 3, 20]))
+case("conv_transpose3d_output_size_unbatched", x_w_b((2, 3, 3, 2), (2, 1, 2, 2, 2), 1),
+     layer_call(lambda: nn.ConvTranspose3d(2, 1, 2, stride=2), output_size=[7, 6, 5]))
 
 
 def init_case(name, make):

@@ -1,6 +1,7 @@
 // Convolution (nn/conv.h, autograd/conv.h) against PyTorch 1.13: forward values and the gradients of
 // input, weight and bias for conv1d / conv2d / conv_transpose2d / unfold / fold (stride 2, dilation 2,
-// groups 2, "same" with an even kernel, "valid", unbatched, batch 1, float64); gradcheck and
+// groups 2, "same" with an even kernel, "valid", unbatched, batch 1, float64), for layers with
+// padding_mode reflect / replicate / circular and ConvTranspose's output_size; gradcheck and
 // gradgradcheck in float64; the layers' initial draws, options and printouts; and bad input.
 //
 // Fixtures come from scripts/gen_conv_fixtures.py (tests/fixtures/nn/conv.json); each table line is
@@ -23,6 +24,15 @@ using Inputs = NamedInputs;
 using Case = std::function<Tensor(const Inputs&)>;
 
 Tensor bias_of(const Inputs& in) { return in.count("b") ? in.at("b") : Tensor(); }
+
+// The layer with the case's w and b in place of its drawn weight and bias (functional_call in the
+// generator), so that their gradients are the case's.
+template <typename Layer>
+Layer with_params(Layer layer, const Inputs& in) {
+  layer->weight = in.at("w");
+  layer->bias = bias_of(in);
+  return layer;
+}
 
 // Each line mirrors the case of the same name in gen_conv_fixtures.py.
 const std::map<std::string, Case>& cases() {
@@ -80,6 +90,51 @@ const std::map<std::string, Case>& cases() {
       {"conv_transpose2d_f64_no_bias",
        [](const Inputs& in) {
          return F::conv_transpose2d(in.at("x"), in.at("w"), F::ConvTranspose2dFuncOptions().stride(2).padding({0, 1}));
+       }},
+      {"conv2d_reflect",
+       [](const Inputs& in) {
+         return with_params(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding({1, 2}).padding_mode(kReflect)), in)(
+             in.at("x"));
+       }},
+      {"conv2d_replicate_same_even_kernel",
+       [](const Inputs& in) {
+         return with_params(nn::Conv2d(nn::Conv2dOptions(2, 3, {4, 3}).padding(kSame).dilation({1, 2}).padding_mode(
+                                kReplicate)),
+                            in)(in.at("x"));
+       }},
+      {"conv2d_circular_stride2",
+       [](const Inputs& in) {
+         return with_params(
+             nn::Conv2d(nn::Conv2dOptions(2, 3, 3).stride(2).padding({2, 1}).padding_mode(kCircular)), in)(in.at("x"));
+       }},
+      {"conv1d_reflect_unbatched",
+       [](const Inputs& in) {
+         return with_params(nn::Conv1d(nn::Conv1dOptions(3, 4, 3).padding(2).padding_mode(kReflect)), in)(in.at("x"));
+       }},
+      {"conv1d_circular_f64_dilation",
+       [](const Inputs& in) {
+         return with_params(nn::Conv1d(nn::Conv1dOptions(2, 3, 3).padding(1).dilation(2).padding_mode(kCircular)),
+                            in)(in.at("x"));
+       }},
+      {"conv3d_replicate_no_bias",
+       [](const Inputs& in) {
+         return with_params(nn::Conv3d(nn::Conv3dOptions(2, 2, 3).padding(1).bias(false).padding_mode(kReplicate)),
+                            in)(in.at("x"));
+       }},
+      {"conv_transpose2d_output_size",
+       [](const Inputs& in) {
+         auto layer = with_params(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(3, 2, 3).stride(2).padding(1)), in);
+         return layer->forward(in.at("x"), std::vector<int64_t>{8, 8});
+       }},
+      {"conv_transpose1d_output_size_with_batch_and_channels",
+       [](const Inputs& in) {
+         auto layer = with_params(nn::ConvTranspose1d(nn::ConvTranspose1dOptions(2, 3, 4).stride(3).dilation(2)), in);
+         return layer->forward(in.at("x"), std::vector<int64_t>{1, 3, 20});
+       }},
+      {"conv_transpose3d_output_size_unbatched",
+       [](const Inputs& in) {
+         auto layer = with_params(nn::ConvTranspose3d(nn::ConvTranspose3dOptions(2, 1, 2).stride(2)), in);
+         return layer->forward(in.at("x"), std::vector<int64_t>{7, 6, 5});
        }},
       {"unfold",
        [](const Inputs& in) {
@@ -139,6 +194,14 @@ TEST(Conv, GradientsMatchFiniteDifferences) {
          return F::fold(cols * cols, F::FoldFuncOptions({3, 4}, 2).padding(1).stride({1, 2}));
        },
        {wave64({1, 2, 3, 4})}},
+      {"conv2d_layer_circular_padding",
+       [](const tensor_list& x) {
+         nn::Conv2d conv(nn::Conv2dOptions(2, 2, {2, 3}).padding({1, 2}).padding_mode(kCircular));
+         conv->weight = x[1];
+         conv->bias = x[2];
+         return conv(x[0]);
+       },
+       {wave64({1, 2, 3, 4}), wave64({2, 2, 2, 3}, 1.0), wave64({2}, 2.0)}},
   };
   check_grad_cases(table);
 }
@@ -198,6 +261,23 @@ TEST(ConvModules, PrintoutsAreLibtorchs) {
             "Conv1d(2, 3, kernel_size=5, stride=1, padding='valid')");
   EXPECT_EQ(printed(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 6, 2).stride(2).output_padding(1).groups(2))),
             "ConvTranspose2d(4, 6, kernel_size=[2, 2], stride=[2, 2], output_padding=[1, 1], groups=2)");
+  EXPECT_EQ(printed(nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(1).padding_mode(kReflect))),
+            "Conv2d(2, 3, kernel_size=[3, 3], stride=[1, 1], padding=[1, 1], padding_mode=kReflect)");
+  EXPECT_EQ(printed(nn::Conv1d(nn::Conv1dOptions(2, 3, 3).padding_mode(kCircular).bias(false))),
+            "Conv1d(2, 3, kernel_size=3, stride=1, bias=false, padding_mode=kCircular)");
+}
+
+// ConvTranspose's output_size is a declared default argument: Sequential and AnyModule call forward(x).
+TEST(ConvModules, ConvTransposeOutputSizeDefaultsThroughSequential) {
+  manual_seed(0);
+  nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(3, 2, 3).stride(2).padding(1));
+  nn::Sequential seq(up);
+  const Tensor x = randn({1, 3, 4, 4});
+  EXPECT_EQ(seq->forward(x).sizes(), IntArrayRef({1, 2, 7, 7}));
+  nn::AnyModule any(up);
+  EXPECT_EQ(any.forward(x, std::optional<IntArrayRef>(std::vector<int64_t>{8, 8})).sizes(), IntArrayRef({1, 2, 8, 8}));
+  // The larger size is the smaller one's output with one more row and column: output_padding 1.
+  EXPECT_TENSOR_CLOSE(up->forward(x, std::vector<int64_t>{8, 8}).narrow(2, 0, 7).narrow(3, 0, 7), up(x), 1e-6, 1e-6);
 }
 
 // ---- bad input: a clear error naming the op and the shapes ----
@@ -249,8 +329,24 @@ TEST(Conv, BadInputIsAClearError) {
                      "Conv2d: in_channels must be divisible by groups");
   EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 3, 3).groups(2)),
                      "Conv2d: out_channels must be divisible by groups");
-  EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 4, 3).padding_mode(kReflect)),
-                     "Conv2d: only padding_mode kZeros is supported");
+  // padding_mode: F::pad's own limits, named by pad; ConvTranspose takes only zeros.
+  EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(1, 1, 3).padding(3).padding_mode(kReflect))(randn({1, 1, 3, 3})),
+                     "reflect");
+  EXPECT_THROWS_WITH(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 4, 3).padding_mode(kReflect)),
+                     "ConvTranspose2d: Only `zeros` padding mode is supported for ConvTranspose2d (got "
+                     "padding_mode=kReflect)");
+  // output_size: PyTorch's range and count checks.
+  nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(3, 2, 3).stride(2).padding(1));
+  EXPECT_THROWS_WITH(up->forward(randn({2, 3, 4, 4}), std::vector<int64_t>{9, 8}),
+                     "ConvTranspose2d: requested an output size of [9, 8], but valid sizes range from [7, 7] to "
+                     "[8, 8] (for an input of [4, 4])");
+  EXPECT_THROWS_WITH(up->forward(randn({2, 3, 4, 4}), std::vector<int64_t>{6, 7}), "valid sizes range from [7, 7]");
+  EXPECT_THROWS_WITH(up->forward(randn({2, 3, 4, 4}), std::vector<int64_t>{2, 8, 8}),
+                     "ConvTranspose2d: for 4-d input, output_size must have 2 or 4 elements (got 3)");
+  EXPECT_THROWS_WITH(up->forward(randn({3, 4, 4}), std::vector<int64_t>{2, 2, 8, 8}),
+                     "ConvTranspose2d: for 3-d input, output_size must have 2 or 3 elements (got 4)");
+  EXPECT_THROWS_WITH(up->forward(randn({4, 4}), std::vector<int64_t>{8, 8}),
+                     "ConvTranspose2d: expected a 3-d (unbatched) or 4-d (batched) input, got input of shape [4, 4]");
   EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 4, 3).stride(2).padding(kSame)),
                      "Conv2d: padding='same' is not supported for strided convolutions");
   EXPECT_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(4, 4, 0)), "Conv2d: kernel_size must be positive");

@@ -486,7 +486,7 @@ TEST(ConvPool3d, BadInputIsAClearError) {
   EXPECT_THROWS_WITH(nn::ConvTranspose3d(nn::ConvTranspose3dOptions(4, 4, {2, 0, 2})),
                      "ConvTranspose3d: kernel_size must be positive");
   EXPECT_THROWS_WITH(nn::ConvTranspose1d(nn::ConvTranspose1dOptions(4, 4, 2).padding_mode(kCircular)),
-                     "ConvTranspose1d: only padding_mode kZeros is supported");
+                     "ConvTranspose1d: Only `zeros` padding mode is supported for ConvTranspose1d");
   EXPECT_THROWS_WITH(nn::BatchNorm3d(2)(randn({2, 2, 3, 3})), "BatchNorm3d: expected 5D input (got 4D input");
   EXPECT_THROWS_WITH(nn::InstanceNorm1d(2)(randn({2, 2, 3, 3})),
                      "InstanceNorm1d: expected 2D or 3D input (got 4D input of shape [2, 2, 3, 3])");
