@@ -2,6 +2,7 @@
 //
 // Every view's backward undoes its geometry on the gradient: transpose transposes it back,
 // expand sums it, narrow/select place it into zeros of the input's shape.
+#include <algorithm>
 #include <numeric>
 
 #include "autograd/autograd.h"
@@ -26,31 +27,192 @@ Tensor make_view(const Tensor& self, std::vector<int64_t> sizes, std::vector<int
 
 }  // namespace
 
+// ---- memory formats ----
+
+namespace {
+
+// The dims of a ChannelsLast (4-d) or ChannelsLast3d (5-d) tensor from the innermost in memory out.
+std::vector<int64_t> channels_last_inner_first(int64_t dim) {
+  return dim == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
+}
+
+// The dense strides of `sizes` in `format` (not Preserve); c10's, size-0 dims included.
+std::vector<int64_t> format_strides(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  const auto dim = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> strides(sizes.size());
+  if (format == MemoryFormat::ChannelsLast || format == MemoryFormat::ChannelsLast3d) {
+    const bool two_d = format == MemoryFormat::ChannelsLast;
+    EMBER_CHECK(dim == (two_d ? 4 : 5), "{}: required rank {} tensor to use {} format (got shape {})", op,
+                two_d ? 4 : 5, two_d ? "channels_last" : "channels_last_3d", sizes);
+    int64_t stride = 1;
+    for (int64_t d : channels_last_inner_first(dim)) {
+      strides[d] = stride;
+      stride *= sizes[d];
+    }
+    return strides;
+  }
+  int64_t stride = 1;
+  for (int64_t d = dim - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+// c10's is_non_overlapping_and_dense: the elements fill exactly numel() slots, in some dim order.
+bool non_overlapping_and_dense(const Tensor& t) {
+  std::vector<int64_t> order(t.dim());
+  std::iota(order.begin(), order.end(), 0);
+  // Innermost first; dims of size 0 or 1 last, as their strides do not matter.
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    if (t.size(a) < 2) return false;
+    if (t.size(b) < 2) return true;
+    return t.stride(a) < t.stride(b);
+  });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (t.size(d) < 2) return true;
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+
+// c10's infer_dense_strides: dense strides that keep t's dims in the order its strides put them (a
+// transposed, sliced tensor copies to transposed dense strides). Ties go to the smaller dim inside.
+std::vector<int64_t> dense_strides_like(const Tensor& t) {
+  const int64_t dim = t.dim();
+  std::vector<int64_t> inner_first(dim);
+  for (int64_t i = 0; i < dim; ++i) inner_first[i] = dim - 1 - i;
+  // > 0 when dim a belongs outside dim b; a zero stride compares as a tie (it keeps its place).
+  auto outside = [&](int64_t a, int64_t b) -> int {
+    if (t.stride(a) == 0 || t.stride(b) == 0) return 0;
+    if (t.stride(a) != t.stride(b)) return t.stride(a) < t.stride(b) ? -1 : 1;
+    return t.size(a) > t.size(b) ? 1 : 0;
+  };
+  for (int64_t i = 1; i < dim; ++i) {  // insertion sort, stable
+    int64_t moving = i;
+    for (int64_t j = i - 1; j >= 0; --j) {
+      const int order = outside(inner_first[j], inner_first[moving]);
+      if (order > 0) {
+        std::swap(inner_first[j], inner_first[moving]);
+        moving = j;
+      } else if (order < 0) {
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> strides(dim);
+  int64_t stride = 1;
+  for (int64_t d : inner_first) {
+    strides[d] = stride;
+    if (t.size(d) > 1) stride *= t.size(d);
+  }
+  return strides;
+}
+
+// An uninitialised tensor of self's sizes, dtype dt on dev, laid out in `format` (Preserve: self's
+// strides when self is dense, else dense strides in self's dim order), as libtorch's _to_copy makes.
+Tensor empty_in_format(const Tensor& self, ScalarType dt, Device dev, MemoryFormat format, const char* op) {
+  std::vector<int64_t> strides;
+  if (format == MemoryFormat::Preserve) {
+    strides = non_overlapping_and_dense(self) ? self.strides().vec() : dense_strides_like(self);
+  } else {
+    strides = format_strides(self.sizes(), format, op);
+  }
+  if (strides == format_strides(self.sizes(), MemoryFormat::Contiguous, op)) return raw_empty(self.sizes(), dt, dev, op);
+  return raw_view(raw_empty({self.numel()}, dt, dev, op), self.sizes().vec(), std::move(strides), 0);
+}
+
+}  // namespace
+
+bool Tensor::is_non_overlapping_and_dense() const { return non_overlapping_and_dense(*this); }
+
+bool Tensor::is_contiguous(MemoryFormat memory_format) const {
+  if (memory_format != MemoryFormat::ChannelsLast && memory_format != MemoryFormat::ChannelsLast3d)
+    return is_contiguous();
+  if (dim() != (memory_format == MemoryFormat::ChannelsLast ? 4 : 5)) return false;
+  int64_t expected = 1;  // as c10: a dim of size 1 may have any stride
+  for (int64_t d : channels_last_inner_first(dim())) {
+    if (size(d) == 1) continue;
+    if (stride(d) != expected) return false;
+    expected *= size(d);
+  }
+  return true;
+}
+
+// c10's is_channels_last_strides_2d / _3d: the dims' strides grow in channels-last order (C, W, H, N),
+// with the ambiguous cases (C's stride 0, N's stride equal to C's) left to Contiguous.
+MemoryFormat Tensor::suggest_memory_format(bool channels_last_strides_exact_match) const {
+  if (dim() != 4 && dim() != 5) return MemoryFormat::Contiguous;
+  if (stride(1) == 0) return MemoryFormat::Contiguous;
+  int64_t min = 0;
+  for (int64_t d : channels_last_inner_first(dim())) {
+    if (size(d) == 0 || stride(d) < min) return MemoryFormat::Contiguous;
+    if (d == 0 && min == stride(1)) return MemoryFormat::Contiguous;
+    min = stride(d);
+    if (size(d) > 1) min *= size(d);
+  }
+  const MemoryFormat format = dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  if (channels_last_strides_exact_match && strides().vec() != format_strides(sizes(), format, "suggest_memory_format"))
+    return MemoryFormat::Contiguous;
+  return format;
+}
+
+Tensor Tensor::contiguous(MemoryFormat memory_format) const {
+  EMBER_TRACE_OP();
+  if (is_contiguous(memory_format)) return *this;
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "contiguous: preserve memory format is unsupported by the contiguous operator");
+  Tensor out = empty_in_format(*this, dtype(), device(), memory_format, "contiguous");
+  backend_for(device()).copy(out, *this);
+  if (any_requires_grad({this}))
+    record("CloneBackward0", out, {*this}, [](const Tensor& g) -> tensor_list { return {g}; });
+  return out;
+}
+
 // ---- conversions and copies ----
 
-Tensor Tensor::to(ScalarType dtype, bool copy) const { return to(device(), dtype, copy); }
-Tensor Tensor::to(Device device, bool copy) const { return to(device, dtype(), copy); }
-Tensor Tensor::to(const TensorOptions& options, bool copy) const {
+Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to(device(), dtype, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(Device device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to(device, dtype(), non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const {
+  return to(other.device(), other.dtype(), non_blocking, copy, memory_format);
+}
+// An options' memory format counts where the argument is not given, as libtorch's.
+Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
   EMBER_TRACE_OP();
-  return to(options.device(), options.has_dtype() ? options.dtype() : dtype(), copy);
+  return to(options.device(), options.has_dtype() ? options.dtype() : dtype(), non_blocking, copy,
+            memory_format ? memory_format : options.memory_format_opt());
 }
 
 // d to(x) = g converted back to x's dtype and device
-Tensor Tensor::to(Device dev, ScalarType dt, bool copy) const {
+Tensor Tensor::to(Device dev, ScalarType dt, bool /*non_blocking: Ember's copies are synchronous*/, bool copy,
+                  std::optional<MemoryFormat> memory_format) const {
   EMBER_TRACE_OP();
-  if (dev == device() && dt == dtype() && !copy) return *this;
-  Tensor out = raw_empty(sizes(), dt, dev);
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  if (dev == device() && dt == dtype() && !copy &&
+      (format == MemoryFormat::Preserve || suggest_memory_format() == format))
+    return *this;
+  Tensor out = empty_in_format(*this, dt, dev, format, "to");
   if (dev == device()) {
     backend_for(dev).copy(out, *this);
   } else {
-    // Across devices: make it dense on the source, convert on the host, move, as needed.
+    // Across devices: make it dense on the source, convert on the host, move, as needed; then lay it
+    // out as asked on the destination.
     Tensor src = kernel::contiguous(kernel::cast(*this, dt));
+    Tensor dense = out.is_contiguous() ? out : raw_empty(sizes(), dt, dev, "to");
     if (dev.is_cpu()) {
-      backend_for(device()).copy_to_host(out.raw_data_ptr(), src.raw_data_ptr(), src.nbytes(), device());
+      backend_for(device()).copy_to_host(dense.raw_data_ptr(), src.raw_data_ptr(), src.nbytes(), device());
     } else {
       Tensor host = src.is_cpu() ? src : src.to(Device(kCPU));
-      backend_for(dev).copy_from_host(out.raw_data_ptr(), host.raw_data_ptr(), host.nbytes(), dev);
+      backend_for(dev).copy_from_host(dense.raw_data_ptr(), host.raw_data_ptr(), host.nbytes(), dev);
     }
+    if (!out.is_contiguous()) backend_for(dev).copy(out, dense);
   }
   if (any_requires_grad({this}) && ember::is_floating_point(dt)) {
     record("ToCopyBackward0", out, {*this},

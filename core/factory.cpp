@@ -11,7 +11,13 @@ namespace ember {
 
 namespace {
 
+// The options' memory format (ChannelsLast, ChannelsLast3d) and requires_grad applied to a new tensor.
 Tensor finish(Tensor t, const TensorOptions& options) {
+  if (const auto format = options.memory_format_opt()) {
+    EMBER_CHECK(*format != MemoryFormat::Preserve,
+                "unsupported memory format Preserve (a creation function's TensorOptions; for shape {})", t.sizes());
+    t = t.contiguous(*format);
+  }
   if (options.requires_grad()) t.requires_grad_(true);
   return t;
 }
@@ -21,6 +27,7 @@ TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options)
   if (!options) return o;
   if (options->has_dtype()) o = o.dtype(options->dtype());
   if (options->device() != Device(kCPU) || t.is_cpu()) o = o.device(options->device());
+  if (options->memory_format_opt()) o = o.memory_format(*options->memory_format_opt());
   return o.requires_grad(options->requires_grad());
 }
 
@@ -152,6 +159,9 @@ template Tensor from_vector<int16_t>(const std::vector<int16_t>&, IntArrayRef, c
 template Tensor from_vector<int32_t>(const std::vector<int32_t>&, IntArrayRef, const TensorOptions&);
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options, std::function<void(void*)> deleter) {
+  EMBER_CHECK(options.memory_format_opt().value_or(MemoryFormat::Contiguous) == MemoryFormat::Contiguous,
+              "from_blob: the data is read as row-major (Contiguous); a memory_format {} would copy it (shape {})",
+              memory_format_name(*options.memory_format_opt()), sizes);
   const int64_t nbytes = checked_nbytes(sizes, options.dtype(), "from_blob");
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes.vec();

@@ -51,12 +51,12 @@ double digits_before_point(double magnitude) { return magnitude != 0 ? std::floo
 
 // How the values of one matrix (or vector) are written: the stream's mode is set here, and the
 // caller divides each value by `scale` and pads it to `width`.
-struct Layout {
+struct NumberLayout {
   double scale = 1;
   int64_t width = 0;
 };
 
-Layout choose_layout(std::ostream& os, const Values& v) {
+NumberLayout choose_layout(std::ostream& os, const Values& v) {
   constexpr int kDecimals = 4;
   constexpr int64_t kScientificWidth = 11;  // "-1.2345e+05"
   const int64_t n = v.size();
@@ -86,7 +86,7 @@ Layout choose_layout(std::ostream& os, const Values& v) {
     exp_max = digits_before_point(hi);
   }
 
-  Layout layout;
+  NumberLayout layout;
   if (int_mode) {
     if (exp_max > 9) {
       layout.width = kScientificWidth;
@@ -122,7 +122,7 @@ void print_scale(std::ostream& os, double scale) {
 
 // A matrix in blocks of as many columns as fit in `linesize` characters.
 void print_matrix(std::ostream& os, const Values& m, int64_t linesize, int64_t indent) {
-  const Layout layout = choose_layout(os, m);
+  const NumberLayout layout = choose_layout(os, m);
   const int64_t per_line = (linesize - indent) / (layout.width + 1);
   print_indent(os, indent);
   for (int64_t first = 0; first < m.cols;) {
@@ -194,7 +194,7 @@ void print_libtorch(std::ostream& os, const Tensor& t, int64_t linesize) {
   if (t.dim() == 0) {
     os << std::defaultfloat << data[0] << std::endl;
   } else if (t.numel() > 0 && t.dim() == 1) {
-    const Layout layout = choose_layout(os, Values{data.data(), 1, t.numel()});
+    const NumberLayout layout = choose_layout(os, Values{data.data(), 1, t.numel()});
     if (layout.scale != 1) print_scale(os, layout.scale);
     for (double v : data) os << std::setw(static_cast<int>(layout.width)) << v / layout.scale << std::endl;
   } else if (t.numel() > 0 && t.dim() == 2) {

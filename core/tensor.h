@@ -159,15 +159,36 @@ class Tensor {
   std::string name() const;
 
   // ---- conversion and copies (autograd/shape.cpp) ----
-  Tensor to(ScalarType dtype, bool copy = false) const;
-  Tensor to(Device device, bool copy = false) const;
-  Tensor to(DeviceType type, bool copy = false) const { return to(Device(type), copy); }  // x.to(kCUDA)
-  Tensor to(Device device, ScalarType dtype, bool copy = false) const;
-  Tensor to(const TensorOptions& options, bool copy = false) const;
+  // libtorch's overloads: x itself when nothing changes and copy is false (and memory_format, if given,
+  // is Preserve or x's suggested format), else a new tensor in memory_format (default Preserve: a dense
+  // x's strides). non_blocking is accepted and has no effect: Ember's copies finish before they return.
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false,  // x.to(kCUDA)
+            std::optional<MemoryFormat> memory_format = std::nullopt) const {
+    return to(Device(type), non_blocking, copy, memory_format);
+  }
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false,
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false,  // other's dtype and device
+            std::optional<MemoryFormat> memory_format = std::nullopt) const;
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA)); }
   Tensor clone() const;
   Tensor contiguous() const;
+  // x itself when it already lies in memory_format, else a copy that does (Preserve is an error).
+  Tensor contiguous(MemoryFormat memory_format) const;
+  bool is_contiguous(MemoryFormat memory_format) const;
+  bool is_non_overlapping_and_dense() const;  // its elements fill numel() slots, in some dim order
+  // ChannelsLast (ChannelsLast3d) when a 4-d (5-d) tensor's strides order its dims as that format
+  // does (with exact_match: are exactly its dense strides), else Contiguous; libtorch's rules.
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
+  Layout layout() const { return kStrided; }
+  bool is_sparse() const { return false; }
   Tensor& copy_(const Tensor& src);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_();

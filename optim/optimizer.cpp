@@ -316,7 +316,7 @@ void Optimizer::load_state(const SafetensorsFile& file, const std::string& prefi
     EMBER_CHECK((!s.shaped_like_parameter() || t.sizes() == p.sizes()) && t.dtype() == p.dtype(),
                 "{}: state tensor '{}' is {} {} but parameter {} is {} {}", op, key, dtype_name(t.dtype()), t.sizes(),
                 i, dtype_name(p.dtype()), p.sizes());
-    *slot = t.to(p.device(), /*copy=*/true);
+    *slot = t.to(p.device(), /*non_blocking=*/false, /*copy=*/true);
   }
   for (const auto& [key, value] : file.metadata) {
     if (key.compare(0, state_prefix.size(), state_prefix) != 0) continue;

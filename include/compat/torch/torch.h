@@ -338,8 +338,12 @@ inline Tensor mish(const Tensor& input) { return nn::functional::mish(input); }
 namespace c10 {
 using ember::ArrayRef;
 using ember::IntArrayRef;
+using ember::kStrided;
+using ember::Layout;
+using ember::MemoryFormat;
 using ember::Scalar;
 using ember::ScalarType;
+inline MemoryFormat get_contiguous_memory_format() { return MemoryFormat::Contiguous; }
 using std::nullopt;
 using std::optional;
 using SourceLocation = ember::SourceLocation;
