@@ -7,6 +7,7 @@
 
 #include "autograd/autograd.h"
 #include "core/kernel.h"
+#include "core/shape.h"
 #include "core/trace.h"
 
 namespace ember {
@@ -38,23 +39,16 @@ std::vector<int64_t> channels_last_inner_first(int64_t dim) {
 
 // The dense strides of `sizes` in `format` (not Preserve); c10's, size-0 dims included.
 std::vector<int64_t> format_strides(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  if (format != MemoryFormat::ChannelsLast && format != MemoryFormat::ChannelsLast3d) return contiguous_strides(sizes);
   const auto dim = static_cast<int64_t>(sizes.size());
+  const bool two_d = format == MemoryFormat::ChannelsLast;
+  EMBER_CHECK(dim == (two_d ? 4 : 5), "{}: required rank {} tensor to use {} format (got shape {})", op,
+              two_d ? 4 : 5, two_d ? "channels_last" : "channels_last_3d", sizes);
   std::vector<int64_t> strides(sizes.size());
-  if (format == MemoryFormat::ChannelsLast || format == MemoryFormat::ChannelsLast3d) {
-    const bool two_d = format == MemoryFormat::ChannelsLast;
-    EMBER_CHECK(dim == (two_d ? 4 : 5), "{}: required rank {} tensor to use {} format (got shape {})", op,
-                two_d ? 4 : 5, two_d ? "channels_last" : "channels_last_3d", sizes);
-    int64_t stride = 1;
-    for (int64_t d : channels_last_inner_first(dim)) {
-      strides[d] = stride;
-      stride *= sizes[d];
-    }
-    return strides;
-  }
   int64_t stride = 1;
-  for (int64_t d = dim - 1; d >= 0; --d) {
+  for (int64_t d : channels_last_inner_first(dim)) {
     strides[d] = stride;
-    stride *= std::max<int64_t>(sizes[d], 1);
+    stride *= sizes[d];
   }
   return strides;
 }
@@ -114,13 +108,16 @@ std::vector<int64_t> dense_strides_like(const Tensor& t) {
 // An uninitialised tensor of self's sizes, dtype dt on dev, laid out in `format` (Preserve: self's
 // strides when self is dense, else dense strides in self's dim order), as libtorch's _to_copy makes.
 Tensor empty_in_format(const Tensor& self, ScalarType dt, Device dev, MemoryFormat format, const char* op) {
+  // The common case (every autocast cast): a row-major copy, no stride analysis.
+  if (format == MemoryFormat::Contiguous || (format == MemoryFormat::Preserve && self.is_contiguous()))
+    return raw_empty(self.sizes(), dt, dev, op);
   std::vector<int64_t> strides;
   if (format == MemoryFormat::Preserve) {
     strides = non_overlapping_and_dense(self) ? self.strides().vec() : dense_strides_like(self);
   } else {
     strides = format_strides(self.sizes(), format, op);
   }
-  if (strides == format_strides(self.sizes(), MemoryFormat::Contiguous, op)) return raw_empty(self.sizes(), dt, dev, op);
+  if (strides == contiguous_strides(self.sizes())) return raw_empty(self.sizes(), dt, dev, op);
   return raw_view(raw_empty({self.numel()}, dt, dev, op), self.sizes().vec(), std::move(strides), 0);
 }
 
