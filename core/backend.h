@@ -17,6 +17,7 @@
 
 #include "core/conv_shape.h"
 #include "core/functors.h"
+#include "core/optim_rules.h"
 #include "core/philox.h"
 #include "core/tensor.h"
 
@@ -211,29 +212,8 @@ struct PoolGeometry;  // core/pool.h: the windows of the pooling kernels
   /* noise contiguous, floating: noise[i] = dropout.keeps(i) ? dropout.scale() : 0, dropout.active(). */      \
   X(dropout_noise, (const Tensor& noise, const PhiloxDropout& dropout), (noise, dropout), "dropout", noise, ())
 
-// The scalars of one parameter's Adam / AdamW step, in double as optim/adam.cpp computes them
-// (Python's arithmetic); a kernel rounds them to the parameter's dtype, as PyTorch's kernels do.
-struct AdamStep {
-  double lr, beta1, beta2, eps, weight_decay;
-  double step_size;                   // lr / (1 - beta1^step)
-  double bias_correction2_sqrt;       // sqrt(1 - beta2^step)
-  bool amsgrad, maximize, decoupled;  // decoupled: AdamW's weight decay
-};
-// The scalars of one parameter's SGD step; first_step: the momentum buffer is written, not read.
-struct SgdStep {
-  double lr, momentum, dampening, weight_decay;
-  bool nesterov, maximize, first_step;
-};
-// The scalars of one parameter's RMSprop step (optim/rmsprop.h).
-struct RmspropStep {
-  double lr, alpha, eps, weight_decay, momentum;
-  bool centered, maximize;
-};
-// The scalars of one parameter's Adagrad step; clr = lr / (1 + (step - 1) lr_decay) (optim/adagrad.h).
-struct AdagradStep {
-  double clr, eps, weight_decay;
-  bool maximize;
-};
+// The optimizer kernels' scalars (AdamStep, SgdStep, RmspropStep, AdagradStep) and update rules are in
+// core/optim_rules.h.
 
 // Optimizer kernels: optional, and, as optimizer steps are not ops of a model, not traced by
 // EMBER_DEBUG. Each takes many tensors at once (lists of one length, one entry per parameter) and

@@ -86,10 +86,16 @@ void launch_cross_entropy_backward(cudaStream_t s, ScalarType type, int64_t N, i
                                    const int64_t* target, int64_t ignore_index, double label_smoothing);
 
 // ---- optim.cu ----
-void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
-                        const std::vector<AdamHyper>& hyper);
-void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<SgdTensors>& tensors,
-                       const std::vector<SgdHyper>& hyper);
+// Multi-tensor updates by the rules of core/optim_rules.h: tensors[i] the arrays of parameter i
+// (null where unused), updated with steps[i].
+void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<5>>& tensors,
+                        const std::vector<AdamStep>& steps);
+void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<3>>& tensors,
+                       const std::vector<SgdStep>& steps);
+void launch_rmsprop_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<5>>& tensors,
+                           const std::vector<RmspropStep>& steps);
+void launch_adagrad_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<3>>& tensors,
+                           const std::vector<AdagradStep>& steps);
 // out (tensors.size()) doubles: each tensor's sum of squares, squares in `type`, summed in double.
 void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors,
                            const std::vector<int64_t>& sizes, double* out, double* partial, const int64_t* starts);
@@ -395,46 +401,48 @@ bool plain(const tensor_list& tensors, ScalarType dtype) {
     if (t.defined() && (!t.is_contiguous() || t.dtype() != dtype)) return false;
   return true;
 }
+
+// One optimizer kernel's lists (params, grads, then the state: one entry per parameter, undefined where
+// the rule does not use it) as arrays, and the launch; false where a list is not plain arrays.
+template <size_t kArrays, typename Step, typename Launch>
+bool run_update(const std::array<const tensor_list*, kArrays>& lists, const std::vector<Step>& steps,
+                Launch launch) {
+  const tensor_list& params = *lists[0];
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype();
+  for (const tensor_list* ts : lists)
+    if (!plain(*ts, dtype)) return false;
+  cudaStream_t s = prepare(params[0].device());
+  std::vector<UpdateArrays<kArrays>> arrays(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (size_t k = 0; k < kArrays; ++k) arrays[i].ptrs[k] = mutable_ptr_or_null((*lists[k])[i]);
+    arrays[i].n = params[i].numel();
+  }
+  launch(s, dtype, arrays, steps);
+  return true;
+}
 }  // namespace
 
 bool CudaBackend::adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,
                               const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs,
                               const std::vector<AdamStep>& steps) {
-  if (params.empty()) return true;
-  const ScalarType dtype = params[0].dtype();
-  for (const tensor_list* ts : {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs})
-    if (!plain(*ts, dtype)) return false;
-  cudaStream_t s = prepare(params[0].device());
-  std::vector<AdamTensors> tensors;
-  std::vector<AdamHyper> hyper;
-  for (size_t i = 0; i < params.size(); ++i) {
-    tensors.push_back({params[i].raw_data_ptr(), grads[i].raw_data_ptr(), exp_avgs[i].raw_data_ptr(),
-                       exp_avg_sqs[i].raw_data_ptr(), mutable_ptr_or_null(max_exp_avg_sqs[i]), params[i].numel()});
-    const AdamStep& h = steps[i];
-    hyper.push_back({h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, h.step_size, h.bias_correction2_sqrt, h.amsgrad,
-                     h.maximize, h.decoupled});
-  }
-  launch_adam_update(s, dtype, tensors, hyper);
-  return true;
+  return run_update<5>({&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}, steps, launch_adam_update);
 }
 
 bool CudaBackend::sgd_update(const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,
                              const std::vector<SgdStep>& steps) {
-  if (params.empty()) return true;
-  const ScalarType dtype = params[0].dtype();
-  for (const tensor_list* ts : {&params, &grads, &momentum_buffers})
-    if (!plain(*ts, dtype)) return false;
-  cudaStream_t s = prepare(params[0].device());
-  std::vector<SgdTensors> tensors;
-  std::vector<SgdHyper> hyper;
-  for (size_t i = 0; i < params.size(); ++i) {
-    tensors.push_back({params[i].raw_data_ptr(), grads[i].raw_data_ptr(), mutable_ptr_or_null(momentum_buffers[i]),
-                       params[i].numel()});
-    const SgdStep& h = steps[i];
-    hyper.push_back({h.lr, h.momentum, h.dampening, h.weight_decay, h.nesterov, h.maximize, h.first_step});
-  }
-  launch_sgd_update(s, dtype, tensors, hyper);
-  return true;
+  return run_update<3>({&params, &grads, &momentum_buffers}, steps, launch_sgd_update);
+}
+
+bool CudaBackend::rmsprop_update(const tensor_list& params, const tensor_list& grads, const tensor_list& square_avgs,
+                                 const tensor_list& grad_avgs, const tensor_list& momentum_buffers,
+                                 const std::vector<RmspropStep>& steps) {
+  return run_update<5>({&params, &grads, &square_avgs, &grad_avgs, &momentum_buffers}, steps, launch_rmsprop_update);
+}
+
+bool CudaBackend::adagrad_update(const tensor_list& params, const tensor_list& grads, const tensor_list& sums,
+                                 const std::vector<AdagradStep>& steps) {
+  return run_update<3>({&params, &grads, &sums}, steps, launch_adagrad_update);
 }
 
 bool CudaBackend::sum_of_squares(const Tensor& out, const tensor_list& tensors) {

@@ -79,15 +79,8 @@ class CudaBackend final : public Backend {
   EMBER_FLASH_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
   // Dropout's mask from the Philox stream (random.cu).
   EMBER_PHILOX_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
-  // The optimizer kernels it has, multi-tensor: a few launches for all parameters (optim.cu).
-  // RMSprop and Adagrad compose their updates from tensor ops on CUDA.
-  bool adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,
-                   const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs,
-                   const std::vector<AdamStep>& steps) override;
-  bool sgd_update(const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,
-                  const std::vector<SgdStep>& steps) override;
-  bool sum_of_squares(const Tensor& out, const tensor_list& tensors) override;
-  bool scale_(const tensor_list& tensors, double factor) override;
+  // The optimizer kernels, multi-tensor: a few launches for all parameters (optim.cu).
+  EMBER_OPTIMIZER_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
 };
 
 }  // namespace ember::cuda

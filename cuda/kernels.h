@@ -11,11 +11,13 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "core/dtype.h"
 #include "core/functors.h"
+#include "core/optim_rules.h"
 #include "cuda/launch.h"
 
 namespace ember::cuda {
@@ -60,29 +62,13 @@ inline constexpr int64_t kMultiTensorChunk = 16384;  // elements one block of a 
 // Blocks (chunks) a multi-tensor launch gives a tensor of n elements; a sum_of_squares call's
 // `partial` holds one double per chunk of all its tensors, `starts` (n + 1) where each tensor's begin.
 int64_t multi_tensor_chunks(int64_t n);
-// A tensor of n elements and its optimizer state; max_exp_avg_sq / momentum_buffer null where unused.
-struct AdamTensors {
-  void* param;
-  const void* grad;
-  void* exp_avg;
-  void* exp_avg_sq;
-  void* max_exp_avg_sq;
+// One parameter's arrays for a multi-tensor update, in the order of its rule's update(...) in
+// core/optim_rules.h (param, grad, then the state; null where the rule does not use one), and its
+// element count.
+template <int kArrays>
+struct UpdateArrays {
+  std::array<void*, kArrays> ptrs;
   int64_t n;
-};
-struct SgdTensors {
-  void* param;
-  const void* grad;
-  void* momentum_buffer;
-  int64_t n;
-};
-// core/backend.h's AdamStep and SgdStep, restated here so that nvcc never parses Tensor.
-struct AdamHyper {
-  double lr, beta1, beta2, eps, weight_decay, step_size, bias_correction2_sqrt;
-  bool amsgrad, maximize, decoupled;
-};
-struct SgdHyper {
-  double lr, momentum, dampening, weight_decay;
-  bool nesterov, maximize, first_step;
 };
 
 // ---- attention.cu: causal attention, FlashAttention-2 style ----

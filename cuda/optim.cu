@@ -1,11 +1,12 @@
 // CUDA optimizer kernels (Backend's EMBER_OPTIMIZER_KERNELS), the twin of core/cpu/optim.cpp:
-// Adam / AdamW, SGD, and the sum of squares and scaling of gradient clipping.
+// Adam / AdamW, SGD, RMSprop and Adagrad by the rules of core/optim_rules.h (shared with the CPU
+// loops), and the sum of squares and scaling of gradient clipping.
 //
 // Multi-tensor: one launch covers up to kMaxTensors tensors with a block per chunk of
 // kMultiTensorChunk elements, the tensors' pointers and chunk offsets passed by value in the
 // kernel's arguments (no copy of a pointer table to the device first), so all the parameters of a
 // GPT are updated in a few launches instead of a dozen ops per parameter. Each update is elementwise, so
-// chunking changes no bit; the arithmetic follows the CPU loops (fma where PyTorch rounds once).
+// chunking changes no bit; the arithmetic is the CPU loops' (fma where PyTorch rounds once).
 // The sum of squares writes one double per chunk, then adds each tensor's chunks in order: one
 // reduction over all gradients, with the same result on every run.
 #include "cuda/block_reduce.cuh"
@@ -76,68 +77,61 @@ void multi_tensor_apply(cudaStream_t s, const char* name, const std::vector<std:
   flush();
 }
 
-// ---- Adam / AdamW; ptrs: param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq (amsgrad only) ----
+// ---- the update rules of core/optim_rules.h; ptrs in the order of the rule's update(...) ----
 
+// Element i of each array, for i in [begin, end) shared by the block's threads.
 template <typename T>
-struct AdamOp {
-  T beta1, one_minus_beta1, beta2, one_minus_beta2;
-  T weight_decay;   // Adam: g + weight_decay * p
-  T decay;          // AdamW: p * (1 - lr * weight_decay)
-  T neg_step_size;  // -lr / (1 - beta1^t)
-  T bias_correction2_sqrt, eps;
-  bool amsgrad, maximize, decoupled;
-  bool operator==(const AdamOp&) const = default;
+__device__ void update_range(const SgdRule<T>& r, T* const* p, int64_t begin, int64_t end) {
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) r.update(p[0], p[1], p[2], i);
+}
+template <typename T>
+__device__ void update_range(const RmspropRule<T>& r, T* const* p, int64_t begin, int64_t end) {
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) r.update(p[0], p[1], p[2], p[3], p[4], i);
+}
+template <typename T>
+__device__ void update_range(const AdagradRule<T>& r, T* const* p, int64_t begin, int64_t end) {
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) r.update(p[0], p[1], p[2], i);
+}
+template <bool kAmsgrad, bool kDecoupled, typename T>
+__device__ void adam_range(const AdamRule<T>& r, T* const* p, int64_t begin, int64_t end) {
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x)
+    r.template update<kAmsgrad, kDecoupled>(p[0], p[1], p[2], p[3], p[4], i);
+}
+template <typename T>
+__device__ void update_range(const AdamRule<T>& r, T* const* p, int64_t begin, int64_t end) {
+  if (r.amsgrad)
+    r.decoupled ? adam_range<true, true>(r, p, begin, end) : adam_range<true, false>(r, p, begin, end);
+  else
+    r.decoupled ? adam_range<false, true>(r, p, begin, end) : adam_range<false, false>(r, p, begin, end);
+}
 
+template <typename Rule>
+struct RuleOp {
+  Rule rule;
+  bool operator==(const RuleOp&) const = default;
+
+  template <typename T>
   __device__ void operator()(T* const* p, int64_t begin, int64_t end, int64_t) const {
-    T *param = p[0], *m = p[2], *v = p[3], *vmax = p[4];
-    const T* g = p[1];
-    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
-      T grad = maximize ? -g[i] : g[i];
-      T w = param[i];
-      if (decoupled)
-        w = w * decay;  // param.mul_(1 - lr * weight_decay)
-      else if (weight_decay != T(0))
-        grad = fma(weight_decay, w, grad);                           // grad.add(param, alpha=weight_decay)
-      const T mi = fma(one_minus_beta1, grad, m[i] * beta1);         // exp_avg.mul_(b1).add_(g, alpha=1-b1)
-      const T vi = fma(one_minus_beta2 * grad, grad, v[i] * beta2);  // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
-      m[i] = mi;
-      v[i] = vi;
-      T second = vi;
-      if (amsgrad) {
-        const T mx = vmax[i];
-        second = (mx != mx || mx > vi) ? mx : vi;  // torch.maximum: NaN wins
-        vmax[i] = second;
-      }
-      const T denom = sqrt(second) / bias_correction2_sqrt + eps;
-      param[i] = w + (neg_step_size * mi) / denom;  // param.addcdiv_(exp_avg, denom, value=-step_size)
-    }
+    update_range(rule, p, begin, end);
   }
 };
 
-// ---- SGD; ptrs: param, grad, momentum_buffer (with momentum only) ----
-
-template <typename T>
-struct SgdOp {
-  T neg_lr, momentum, one_minus_dampening, weight_decay;
-  bool use_momentum, nesterov, maximize, first_step;
-  bool operator==(const SgdOp&) const = default;
-
-  __device__ void operator()(T* const* p, int64_t begin, int64_t end, int64_t) const {
-    T *param = p[0], *buf = p[2];
-    const T* g = p[1];
-    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
-      T d = maximize ? -g[i] : g[i];
-      if (weight_decay != T(0)) d = fma(weight_decay, param[i], d);  // d_p.add(param, alpha=weight_decay)
-      if (use_momentum) {
-        // buf.mul_(momentum).add_(d_p, alpha=1 - dampening), or a copy of d_p on the first step
-        const T b = first_step ? d : fma(one_minus_dampening, d, buf[i] * momentum);
-        buf[i] = b;
-        d = nesterov ? fma(momentum, b, d) : b;  // d_p.add(buf, alpha=momentum)
-      }
-      param[i] = fma(neg_lr, d, param[i]);  // param.add_(d_p, alpha=-lr)
+// One multi-tensor launch sequence for all parameters, each with its rule built from its step.
+template <template <typename> class Rule, int kArrays, typename Step>
+void launch_rule(cudaStream_t s, const char* name, ScalarType type, const std::vector<UpdateArrays<kArrays>>& tensors,
+                 const std::vector<Step>& steps) {
+  dispatch_floating_type(name, type, [&]<typename T>() {
+    std::vector<std::array<void*, kArrays>> ptrs;
+    std::vector<int64_t> sizes;
+    std::vector<RuleOp<Rule<T>>> ops;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      ptrs.push_back(tensors[i].ptrs);
+      sizes.push_back(tensors[i].n);
+      ops.push_back({Rule<T>(steps[i])});
     }
-  }
-};
+    multi_tensor_apply<T, kArrays>(s, name, ptrs, sizes, ops);
+  });
+}
 
 // ---- gradient clipping ----
 
@@ -178,41 +172,24 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
-void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<AdamTensors>& tensors,
-                        const std::vector<AdamHyper>& hyper) {
-  dispatch_floating_type("adam_update", type, [&]<typename T>() {
-    std::vector<std::array<void*, 5>> ptrs;
-    std::vector<int64_t> sizes;
-    std::vector<AdamOp<T>> ops;
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      const AdamTensors& a = tensors[i];
-      const AdamHyper& h = hyper[i];
-      ptrs.push_back({a.param, const_cast<void*>(a.grad), a.exp_avg, a.exp_avg_sq, a.max_exp_avg_sq});
-      sizes.push_back(a.n);
-      ops.push_back({T(h.beta1), T(1 - h.beta1), T(h.beta2), T(1 - h.beta2), T(h.weight_decay),
-                     T(1 - h.lr * h.weight_decay), T(-h.step_size), T(h.bias_correction2_sqrt), T(h.eps), h.amsgrad,
-                     h.maximize, h.decoupled});
-    }
-    multi_tensor_apply<T, 5>(s, "adam_update", ptrs, sizes, ops);
-  });
+void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<5>>& tensors,
+                        const std::vector<AdamStep>& steps) {
+  launch_rule<AdamRule>(s, "adam_update", type, tensors, steps);
 }
 
-void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<SgdTensors>& tensors,
-                       const std::vector<SgdHyper>& hyper) {
-  dispatch_floating_type("sgd_update", type, [&]<typename T>() {
-    std::vector<std::array<void*, 3>> ptrs;
-    std::vector<int64_t> sizes;
-    std::vector<SgdOp<T>> ops;
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      const SgdTensors& a = tensors[i];
-      const SgdHyper& h = hyper[i];
-      ptrs.push_back({a.param, const_cast<void*>(a.grad), a.momentum_buffer});
-      sizes.push_back(a.n);
-      ops.push_back({T(-h.lr), T(h.momentum), T(1 - h.dampening), T(h.weight_decay), h.momentum != 0, h.nesterov,
-                     h.maximize, h.first_step});
-    }
-    multi_tensor_apply<T, 3>(s, "sgd_update", ptrs, sizes, ops);
-  });
+void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<3>>& tensors,
+                       const std::vector<SgdStep>& steps) {
+  launch_rule<SgdRule>(s, "sgd_update", type, tensors, steps);
+}
+
+void launch_rmsprop_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<5>>& tensors,
+                           const std::vector<RmspropStep>& steps) {
+  launch_rule<RmspropRule>(s, "rmsprop_update", type, tensors, steps);
+}
+
+void launch_adagrad_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<3>>& tensors,
+                           const std::vector<AdagradStep>& steps) {
+  launch_rule<AdagradRule>(s, "adagrad_update", type, tensors, steps);
 }
 
 void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors,

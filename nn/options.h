@@ -12,20 +12,5 @@
 #include <utility>
 
 #include "autograd/loss.h"
+#include "core/arg.h"  // EMBER_ARG
 
-// Declares a private field `name_` of type T with a setter `name(value)` returning *this and a getter `name()`.
-#define EMBER_ARG(T, name)                                 \
- public:                                                   \
-  auto name(const T& new_value)->decltype(*this) {         \
-    this->name##_ = new_value;                             \
-    return *this;                                          \
-  }                                                        \
-  auto name(T&& new_value)->decltype(*this) {              \
-    this->name##_ = std::move(new_value);                  \
-    return *this;                                          \
-  }                                                        \
-  const T& name() const noexcept { return this->name##_; } \
-  T& name() noexcept { return this->name##_; }             \
-                                                           \
- private:                                                  \
-  T name##_

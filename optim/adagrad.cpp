@@ -1,5 +1,5 @@
 // Adagrad (optim/adagrad.h), run like optim/sgd.cpp: the backend's adagrad_update kernel
-// (core/cpu/optim_more.cpp) for contiguous tensors, PyTorch's bits; torch 1.13's _single_tensor_adagrad
+// (AdagradRule in core/optim_rules.h) for contiguous tensors, PyTorch's bits; torch 1.13's _single_tensor_adagrad
 // (dense gradients) as tensor ops for any other device or layout. The decayed learning rate is
 // computed in double, as Python does; the kernels round it to the tensor's dtype.
 #include "optim/adagrad.h"
@@ -60,21 +60,14 @@ void Adagrad::check_param_state(const OptimizerOptions&, OptimizerParamState& st
 namespace {
 
 // torch 1.13's _single_tensor_adagrad (dense), op by op.
-void adagrad_composed(Tensor& p, const Tensor& g, AdagradParamState& st, const AdagradStep& h) {
+void adagrad_composed(const Tensor& param, const Tensor& g, AdagradParamState& st, const AdagradStep& h) {
+  Tensor p = param;
   Tensor grad = h.maximize ? -g : g;
   if (h.weight_decay != 0) grad = grad.add(p, h.weight_decay);
   st.sum().add_(grad * 1.0 * grad);  // addcmul_(grad, grad, value=1)
   Tensor std = st.sum().sqrt().add_(h.eps);
   p.add_(grad * (-h.clr) / std);  // addcdiv_(grad, std, value=-clr)
 }
-
-struct AdagradBatch {
-  Device device;
-  ScalarType dtype;
-  tensor_list params = {}, grads = {}, sums = {};
-  std::vector<AdagradStep> steps = {};
-  std::vector<AdagradParamState*> states = {};
-};
 
 }  // namespace
 
@@ -83,7 +76,7 @@ Tensor Adagrad::step(LossClosure closure) {
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
   const double initial_value = detail::options_as<AdagradOptions>(defaults(), "Adagrad").initial_accumulator_value();
-  std::vector<AdagradBatch> batches;
+  detail::UpdateBatches<3, AdagradStep, AdagradParamState> batches;
   for (auto& group : param_groups_) {
     const auto& o = detail::options_as<AdagradOptions>(group.options(), "Adagrad");
     for (auto& p : group.params()) {
@@ -100,28 +93,14 @@ Tensor Adagrad::step(LossClosure closure) {
       // Python's arithmetic on the step count, in double
       const AdagradStep step{o.lr() / (1 + static_cast<double>(st.step() - 1) * o.lr_decay()), o.eps(),
                              o.weight_decay(), o.maximize()};
-      if (!detail::fusable(p.dtype(), {&p, &grad, &st.sum()})) {
-        adagrad_composed(p, grad, st, step);
-        continue;
-      }
-      auto b = std::find_if(batches.begin(), batches.end(),
-                            [&](const AdagradBatch& b) { return b.device == p.device() && b.dtype == p.dtype(); });
-      if (b == batches.end()) b = batches.insert(batches.end(), AdagradBatch{p.device(), p.dtype()});
-      b->params.push_back(p);
-      b->grads.push_back(grad);
-      b->sums.push_back(st.sum());
-      b->steps.push_back(step);
-      b->states.push_back(&st);
+      if (!batches.add({p, grad, st.sum()}, step, &st)) adagrad_composed(p, grad, st, step);
     }
   }
-  for (AdagradBatch& b : batches) {
-    if (backend_for(b.device).adagrad_update(b.params, b.grads, b.sums, b.steps)) {
-      for (const tensor_list* ts : {&b.params, &b.sums})
-        for (const Tensor& t : *ts) t.bump_version();  // in-place writes, as the tensor ops would record
-      continue;
-    }
-    for (size_t i = 0; i < b.params.size(); ++i) adagrad_composed(b.params[i], b.grads[i], *b.states[i], b.steps[i]);
-  }
+  batches.run(
+      [](Backend& backend, auto& l, const std::vector<AdagradStep>& steps) {
+        return backend.adagrad_update(l[0], l[1], l[2], steps);
+      },
+      adagrad_composed);
   return loss;
 }
 

@@ -19,12 +19,12 @@ namespace ember::optim {
 
 struct AdagradOptions : public OptimizerOptions {
   AdagradOptions(double lr = 1e-2);  // NOLINT: implicit, as libtorch
-  EMBER_OPTIM_ARG(double, lr) = 1e-2;
-  EMBER_OPTIM_ARG(double, lr_decay) = 0;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(double, initial_accumulator_value) = 0;  // read from the defaults only (see Adagrad)
-  EMBER_OPTIM_ARG(double, eps) = 1e-10;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr) = 1e-2;
+  EMBER_ARG(double, lr_decay) = 0;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(double, initial_accumulator_value) = 0;  // read from the defaults only (see Adagrad)
+  EMBER_ARG(double, eps) = 1e-10;
+  EMBER_ARG(bool, maximize) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdagradOptions>(*this); }
@@ -35,8 +35,8 @@ struct AdagradOptions : public OptimizerOptions {
 };
 
 struct AdagradParamState : public OptimizerParamState {
-  EMBER_OPTIM_ARG(int64_t, step) = 0;
-  EMBER_OPTIM_ARG(Tensor, sum);  // shaped like the parameter
+  EMBER_ARG(int64_t, step) = 0;
+  EMBER_ARG(Tensor, sum);  // shaped like the parameter
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<AdagradParamState>(*this); }

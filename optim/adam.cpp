@@ -1,6 +1,6 @@
 // Adam and AdamW (optim/adam.h). One update routine serves both (`decoupled` picks AdamW's weight
 // decay), in two forms that compute the same thing:
-//   - the backend's adam_update kernel (core/cpu/optim.cpp on the CPU): one pass reads g, p, m, v
+//   - the backend's adam_update kernel (AdamRule in core/optim_rules.h): one pass reads g, p, m, v
 //     once, for contiguous tensors, every parameter of a device and dtype in one call;
 //   - torch 1.13's _single_tensor_adam(w) as a sequence of tensor ops, for any device or layout.
 // Bias corrections and the step size are computed here in double, as Python does; the kernel
@@ -99,34 +99,12 @@ void adam_composed(const Tensor& param, const Tensor& g, AdamParamState& st, con
   p.add_(st.exp_avg() * (-h.step_size) / denom);
 }
 
-// Parameters of one device and dtype, updated by one call of the backend's adam_update.
-struct AdamBatch {
-  Device device;
-  ScalarType dtype;
-  tensor_list params = {}, grads = {}, exp_avgs = {}, exp_avg_sqs = {}, max_exp_avg_sqs = {};
-  std::vector<AdamStep> steps = {};
-  std::vector<AdamParamState*> states = {};
-};
-
-// One kernel call per batch, or the composed update where the device has no kernel.
-void run_batches(std::vector<AdamBatch>& batches) {
-  for (AdamBatch& b : batches) {
-    if (backend_for(b.device).adam_update(b.params, b.grads, b.exp_avgs, b.exp_avg_sqs, b.max_exp_avg_sqs, b.steps)) {
-      for (const tensor_list* ts : {&b.params, &b.exp_avgs, &b.exp_avg_sqs, &b.max_exp_avg_sqs})
-        for (const Tensor& t : *ts)
-          if (t.defined()) t.bump_version();  // in-place writes, as the tensor ops would record
-      continue;
-    }
-    for (size_t i = 0; i < b.params.size(); ++i) adam_composed(b.params[i], b.grads[i], *b.states[i], b.steps[i]);
-  }
-}
-
 // The step shared by Adam and AdamW; `hyper_of` reads a group's options.
 template <typename HyperOf>
 void adam_step(std::vector<OptimizerParamGroup>& groups,
                std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, HyperOf hyper_of) {
   NoGradGuard no_grad;
-  std::vector<AdamBatch> batches;
+  detail::UpdateBatches<5, AdamStep, AdamParamState> batches;
   for (auto& group : groups) {
     const Hyper h = hyper_of(group.options());
     for (auto& p : group.params()) {
@@ -148,23 +126,14 @@ void adam_step(std::vector<OptimizerParamGroup>& groups,
       st.step(st.step() + 1);
       const AdamStep step = adam_step_scalars(h, st.step());
       const Tensor& vmax = h.amsgrad ? st.max_exp_avg_sq() : Tensor();
-      if (!p.is_floating_point() || !detail::fusable(p.dtype(), {&p, &grad, &st.exp_avg(), &st.exp_avg_sq(), &vmax})) {
-        adam_composed(p, grad, st, step);
-        continue;
-      }
-      auto b = std::find_if(batches.begin(), batches.end(),
-                            [&](const AdamBatch& b) { return b.device == p.device() && b.dtype == p.dtype(); });
-      if (b == batches.end()) b = batches.insert(batches.end(), AdamBatch{p.device(), p.dtype()});
-      b->params.push_back(p);
-      b->grads.push_back(grad);
-      b->exp_avgs.push_back(st.exp_avg());
-      b->exp_avg_sqs.push_back(st.exp_avg_sq());
-      b->max_exp_avg_sqs.push_back(vmax);
-      b->steps.push_back(step);
-      b->states.push_back(&st);
+      if (!batches.add({p, grad, st.exp_avg(), st.exp_avg_sq(), vmax}, step, &st)) adam_composed(p, grad, st, step);
     }
   }
-  run_batches(batches);
+  batches.run(
+      [](Backend& backend, auto& l, const std::vector<AdamStep>& steps) {
+        return backend.adam_update(l[0], l[1], l[2], l[3], l[4], steps);
+      },
+      adam_composed);
 }
 
 }  // namespace

@@ -19,12 +19,12 @@ namespace ember::optim {
 struct AdamOptions : public OptimizerOptions {
   AdamOptions(double lr = 1e-3);  // NOLINT: implicit, as libtorch
   using betas_t = std::tuple<double, double>;
-  EMBER_OPTIM_ARG(double, lr) = 1e-3;
-  EMBER_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, amsgrad) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;  // ascend the objective instead
+  EMBER_ARG(double, lr) = 1e-3;
+  EMBER_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;  // ascend the objective instead
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
@@ -38,12 +38,12 @@ struct AdamOptions : public OptimizerOptions {
 struct AdamWOptions : public OptimizerOptions {
   AdamWOptions(double lr = 1e-3);  // NOLINT: implicit, as libtorch
   using betas_t = std::tuple<double, double>;
-  EMBER_OPTIM_ARG(double, lr) = 1e-3;
-  EMBER_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 1e-2;
-  EMBER_OPTIM_ARG(bool, amsgrad) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr) = 1e-3;
+  EMBER_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 1e-2;
+  EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
@@ -55,10 +55,10 @@ struct AdamWOptions : public OptimizerOptions {
 
 // Adam's and AdamW's per-parameter state; the moments are shaped like the parameter.
 struct AdamParamState : public OptimizerParamState {
-  EMBER_OPTIM_ARG(int64_t, step) = 0;
-  EMBER_OPTIM_ARG(Tensor, exp_avg);         // m
-  EMBER_OPTIM_ARG(Tensor, exp_avg_sq);      // v
-  EMBER_OPTIM_ARG(Tensor, max_exp_avg_sq);  // max of v so far (amsgrad only)
+  EMBER_ARG(int64_t, step) = 0;
+  EMBER_ARG(Tensor, exp_avg);         // m
+  EMBER_ARG(Tensor, exp_avg_sq);      // v
+  EMBER_ARG(Tensor, max_exp_avg_sq);  // max of v so far (amsgrad only)
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<AdamParamState>(*this); }

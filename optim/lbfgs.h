@@ -29,13 +29,13 @@ namespace ember::optim {
 
 struct LBFGSOptions : public OptimizerOptions {
   LBFGSOptions(double lr = 1);  // NOLINT: implicit, as libtorch
-  EMBER_OPTIM_ARG(double, lr) = 1;
-  EMBER_OPTIM_ARG(int64_t, max_iter) = 20;            // iterations per step()
-  EMBER_OPTIM_ARG(std::optional<int64_t>, max_eval);  // closure calls per step(); max_iter * 5 / 4 if unset
-  EMBER_OPTIM_ARG(double, tolerance_grad) = 1e-7;     // stop when max |gradient| is at most this
-  EMBER_OPTIM_ARG(double, tolerance_change) = 1e-9;   // stop when the step or the loss changes less
-  EMBER_OPTIM_ARG(int64_t, history_size) = 100;
-  EMBER_OPTIM_ARG(std::optional<std::string>, line_search_fn);  // none, or "strong_wolfe"
+  EMBER_ARG(double, lr) = 1;
+  EMBER_ARG(int64_t, max_iter) = 20;            // iterations per step()
+  EMBER_ARG(std::optional<int64_t>, max_eval);  // closure calls per step(); max_iter * 5 / 4 if unset
+  EMBER_ARG(double, tolerance_grad) = 1e-7;     // stop when max |gradient| is at most this
+  EMBER_ARG(double, tolerance_change) = 1e-9;   // stop when the step or the loss changes less
+  EMBER_ARG(int64_t, history_size) = 100;
+  EMBER_ARG(std::optional<std::string>, line_search_fn);  // none, or "strong_wolfe"
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<LBFGSOptions>(*this); }
@@ -46,17 +46,17 @@ struct LBFGSOptions : public OptimizerOptions {
 };
 
 struct LBFGSParamState : public OptimizerParamState {
-  EMBER_OPTIM_ARG(int64_t, func_evals) = 0;
-  EMBER_OPTIM_ARG(int64_t, n_iter) = 0;
-  EMBER_OPTIM_ARG(double, t) = 0;                           // the last step length
-  EMBER_OPTIM_ARG(double, prev_loss) = 0;                   // the loss before the last iteration
-  EMBER_OPTIM_ARG(Tensor, d);                               // (N,) the last search direction
-  EMBER_OPTIM_ARG(Tensor, H_diag);                          // () scale of the initial inverse Hessian, y.s / y.y
-  EMBER_OPTIM_ARG(Tensor, prev_flat_grad);                  // (N,)
-  EMBER_OPTIM_ARG(std::deque<Tensor>, old_dirs);            // each (N,): gradient changes y, oldest first
-  EMBER_OPTIM_ARG(std::deque<Tensor>, old_stps);            // each (N,): steps s
-  EMBER_OPTIM_ARG(std::deque<Tensor>, ro);                  // each (): 1 / y.s
-  EMBER_OPTIM_ARG(std::optional<std::vector<Tensor>>, al);  // history_size scalars, the two-loop's alphas
+  EMBER_ARG(int64_t, func_evals) = 0;
+  EMBER_ARG(int64_t, n_iter) = 0;
+  EMBER_ARG(double, t) = 0;                           // the last step length
+  EMBER_ARG(double, prev_loss) = 0;                   // the loss before the last iteration
+  EMBER_ARG(Tensor, d);                               // (N,) the last search direction
+  EMBER_ARG(Tensor, H_diag);                          // () scale of the initial inverse Hessian, y.s / y.y
+  EMBER_ARG(Tensor, prev_flat_grad);                  // (N,)
+  EMBER_ARG(std::deque<Tensor>, old_dirs);            // each (N,): gradient changes y, oldest first
+  EMBER_ARG(std::deque<Tensor>, old_stps);            // each (N,): steps s
+  EMBER_ARG(std::deque<Tensor>, ro);                  // each (): 1 / y.s
+  EMBER_ARG(std::optional<std::vector<Tensor>>, al);  // history_size scalars, the two-loop's alphas
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<LBFGSParamState>(*this); }

@@ -21,25 +21,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/arg.h"  // EMBER_ARG
 #include "core/tensor.h"
 
 namespace ember {
 struct SafetensorsFile;  // nn/serialize.h
 }
-
-// Declares an option with a chainable setter and a getter, as libtorch's TORCH_ARG:
-//   EMBER_OPTIM_ARG(double, lr) = 1e-3;   ->   opts.lr(0.1).lr() == 0.1
-#define EMBER_OPTIM_ARG(T, name)                           \
- public:                                                   \
-  auto name(const T& new_##name)->decltype(*this) {        \
-    this->name##_ = new_##name;                            \
-    return *this;                                          \
-  }                                                        \
-  const T& name() const noexcept { return this->name##_; } \
-  T& name() noexcept { return this->name##_; }             \
-                                                           \
- private:                                                  \
-  T name##_
 
 namespace ember::optim {
 

@@ -1,5 +1,5 @@
 // RMSprop (optim/rmsprop.h). Two ways to run the same update, as optim/sgd.cpp:
-//   - the backend's rmsprop_update kernel (core/cpu/optim_more.cpp on the CPU) for contiguous
+//   - the backend's rmsprop_update kernel (RmspropRule in core/optim_rules.h) for contiguous
 //     tensors, every parameter of a device and dtype in one call: PyTorch's bits, fused multiply-adds
 //     included;
 //   - torch 1.13's _single_tensor_rmsprop as a sequence of tensor ops, for any other device or layout.
@@ -70,7 +70,8 @@ namespace {
 
 // torch 1.13's _single_tensor_rmsprop, op by op (tensor ops round where PyTorch's fused
 // multiply-adds do not, so this agrees with PyTorch to float rounding, the kernel bit for bit).
-void rmsprop_composed(Tensor& p, const Tensor& g, RMSpropParamState& st, const RmspropStep& h) {
+void rmsprop_composed(const Tensor& param, const Tensor& g, RMSpropParamState& st, const RmspropStep& h) {
+  Tensor p = param;
   Tensor grad = h.maximize ? -g : g;
   if (h.weight_decay != 0) grad = grad.add(p, h.weight_decay);
   Tensor& square_avg = st.square_avg();
@@ -93,22 +94,13 @@ void rmsprop_composed(Tensor& p, const Tensor& g, RMSpropParamState& st, const R
   }
 }
 
-// Parameters of one device and dtype, updated by one call of the backend's rmsprop_update.
-struct RmspropBatch {
-  Device device;
-  ScalarType dtype;
-  tensor_list params = {}, grads = {}, square_avgs = {}, grad_avgs = {}, momentum_buffers = {};
-  std::vector<RmspropStep> steps = {};
-  std::vector<RMSpropParamState*> states = {};
-};
-
 }  // namespace
 
 Tensor RMSprop::step(LossClosure closure) {
   trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
-  std::vector<RmspropBatch> batches;
+  detail::UpdateBatches<5, RmspropStep, RMSpropParamState> batches;
   for (auto& group : param_groups_) {
     const auto& o = detail::options_as<RMSpropOptions>(group.options(), "RMSprop");
     const RmspropStep step{o.lr(), o.alpha(), o.eps(), o.weight_decay(), o.momentum(), o.centered(), o.maximize()};
@@ -132,32 +124,14 @@ Tensor RMSprop::step(LossClosure closure) {
       // Buffers the options do not use are not handed to the kernel.
       const Tensor& grad_avg = o.centered() ? st.grad_avg() : Tensor();
       const Tensor& buf = o.momentum() > 0 ? st.momentum_buffer() : Tensor();
-      if (!detail::fusable(p.dtype(), {&p, &grad, &st.square_avg(), &grad_avg, &buf})) {
-        rmsprop_composed(p, grad, st, step);
-        continue;
-      }
-      auto b = std::find_if(batches.begin(), batches.end(),
-                            [&](const RmspropBatch& b) { return b.device == p.device() && b.dtype == p.dtype(); });
-      if (b == batches.end()) b = batches.insert(batches.end(), RmspropBatch{p.device(), p.dtype()});
-      b->params.push_back(p);
-      b->grads.push_back(grad);
-      b->square_avgs.push_back(st.square_avg());
-      b->grad_avgs.push_back(grad_avg);
-      b->momentum_buffers.push_back(buf);
-      b->steps.push_back(step);
-      b->states.push_back(&st);
+      if (!batches.add({p, grad, st.square_avg(), grad_avg, buf}, step, &st)) rmsprop_composed(p, grad, st, step);
     }
   }
-  for (RmspropBatch& b : batches) {
-    if (backend_for(b.device).rmsprop_update(b.params, b.grads, b.square_avgs, b.grad_avgs, b.momentum_buffers,
-                                             b.steps)) {
-      for (const tensor_list* ts : {&b.params, &b.square_avgs, &b.grad_avgs, &b.momentum_buffers})
-        for (const Tensor& t : *ts)
-          if (t.defined()) t.bump_version();  // in-place writes, as the tensor ops would record
-      continue;
-    }
-    for (size_t i = 0; i < b.params.size(); ++i) rmsprop_composed(b.params[i], b.grads[i], *b.states[i], b.steps[i]);
-  }
+  batches.run(
+      [](Backend& backend, auto& l, const std::vector<RmspropStep>& steps) {
+        return backend.rmsprop_update(l[0], l[1], l[2], l[3], l[4], steps);
+      },
+      rmsprop_composed);
   return loss;
 }
 

@@ -20,13 +20,13 @@ namespace ember::optim {
 
 struct RMSpropOptions : public OptimizerOptions {
   RMSpropOptions(double lr = 1e-2);  // NOLINT: implicit, as libtorch
-  EMBER_OPTIM_ARG(double, lr) = 1e-2;
-  EMBER_OPTIM_ARG(double, alpha) = 0.99;  // smoothing of the running mean of g^2
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(double, momentum) = 0;
-  EMBER_OPTIM_ARG(bool, centered) = false;  // divide by the estimated standard deviation of g instead
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr) = 1e-2;
+  EMBER_ARG(double, alpha) = 0.99;  // smoothing of the running mean of g^2
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(double, momentum) = 0;
+  EMBER_ARG(bool, centered) = false;  // divide by the estimated standard deviation of g instead
+  EMBER_ARG(bool, maximize) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RMSpropOptions>(*this); }
@@ -38,10 +38,10 @@ struct RMSpropOptions : public OptimizerOptions {
 
 // Shaped like the parameter; momentum_buffer only with momentum > 0, grad_avg only when centered.
 struct RMSpropParamState : public OptimizerParamState {
-  EMBER_OPTIM_ARG(int64_t, step) = 0;
-  EMBER_OPTIM_ARG(Tensor, square_avg);
-  EMBER_OPTIM_ARG(Tensor, momentum_buffer);
-  EMBER_OPTIM_ARG(Tensor, grad_avg);
+  EMBER_ARG(int64_t, step) = 0;
+  EMBER_ARG(Tensor, square_avg);
+  EMBER_ARG(Tensor, momentum_buffer);
+  EMBER_ARG(Tensor, grad_avg);
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<RMSpropParamState>(*this); }

@@ -1,5 +1,5 @@
 // SGD (optim/sgd.h). Two ways to run the same update:
-//   - the backend's sgd_update kernel (core/cpu/optim.cpp on the CPU) for contiguous tensors,
+//   - the backend's sgd_update kernel (SgdRule in core/optim_rules.h) for contiguous tensors,
 //     every parameter of a device and dtype in one call;
 //   - PyTorch's sequence of tensor ops, for any other device or layout.
 // Both follow torch 1.13's _single_tensor_sgd operation by operation.
@@ -71,11 +71,12 @@ void SGD::check_param_state(const OptimizerOptions& options, OptimizerParamState
 namespace {
 
 // torch 1.13's _single_tensor_sgd, op by op.
-void sgd_composed(Tensor& p, const Tensor& grad, Tensor& buf, const SgdStep& s) {
+void sgd_composed(const Tensor& param, const Tensor& grad, Tensor& buf, const SgdStep& s) {
+  Tensor p = param;
   Tensor d_p = s.maximize ? -grad : grad;
   if (s.weight_decay != 0) d_p = d_p.add(p, s.weight_decay);
   if (s.momentum != 0) {
-    if (!buf.defined())
+    if (s.first_step)
       buf = d_p.clone().detach();
     else
       buf.mul_(s.momentum).add_(d_p, 1 - s.dampening);
@@ -90,15 +91,7 @@ Tensor SGD::step(LossClosure closure) {
   trace::StepEnd step_end;  // EMBER_DEBUG_STEPS counts optimizer steps
   Tensor loss = run_closure(closure);
   NoGradGuard no_grad;
-  // Parameters of one device and dtype, updated by one call of the backend's sgd_update.
-  struct Batch {
-    Device device;
-    ScalarType dtype;
-    tensor_list params = {}, grads = {}, buffers = {};
-    std::vector<SgdStep> steps = {};
-    std::vector<Tensor*> slots = {};  // where each momentum buffer is kept
-  };
-  std::vector<Batch> batches;
+  detail::UpdateBatches<3, SgdStep, Tensor> batches;  // State: the slot that keeps the momentum buffer
   for (auto& group : param_groups_) {
     const auto& o = detail::options_as<SGDOptions>(group.options(), "SGD");
     for (auto& p : group.params()) {
@@ -108,32 +101,16 @@ Tensor SGD::step(LossClosure closure) {
       if (!slot) slot = std::make_unique<SGDParamState>();
       Tensor& buf = static_cast<SGDParamState&>(*slot).momentum_buffer();
       const bool first_step = o.momentum() != 0 && !buf.defined();
+      if (first_step) buf = empty_like(p);  // written by the kernel, or replaced by the composed update
       const SgdStep step{o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize(), first_step};
-      if (!p.is_floating_point() || !detail::fusable(p.dtype(), {&p, &grad, &buf})) {
-        sgd_composed(p, grad, buf, step);
-        continue;
-      }
-      auto b = std::find_if(batches.begin(), batches.end(),
-                            [&](const Batch& b) { return b.device == p.device() && b.dtype == p.dtype(); });
-      if (b == batches.end()) b = batches.insert(batches.end(), Batch{p.device(), p.dtype()});
-      b->params.push_back(p);
-      b->grads.push_back(grad);
-      b->buffers.push_back(first_step ? empty_like(p) : buf);
-      b->steps.push_back(step);
-      b->slots.push_back(&buf);
+      if (!batches.add({p, grad, buf}, step, &buf)) sgd_composed(p, grad, buf, step);
     }
   }
-  for (Batch& b : batches) {
-    if (backend_for(b.device).sgd_update(b.params, b.grads, b.buffers, b.steps)) {
-      for (size_t i = 0; i < b.params.size(); ++i) {
-        b.params[i].bump_version();  // an in-place write, as param.add_ would record
-        if (b.steps[i].first_step) *b.slots[i] = b.buffers[i];
-        if (b.buffers[i].defined()) b.buffers[i].bump_version();
-      }
-      continue;
-    }
-    for (size_t i = 0; i < b.params.size(); ++i) sgd_composed(b.params[i], b.grads[i], *b.slots[i], b.steps[i]);
-  }
+  batches.run(
+      [](Backend& backend, auto& l, const std::vector<SgdStep>& steps) {
+        return backend.sgd_update(l[0], l[1], l[2], steps);
+      },
+      sgd_composed);
   return loss;
 }
 

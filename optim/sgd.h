@@ -17,12 +17,12 @@ namespace ember::optim {
 
 struct SGDOptions : public OptimizerOptions {
   SGDOptions(double lr);  // NOLINT: implicit, as libtorch
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(double, momentum) = 0;
-  EMBER_OPTIM_ARG(double, dampening) = 0;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, nesterov) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;  // ascend the objective instead
+  EMBER_ARG(double, lr);
+  EMBER_ARG(double, momentum) = 0;
+  EMBER_ARG(double, dampening) = 0;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, nesterov) = false;
+  EMBER_ARG(bool, maximize) = false;  // ascend the objective instead
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
@@ -33,7 +33,7 @@ struct SGDOptions : public OptimizerOptions {
 };
 
 struct SGDParamState : public OptimizerParamState {
-  EMBER_OPTIM_ARG(Tensor, momentum_buffer);  // shaped like the parameter; undefined until momentum is used
+  EMBER_ARG(Tensor, momentum_buffer);  // shaped like the parameter; undefined until momentum is used
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<SGDParamState>(*this); }

@@ -179,6 +179,66 @@ TEST_P(CudaFused, SgdMatchesTheCpu) {
                                 "SGD dampening");
 }
 
+TEST_P(CudaFused, RmspropAndAdagradMatchTheCpu) {
+  const ScalarType dt = GetParam();
+  manual_seed(12);
+  check_three_steps<optim::RMSprop>(dt, optim::RMSpropOptions(1e-2), "RMSprop");
+  check_three_steps<optim::RMSprop>(dt, optim::RMSpropOptions(1e-2).centered(true).momentum(0.9).weight_decay(0.01),
+                                    "RMSprop centered momentum");
+  check_three_steps<optim::RMSprop>(dt, optim::RMSpropOptions(1e-2).alpha(0.9).momentum(0.5).maximize(true),
+                                    "RMSprop maximize");
+  check_three_steps<optim::Adagrad>(dt, optim::AdagradOptions(0.1).lr_decay(0.01).weight_decay(0.01), "Adagrad");
+  check_three_steps<optim::Adagrad>(dt, optim::AdagradOptions(0.1).initial_accumulator_value(0.1).maximize(true),
+                                    "Adagrad maximize");
+}
+
+// RMSprop's and Adagrad's kernels take the lists on the device, state the rule does not use left
+// undefined entry by entry, and give the CPU's results.
+TEST_P(CudaFused, RmspropAndAdagradKernelsRunOnTheDevice) {
+  const ScalarType dt = GetParam();
+  const Tolerance tol = tolerance(dt);
+  manual_seed(13);
+  TwinParams t = twin_params(optimizer_shapes(), dt);
+  set_grads(t, dt);
+  struct Lists {
+    tensor_list p, g, sq, ga, buf, sum;
+  } cpu, gpu;
+  std::vector<RmspropStep> rmsprop_steps;
+  std::vector<AdagradStep> adagrad_steps;
+  const auto twin = [&](Tensor x, tensor_list Lists::*list) {
+    (cpu.*list).push_back(x);
+    (gpu.*list).push_back(x.defined() ? x.to(kGpu) : Tensor());
+  };
+  for (size_t i = 0; i < t.cpu.size(); ++i) {
+    cpu.p.push_back(t.cpu[i].detach()), gpu.p.push_back(t.gpu[i].detach());
+    cpu.g.push_back(t.cpu[i].grad()), gpu.g.push_back(t.gpu[i].grad());
+    const IntArrayRef shape = t.cpu[i].sizes();
+    // Parameters alternate between centered with momentum and plain with maximize.
+    const bool centered = i % 2 == 1;
+    twin(rand(shape, dtype(dt)) + 0.5, &Lists::sq);
+    twin(centered ? randn(shape, dtype(dt)) * 0.1 : Tensor(), &Lists::ga);
+    twin(centered ? randn(shape, dtype(dt)) : Tensor(), &Lists::buf);
+    twin(rand(shape, dtype(dt)), &Lists::sum);
+    rmsprop_steps.push_back(centered ? RmspropStep{1e-2, 0.99, 1e-8, 0.01, 0.9, true, false}
+                                     : RmspropStep{1e-3, 0.9, 1e-6, 0, 0, false, true});
+    adagrad_steps.push_back({0.1 / (1 + static_cast<double>(i % 3) * 0.01), 1e-10, i % 2 ? 0.01 : 0, i % 4 == 0});
+  }
+  NoGradGuard no_grad;
+  ASSERT_TRUE(backend_for(Device(kCPU)).rmsprop_update(cpu.p, cpu.g, cpu.sq, cpu.ga, cpu.buf, rmsprop_steps));
+  ASSERT_TRUE(backend_for(kGpu).rmsprop_update(gpu.p, gpu.g, gpu.sq, gpu.ga, gpu.buf, rmsprop_steps));
+  ASSERT_TRUE(backend_for(Device(kCPU)).adagrad_update(cpu.p, cpu.g, cpu.sum, adagrad_steps));
+  ASSERT_TRUE(backend_for(kGpu).adagrad_update(gpu.p, gpu.g, gpu.sum, adagrad_steps));
+  for (size_t i = 0; i < cpu.p.size(); ++i) {
+    EXPECT_TENSOR_CLOSE(gpu.p[i].cpu(), cpu.p[i], tol.rtol, tol.atol) << "param " << i;
+    EXPECT_TENSOR_CLOSE(gpu.sq[i].cpu(), cpu.sq[i], tol.rtol, tol.atol) << "square_avg " << i;
+    EXPECT_TENSOR_CLOSE(gpu.sum[i].cpu(), cpu.sum[i], tol.rtol, tol.atol) << "sum " << i;
+    if (cpu.ga[i].defined()) {
+      EXPECT_TENSOR_CLOSE(gpu.ga[i].cpu(), cpu.ga[i], tol.rtol, tol.atol) << "grad_avg " << i;
+      EXPECT_TENSOR_CLOSE(gpu.buf[i].cpu(), cpu.buf[i], tol.rtol, tol.atol) << "momentum_buffer " << i;
+    }
+  }
+}
+
 // The kernels themselves take the lists (the optimizers above would compose where they declined).
 TEST_P(CudaFused, OptimizerKernelsRunOnTheDevice) {
   const ScalarType dt = GetParam();

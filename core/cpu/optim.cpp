@@ -1,6 +1,7 @@
 // The optimizers' update kernels on host memory (Backend's EMBER_OPTIMIZER_KERNELS): Adam / AdamW,
-// SGD, and the sum of squares and scaling of gradient clipping. optim/ decides what to update and
-// with which scalars; these loops only apply them.
+// SGD, RMSprop, Adagrad, and the sum of squares and scaling of gradient clipping. optim/ decides what
+// to update and with which scalars; the rules of core/optim_rules.h say how an element is updated;
+// these loops apply them.
 //
 // Each runs over many tensors at once, their elements split evenly across the threads, so the
 // small parameters (biases, norms) do not each run on one thread. Updates are elementwise, so any
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/cpu/cpu_backend.h"
+#include "core/optim_rules.h"
 
 namespace ember::cpu {
 
@@ -58,113 +60,120 @@ bool plain(const tensor_list& tensors, ScalarType dtype) {
   return true;
 }
 
-// ---- Adam / AdamW ----
+// The loops: one rule (core/optim_rules.h) over n elements of a piece's arrays, compiled for CPUs with
+// FMA instructions and for the baseline (both give the same bits). Adam's and SGD's are vectorised
+// (`omp simd`: an element's update reads and writes only element i of each array).
 
-// The scalars of one update, rounded to the parameter's dtype T as PyTorch's kernels round them.
-template <typename T>
-struct AdamScalars {
-  T beta1, one_minus_beta1, beta2, one_minus_beta2;
-  T weight_decay;   // Adam: g + weight_decay * p
-  T decay;          // AdamW: p * (1 - lr * weight_decay)
-  T neg_step_size;  // -lr / (1 - beta1^t)
-  T bias_correction2_sqrt, eps;
-  bool amsgrad, maximize, decoupled;
-};
-
-template <typename T>
-AdamScalars<T> adam_scalars(const AdamStep& h) {
-  return {T(h.beta1),        T(1 - h.beta1),
-          T(h.beta2),        T(1 - h.beta2),
-          T(h.weight_decay), T(1 - h.lr * h.weight_decay),
-          T(-h.step_size),   T(h.bias_correction2_sqrt),
-          T(h.eps),          h.amsgrad,
-          h.maximize,        h.decoupled};
-}
-
-// One pass over n elements of p, g, m (exp_avg), v (exp_avg_sq) and vmax (amsgrad only). The two
-// flags that change which arrays are written are template parameters, so the loop has no branches
-// and vectorises.
 template <bool kAmsgrad, bool kDecoupled, typename T>
 inline __attribute__((always_inline)) void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m,
                                                      T* __restrict v, T* __restrict vmax, int64_t n,
-                                                     const AdamScalars<T> s) {
+                                                     const AdamRule<T> r) {
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) {
-    T grad = s.maximize ? -g[i] : g[i];
-    T param = p[i];
-    if constexpr (kDecoupled)
-      param = param * s.decay;  // param.mul_(1 - lr * weight_decay)
-    else
-      grad = s.weight_decay != T(0) ? std::fma(s.weight_decay, param, grad) : grad;  // grad.add(param, alpha=wd)
-    const T mi = std::fma(s.one_minus_beta1, grad, m[i] * s.beta1);         // exp_avg.mul_(b1).add_(g, alpha=1-b1)
-    const T vi = std::fma(s.one_minus_beta2 * grad, grad, v[i] * s.beta2);  // exp_avg_sq.mul_(b2).addcmul_(g, g, 1-b2)
-    m[i] = mi;
-    v[i] = vi;
-    T second = vi;
-    if constexpr (kAmsgrad) {
-      const T mx = vmax[i];
-      second = (mx != mx || mx > vi) ? mx : vi;  // torch.maximum: NaN wins
-      vmax[i] = second;
-    }
-    const T denom = std::sqrt(second) / s.bias_correction2_sqrt + s.eps;
-    p[i] = param + (s.neg_step_size * mi) / denom;  // param.addcdiv_(exp_avg, denom, value=-step_size)
-  }
+  for (int64_t i = 0; i < n; ++i) r.template update<kAmsgrad, kDecoupled>(p, g, m, v, vmax, i);
 }
 
 template <typename T>
 inline __attribute__((always_inline)) void adam_any(T* p, const T* g, T* m, T* v, T* vmax, int64_t n,
-                                                    const AdamScalars<T>& s) {
-  if (s.amsgrad)
-    s.decoupled ? adam_loop<true, true>(p, g, m, v, vmax, n, s) : adam_loop<true, false>(p, g, m, v, vmax, n, s);
+                                                    const AdamRule<T>& r) {
+  if (r.amsgrad)
+    r.decoupled ? adam_loop<true, true>(p, g, m, v, vmax, n, r) : adam_loop<true, false>(p, g, m, v, vmax, n, r);
   else
-    s.decoupled ? adam_loop<false, true>(p, g, m, v, vmax, n, s) : adam_loop<false, false>(p, g, m, v, vmax, n, s);
+    r.decoupled ? adam_loop<false, true>(p, g, m, v, vmax, n, r) : adam_loop<false, false>(p, g, m, v, vmax, n, r);
 }
 
-// Compiled for CPUs with FMA instructions and for the baseline; both give the same bits.
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void adam_f32(float* p, const float* g, float* m, float* v,
-                                                                          float* vmax, int64_t n,
-                                                                          AdamScalars<float> s) {
-  adam_any(p, g, m, v, vmax, n, s);
-}
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void adam_f64(double* p, const double* g, double* m,
-                                                                          double* v, double* vmax, int64_t n,
-                                                                          AdamScalars<double> s) {
-  adam_any(p, g, m, v, vmax, n, s);
-}
-
-// ---- SGD ----
-
-template <typename T>
-struct SgdScalars {
-  T neg_lr, momentum, one_minus_dampening, weight_decay;
-  bool use_momentum, nesterov, maximize, first_step;
-};
-
-// One pass over n elements: p (updated), g (read), buf (updated, or written when first_step).
 template <typename T>
 inline __attribute__((always_inline)) void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf,
-                                                    int64_t n, const SgdScalars<T> s) {
+                                                    int64_t n, const SgdRule<T> r) {
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) {
-    T d = s.maximize ? -g[i] : g[i];
-    if (s.weight_decay != T(0)) d = std::fma(s.weight_decay, p[i], d);  // d_p.add(param, alpha=wd)
-    if (s.use_momentum) {
-      // buf.mul_(momentum).add_(d_p, alpha=1 - dampening), or a copy of d_p on the first step
-      const T b = s.first_step ? d : std::fma(s.one_minus_dampening, d, buf[i] * s.momentum);
-      buf[i] = b;
-      d = s.nesterov ? std::fma(s.momentum, b, d) : b;  // d_p.add(buf, alpha=momentum)
-    }
-    p[i] = std::fma(s.neg_lr, d, p[i]);  // param.add_(d_p, alpha=-lr)
-  }
+  for (int64_t i = 0; i < n; ++i) r.update(p, g, buf, i);
 }
 
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void sgd_f32(float* p, const float* g, float* buf,
-                                                                         int64_t n, SgdScalars<float> s) {
-  sgd_loop(p, g, buf, n, s);
+template <typename T>
+inline __attribute__((always_inline)) void rmsprop_loop(T* __restrict p, const T* __restrict g, T* __restrict sq,
+                                                        T* __restrict ga, T* __restrict buf, int64_t n,
+                                                        const RmspropRule<T> r) {
+  for (int64_t i = 0; i < n; ++i) r.update(p, g, sq, ga, buf, i);
 }
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void sgd_f64(double* p, const double* g, double* buf,
-                                                                         int64_t n, SgdScalars<double> s) {
-  sgd_loop(p, g, buf, n, s);
+
+template <typename T>
+inline __attribute__((always_inline)) void adagrad_loop(T* __restrict p, const T* __restrict g, T* __restrict sum,
+                                                        int64_t n, const AdagradRule<T> r) {
+  for (int64_t i = 0; i < n; ++i) r.update(p, g, sum, i);
+}
+
+#define EMBER_UPDATE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+EMBER_UPDATE_CLONES void adam_f32(float* p, const float* g, float* m, float* v, float* vmax, int64_t n,
+                                  AdamRule<float> r) {
+  adam_any(p, g, m, v, vmax, n, r);
+}
+EMBER_UPDATE_CLONES void adam_f64(double* p, const double* g, double* m, double* v, double* vmax, int64_t n,
+                                  AdamRule<double> r) {
+  adam_any(p, g, m, v, vmax, n, r);
+}
+EMBER_UPDATE_CLONES void sgd_f32(float* p, const float* g, float* buf, int64_t n, SgdRule<float> r) {
+  sgd_loop(p, g, buf, n, r);
+}
+EMBER_UPDATE_CLONES void sgd_f64(double* p, const double* g, double* buf, int64_t n, SgdRule<double> r) {
+  sgd_loop(p, g, buf, n, r);
+}
+EMBER_UPDATE_CLONES void rmsprop_f32(float* p, const float* g, float* sq, float* ga, float* buf, int64_t n,
+                                     RmspropRule<float> r) {
+  rmsprop_loop(p, g, sq, ga, buf, n, r);
+}
+EMBER_UPDATE_CLONES void rmsprop_f64(double* p, const double* g, double* sq, double* ga, double* buf, int64_t n,
+                                     RmspropRule<double> r) {
+  rmsprop_loop(p, g, sq, ga, buf, n, r);
+}
+EMBER_UPDATE_CLONES void adagrad_f32(float* p, const float* g, float* sum, int64_t n, AdagradRule<float> r) {
+  adagrad_loop(p, g, sum, n, r);
+}
+EMBER_UPDATE_CLONES void adagrad_f64(double* p, const double* g, double* sum, int64_t n, AdagradRule<double> r) {
+  adagrad_loop(p, g, sum, n, r);
+}
+#undef EMBER_UPDATE_CLONES
+
+// Overloads by dtype, for the dispatch below.
+void update(float* p, const float* g, float* m, float* v, float* vmax, int64_t n, const AdamRule<float>& r) {
+  adam_f32(p, g, m, v, vmax, n, r);
+}
+void update(double* p, const double* g, double* m, double* v, double* vmax, int64_t n, const AdamRule<double>& r) {
+  adam_f64(p, g, m, v, vmax, n, r);
+}
+void update(float* p, const float* g, float* buf, int64_t n, const SgdRule<float>& r) { sgd_f32(p, g, buf, n, r); }
+void update(double* p, const double* g, double* buf, int64_t n, const SgdRule<double>& r) { sgd_f64(p, g, buf, n, r); }
+void update(float* p, const float* g, float* sq, float* ga, float* buf, int64_t n, const RmspropRule<float>& r) {
+  rmsprop_f32(p, g, sq, ga, buf, n, r);
+}
+void update(double* p, const double* g, double* sq, double* ga, double* buf, int64_t n, const RmspropRule<double>& r) {
+  rmsprop_f64(p, g, sq, ga, buf, n, r);
+}
+void update(float* p, const float* g, float* sum, int64_t n, const AdagradRule<float>& r) {
+  adagrad_f32(p, g, sum, n, r);
+}
+void update(double* p, const double* g, double* sum, int64_t n, const AdagradRule<double>& r) {
+  adagrad_f64(p, g, sum, n, r);
+}
+
+// One optimizer kernel: params, grads and the state lists (one entry per parameter, undefined where the
+// rule does not use that array), steps[i] the scalars of parameter i. False (the optimizer composes the
+// update) unless every list is plain arrays of the params' floating dtype. The elements of all the
+// parameters are split evenly across the threads.
+template <template <typename> class Rule, typename Step, typename... Lists>
+bool run_update(const char* name, const std::vector<Step>& steps, const tensor_list& params, const tensor_list& grads,
+                const Lists&... state) {
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype();
+  if (dtype != kFloat32 && dtype != kFloat64) return false;
+  for (const tensor_list* ts : {&params, &grads, &state...})
+    if (!plain(*ts, dtype)) return false;
+  dispatch_floating(dtype, name, [&]<typename T>() {
+    std::vector<Rule<T>> rules(steps.begin(), steps.end());
+    for_each_piece(numels(params), [&](int, size_t i, int64_t b, int64_t e) {
+      const auto at = [&](const Tensor& t) { return t.defined() ? t.data_ptr<T>() + b : nullptr; };
+      update(at(params[i]), static_cast<const T*>(at(grads[i])), at(state[i])..., e - b, rules[i]);
+    });
+  });
+  return true;
 }
 
 // ---- gradient clipping ----
@@ -186,52 +195,23 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void scale_f32(floa
 bool CpuBackend::adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,
                              const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs,
                              const std::vector<AdamStep>& steps) {
-  if (params.empty()) return true;
-  const ScalarType dtype = params[0].dtype();
-  if (dtype != kFloat32 && dtype != kFloat64) return false;
-  for (const tensor_list* ts : {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs})
-    if (!plain(*ts, dtype)) return false;
-  dispatch_floating(dtype, "adam_update", [&]<typename T>() {
-    std::vector<AdamScalars<T>> scalars;
-    for (const AdamStep& h : steps) scalars.push_back(adam_scalars<T>(h));
-    for_each_piece(numels(params), [&](int, size_t i, int64_t b, int64_t e) {
-      T* vmax = max_exp_avg_sqs[i].defined() ? max_exp_avg_sqs[i].data_ptr<T>() + b : nullptr;
-      T* p = params[i].data_ptr<T>() + b;
-      const T* g = grads[i].data_ptr<T>() + b;
-      T* m = exp_avgs[i].data_ptr<T>() + b;
-      T* v = exp_avg_sqs[i].data_ptr<T>() + b;
-      if constexpr (std::is_same_v<T, float>)
-        adam_f32(p, g, m, v, vmax, e - b, scalars[i]);
-      else
-        adam_f64(p, g, m, v, vmax, e - b, scalars[i]);
-    });
-  });
-  return true;
+  return run_update<AdamRule>("adam_update", steps, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs);
 }
 
 bool CpuBackend::sgd_update(const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,
                             const std::vector<SgdStep>& steps) {
-  if (params.empty()) return true;
-  const ScalarType dtype = params[0].dtype();
-  if (dtype != kFloat32 && dtype != kFloat64) return false;
-  for (const tensor_list* ts : {&params, &grads, &momentum_buffers})
-    if (!plain(*ts, dtype)) return false;
-  dispatch_floating(dtype, "sgd_update", [&]<typename T>() {
-    std::vector<SgdScalars<T>> scalars;
-    for (const SgdStep& h : steps)
-      scalars.push_back({T(-h.lr), T(h.momentum), T(1 - h.dampening), T(h.weight_decay), h.momentum != 0, h.nesterov,
-                         h.maximize, h.first_step});
-    for_each_piece(numels(params), [&](int, size_t i, int64_t b, int64_t e) {
-      T* buf = momentum_buffers[i].defined() ? momentum_buffers[i].data_ptr<T>() + b : nullptr;
-      T* p = params[i].data_ptr<T>() + b;
-      const T* g = grads[i].data_ptr<T>() + b;
-      if constexpr (std::is_same_v<T, float>)
-        sgd_f32(p, g, buf, e - b, scalars[i]);
-      else
-        sgd_f64(p, g, buf, e - b, scalars[i]);
-    });
-  });
-  return true;
+  return run_update<SgdRule>("sgd_update", steps, params, grads, momentum_buffers);
+}
+
+bool CpuBackend::rmsprop_update(const tensor_list& params, const tensor_list& grads, const tensor_list& square_avgs,
+                                const tensor_list& grad_avgs, const tensor_list& momentum_buffers,
+                                const std::vector<RmspropStep>& steps) {
+  return run_update<RmspropRule>("rmsprop_update", steps, params, grads, square_avgs, grad_avgs, momentum_buffers);
+}
+
+bool CpuBackend::adagrad_update(const tensor_list& params, const tensor_list& grads, const tensor_list& sums,
+                                const std::vector<AdagradStep>& steps) {
+  return run_update<AdagradRule>("adagrad_update", steps, params, grads, sums);
 }
 
 bool CpuBackend::sum_of_squares(const Tensor& out, const tensor_list& tensors) {
