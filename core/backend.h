@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/conv_shape.h"
+#include "core/dispatch.h"
 #include "core/functors.h"
 #include "core/optim_rules.h"
 #include "core/philox.h"
@@ -300,68 +301,40 @@ class ScopedBackendOverride {
   Backend* previous_;
 };
 
-// Runs `f.template operator()<T>()` with T the C++ type of `dtype`:
+// Runs `f.template operator()<T>()` with T the C++ type of `dtype` (the switch is core/dispatch.h's):
 //   dispatch(t.dtype(), "sum", [&]<typename T>() { ... });
+// dispatch takes float32, float64, int64 and bool. BFloat16 only where a kernel says so
+// (dispatch_with_bfloat16, or its own float32 path); the narrow integers only in dispatch_all, or
+// computed as int64 (core/cpu/narrow_int.h).
 template <typename F>
 decltype(auto) dispatch(ScalarType dtype, const char* op, F&& f) {
-  switch (dtype) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    case kInt64:
-      return f.template operator()<int64_t>();
-    case kBool:
-      return f.template operator()<bool>();
-    case kBFloat16:  // only where a kernel says so: dispatch_with_bfloat16, or its own float32 path
-    case kUInt8:     // the narrow integers: dispatch_all, or computed as int64 (core/cpu/narrow_int.h)
-    case kInt8:
-    case kInt16:
-    case kInt32:
-      break;
-  }
-  EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
+  return dispatch_among<float, double, int64_t, bool>(
+      dtype, f, [&] { EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype)); });
 }
 
 // dispatch plus BFloat16 (ember::BFloat16, which converts to and from float), for kernels that
 // handle it as they are: those that only move values (copy, fill, where, triangle, gathers).
 template <typename F>
 decltype(auto) dispatch_with_bfloat16(ScalarType dtype, const char* op, F&& f) {
-  if (dtype == kBFloat16) return f.template operator()<BFloat16>();
-  return dispatch(dtype, op, std::forward<F>(f));
+  return dispatch_among<float, double, int64_t, bool, BFloat16>(
+      dtype, f, [&] { EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype)); });
 }
 
 // Every dtype, for kernels that only move values (copy, fill, where, triangle, gathers), which need
 // no arithmetic beyond what each C++ type has.
 template <typename F>
 decltype(auto) dispatch_all(ScalarType dtype, const char* op, F&& f) {
-  switch (dtype) {
-    case kUInt8:
-      return f.template operator()<uint8_t>();
-    case kInt8:
-      return f.template operator()<int8_t>();
-    case kInt16:
-      return f.template operator()<int16_t>();
-    case kInt32:
-      return f.template operator()<int32_t>();
-    default:
-      return dispatch_with_bfloat16(dtype, op, std::forward<F>(f));
-  }
+  return dispatch_among<float, double, int64_t, bool, BFloat16, uint8_t, int8_t, int16_t, int32_t>(
+      dtype, f, [&] { EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype)); });
 }
 
 // Like dispatch, for kernels that exist only for float32 and float64.
 template <typename F>
 decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
-  switch (dtype) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    case kBFloat16:
-      EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
-    default:
-      EMBER_FAIL("{}: expected a floating-point tensor (float32 or float64), got {}", op, dtype_name(dtype));
-  }
+  return dispatch_among<float, double>(dtype, f, [&] {
+    if (dtype == kBFloat16) EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
+    EMBER_FAIL("{}: expected a floating-point tensor (float32 or float64), got {}", op, dtype_name(dtype));
+  });
 }
 
 }  // namespace ember

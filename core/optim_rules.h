@@ -208,7 +208,7 @@ struct AdagradRule {
   EMBER_HD_INLINE void update(T* p, const T* g, T* sum, int64_t i) const {
     T grad = maximize ? -g[i] : g[i];
     if (weight_decay != T(0)) grad = detail::fma_(weight_decay, p[i], grad);  // grad.add(param, alpha=wd)
-    const T total = detail::fma_(grad, grad, sum[i]);  // state_sum.addcmul_(grad, grad, value=1)
+    const T total = detail::fma_(grad, grad, sum[i]);                         // state_sum.addcmul_(grad, grad, value=1)
     sum[i] = total;
     const T std = detail::sqrt_(total) + eps;
     p[i] = p[i] + (neg_clr * grad) / std;  // param.addcdiv_(grad, std, value=-clr)

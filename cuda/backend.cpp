@@ -405,8 +405,7 @@ bool plain(const tensor_list& tensors, ScalarType dtype) {
 // One optimizer kernel's lists (params, grads, then the state: one entry per parameter, undefined where
 // the rule does not use it) as arrays, and the launch; false where a list is not plain arrays.
 template <size_t kArrays, typename Step, typename Launch>
-bool run_update(const std::array<const tensor_list*, kArrays>& lists, const std::vector<Step>& steps,
-                Launch launch) {
+bool run_update(const std::array<const tensor_list*, kArrays>& lists, const std::vector<Step>& steps, Launch launch) {
   const tensor_list& params = *lists[0];
   if (params.empty()) return true;
   const ScalarType dtype = params[0].dtype();

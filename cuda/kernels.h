@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/dispatch.h"
 #include "core/dtype.h"
 #include "core/functors.h"
 #include "core/optim_rules.h"
@@ -93,35 +94,19 @@ struct IndexSegments {
   int64_t chunks, segments;
 };
 
-// Calls f.template operator()<T>() with T the C++ type of `type` (fmt-free twin of backend.h's dispatch).
+// Calls f.template operator()<T>() with T the C++ type of `type` (core/dispatch.h's switch, as
+// core/backend.h's dispatch): float32, float64, int64, bool.
 template <typename F>
 void dispatch_type(ScalarType type, F&& f) {
-  switch (type) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    case kInt64:
-      return f.template operator()<int64_t>();
-    case kBool:
-      return f.template operator()<bool>();
-    default:
-      unsupported("dispatch_type", "dtype", static_cast<int>(type));
-  }
+  dispatch_among<float, double, int64_t, bool>(type, f,
+                                               [&] { unsupported("dispatch_type", "dtype", static_cast<int>(type)); });
 }
 
 // The same for the kernels that exist for floating types only (the caller checked the dtype);
 // `name` is the op an unexpected dtype names.
 template <typename F>
 void dispatch_floating_type(const char* name, ScalarType type, F&& f) {
-  switch (type) {
-    case kFloat32:
-      return f.template operator()<float>();
-    case kFloat64:
-      return f.template operator()<double>();
-    default:
-      unsupported(name, "dtype", static_cast<int>(type));
-  }
+  dispatch_among<float, double>(type, f, [&] { unsupported(name, "dtype", static_cast<int>(type)); });
 }
 
 }  // namespace ember::cuda

@@ -10,6 +10,7 @@
 #include <climits>
 #include <optional>
 
+#include "core/blas_layout.h"
 #include "core/shape.h"
 #include "cuda/cuda_backend.h"
 
@@ -22,17 +23,11 @@ struct GemmOperand {
   int64_t ld;
 };
 
-// How cuBLAS can read a row-major (rows, cols) matrix with these strides, if it can.
+// How cuBLAS can read a row-major (rows, cols) matrix with these strides, if it can (core/blas_layout.h).
 std::optional<GemmOperand> gemm_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
-  if (col_stride == 1 || cols == 1) {
-    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : row_stride;
-    if (ld >= std::max<int64_t>(cols, 1)) return GemmOperand{CUBLAS_OP_N, ld};
-  }
-  if (row_stride == 1 || rows == 1) {
-    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : col_stride;
-    if (ld >= std::max<int64_t>(rows, 1)) return GemmOperand{CUBLAS_OP_T, ld};
-  }
-  return std::nullopt;
+  const std::optional<BlasLayout> l = blas_layout(rows, cols, row_stride, col_stride);
+  if (!l) return std::nullopt;
+  return GemmOperand{l->transposed ? CUBLAS_OP_T : CUBLAS_OP_N, l->ld};
 }
 
 std::optional<GemmOperand> layout_of(const Tensor& t) {

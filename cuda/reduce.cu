@@ -13,8 +13,7 @@
 // block reductions over (value, index) pairs, the first extreme winning and NaN the most extreme.
 #include <type_traits>
 
-#include <cuda/std/limits>
-
+#include "core/reduce_folds.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
 
@@ -22,56 +21,17 @@ namespace ember::cuda {
 
 namespace {
 
+// The folds of core/reduce_folds.h, accumulating in the input's type.
 template <typename T>
-struct SumR {
-  using A = T;
-  __device__ static A init() { return A(0); }
-  __device__ static A combine(A a, A b) { return a + b; }
-};
+using SumR = SumFold<T>;
 template <typename T>
-struct ProdR {
-  using A = T;
-  __device__ static A init() { return A(1); }
-  __device__ static A combine(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>)
-      return a && b;
-    else
-      return a * b;
-  }
-};
+using ProdR = ProdFold<T>;
 template <typename T>
-struct MaxR {
-  using A = T;
-  __device__ static A init() {
-    if constexpr (std::is_floating_point_v<T>)
-      return -::cuda::std::numeric_limits<T>::infinity();
-    else
-      return ::cuda::std::numeric_limits<T>::lowest();
-  }
-  __device__ static A combine(A a, A b) { return detail::max_(a, b); }
-};
+using MaxR = MaxFold<T>;
 template <typename T>
-struct MinR {
-  using A = T;
-  __device__ static A init() {
-    if constexpr (std::is_floating_point_v<T>)
-      return ::cuda::std::numeric_limits<T>::infinity();
-    else
-      return ::cuda::std::numeric_limits<T>::max();
-  }
-  __device__ static A combine(A a, A b) { return detail::min_(a, b); }
-};
-// all/any of "x != 0", accumulated as int (bool has no arithmetic in shared memory trees).
-struct AllR {
-  using A = int;
-  __device__ static A init() { return 1; }
-  __device__ static A combine(A a, A b) { return a && b; }
-};
-struct AnyR {
-  using A = int;
-  __device__ static A init() { return 0; }
-  __device__ static A combine(A a, A b) { return a || b; }
-};
+using MinR = MinFold<T>;
+using AllR = AllFold;
+using AnyR = AnyFold;
 
 // Block b folds split (b % splits) of output (b / splits): its threads take a strided share of
 // the split's reduced elements each, then combine in shared memory. With one split it writes the
@@ -79,8 +39,8 @@ struct AnyR {
 template <typename T, typename O, typename R>
 __global__ void __launch_bounds__(kMaxRowBlock)
     reduce_kernel(int64_t n_out, int64_t n_red, int64_t splits, OffsetCalc<2> outer, OffsetCalc<1> inner, O* out,
-                  typename R::A* partial, const T* in) {
-  using A = typename R::A;
+                  typename R::Acc* partial, const T* in) {
+  using A = typename R::Acc;
   A* scratch = shared_scratch<A>();
   const int64_t per_split = (n_red + splits - 1) / splits;
   for (int64_t b = blockIdx.x; b < n_out * splits; b += gridDim.x) {
@@ -110,8 +70,8 @@ __global__ void __launch_bounds__(kMaxRowBlock)
 // sm_90 (scripts/check_cuda_build.sh).
 template <typename O, typename R>
 __global__ void __launch_bounds__(kBlockSize)
-    reduce_partials_kernel(int64_t n_out, int64_t splits, OffsetCalc<2> outer, O* out, const typename R::A* partial) {
-  using A = typename R::A;
+    reduce_partials_kernel(int64_t n_out, int64_t splits, OffsetCalc<2> outer, O* out, const typename R::Acc* partial) {
+  using A = typename R::Acc;
   A* scratch = shared_scratch<A>();
   for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
     A acc = R::init();
@@ -131,8 +91,8 @@ __global__ void __launch_bounds__(kBlockSize)
 template <typename T, typename O, typename R>
 __global__ void __launch_bounds__(kBlockSize)
     reduce_columns_kernel(int64_t n_out, int64_t n_red, int64_t splits, OffsetCalc<2> outer, OffsetCalc<1> inner,
-                          O* out, typename R::A* partial, const T* in) {
-  using A = typename R::A;
+                          O* out, typename R::Acc* partial, const T* in) {
+  using A = typename R::Acc;
   constexpr int kLanes = 32, kGroups = kBlockSize / kLanes;
   A* scratch = shared_scratch<A>();
   const int lane = threadIdx.x % kLanes, group = threadIdx.x / kLanes;
@@ -167,7 +127,7 @@ __global__ void __launch_bounds__(kBlockSize)
 template <typename T, typename O, typename R>
 void launch_reduce_as(cudaStream_t s, ReduceStrategy how, int64_t n_out, int64_t n_red, const OffsetCalc<2>& outer,
                       const OffsetCalc<1>& inner, void* out, void* partial, const void* in) {
-  using A = typename R::A;
+  using A = typename R::Acc;
   if (n_out == 0) return;
   if (how.columns) {
     const int64_t grid = std::min<int64_t>((n_out + 31) / 32 * how.splits, kMaxGrid);

@@ -13,4 +13,3 @@
 
 #include "autograd/loss.h"
 #include "core/arg.h"  // EMBER_ARG
-

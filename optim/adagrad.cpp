@@ -96,11 +96,9 @@ Tensor Adagrad::step(LossClosure closure) {
       if (!batches.add({p, grad, st.sum()}, step, &st)) adagrad_composed(p, grad, st, step);
     }
   }
-  batches.run(
-      [](Backend& backend, auto& l, const std::vector<AdagradStep>& steps) {
-        return backend.adagrad_update(l[0], l[1], l[2], steps);
-      },
-      adagrad_composed);
+  batches.run([](Backend& backend, auto& l,
+                 const std::vector<AdagradStep>& steps) { return backend.adagrad_update(l[0], l[1], l[2], steps); },
+              adagrad_composed);
   return loss;
 }
 

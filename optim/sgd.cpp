@@ -106,11 +106,9 @@ Tensor SGD::step(LossClosure closure) {
       if (!batches.add({p, grad, buf}, step, &buf)) sgd_composed(p, grad, buf, step);
     }
   }
-  batches.run(
-      [](Backend& backend, auto& l, const std::vector<SgdStep>& steps) {
-        return backend.sgd_update(l[0], l[1], l[2], steps);
-      },
-      sgd_composed);
+  batches.run([](Backend& backend, auto& l,
+                 const std::vector<SgdStep>& steps) { return backend.sgd_update(l[0], l[1], l[2], steps); },
+              sgd_composed);
   return loss;
 }
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/blas_layout.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/gemm_bf16.h"
 #include "core/shape.h"
@@ -29,17 +30,11 @@ struct BlasOperand {
   int64_t ld;
 };
 
-// How BLAS can read a (rows, cols) matrix with these strides, if it can.
-std::optional<BlasOperand> blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
-  if (col_stride == 1 || cols == 1) {
-    int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : row_stride;
-    if (ld >= std::max<int64_t>(cols, 1)) return BlasOperand{CblasNoTrans, ld};
-  }
-  if (row_stride == 1 || rows == 1) {
-    int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : col_stride;
-    if (ld >= std::max<int64_t>(rows, 1)) return BlasOperand{CblasTrans, ld};
-  }
-  return std::nullopt;
+// How OpenBLAS can read a (rows, cols) matrix with these strides, if it can (core/blas_layout.h).
+std::optional<BlasOperand> cblas_operand(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  const std::optional<BlasLayout> l = blas_layout(rows, cols, row_stride, col_stride);
+  if (!l) return std::nullopt;
+  return BlasOperand{l->transposed ? CblasTrans : CblasNoTrans, l->ld};
 }
 
 // C (M, N), row stride ldc, = op(A) op(B), or C += op(A) op(B) when `add`.
@@ -147,7 +142,9 @@ void matmul_into(CpuBackend& cpu, const Tensor& out, const Tensor& a_in, const T
     if (!add) cpu.fill(out, 0);
     return;
   }
-  auto layout = [](const Tensor& t) { return blas_layout(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]); };
+  auto layout = [](const Tensor& t) {
+    return cblas_operand(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]);
+  };
   Tensor a = a_in, b = b_in;
   if (!layout(a)) {  // neither row- nor column-major: copy into a fresh contiguous tensor
     a = raw_empty(a_in.sizes(), a_in.dtype(), a_in.device());

@@ -8,9 +8,10 @@
 #include <limits>
 
 #include "core/cpu/bfloat16_float.h"
-#include "core/cpu/narrow_int.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
+#include "core/cpu/narrow_int.h"
+#include "core/reduce_folds.h"
 #include "core/shape.h"
 
 namespace ember::cpu {
@@ -20,45 +21,15 @@ namespace {
 template <typename T>
 using acc_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
 
+// The folds of core/reduce_folds.h, floating sums and products accumulated in double.
 template <typename T>
-struct SumR {
-  using A = acc_t<T>;
-  static A init() { return A(0); }
-  static A fold(A acc, T x) { return acc + x; }
-};
+using SumR = SumFold<acc_t<T>>;
 template <typename T>
-struct ProdR {
-  using A = acc_t<T>;
-  static A init() { return A(1); }
-  static A fold(A acc, T x) {
-    if constexpr (std::is_same_v<A, bool>)
-      return acc && x;
-    else
-      return acc * x;
-  }
-};
+using ProdR = ProdFold<acc_t<T>>;
 template <typename T>
-struct MaxR {
-  using A = T;
-  static A init() {
-    if constexpr (std::is_floating_point_v<T>)
-      return -std::numeric_limits<T>::infinity();
-    else
-      return std::numeric_limits<T>::lowest();
-  }
-  static A fold(A acc, T x) { return detail::max_(acc, x); }
-};
+using MaxR = MaxFold<T>;
 template <typename T>
-struct MinR {
-  using A = T;
-  static A init() {
-    if constexpr (std::is_floating_point_v<T>)
-      return std::numeric_limits<T>::infinity();
-    else
-      return std::numeric_limits<T>::max();
-  }
-  static A fold(A acc, T x) { return detail::min_(acc, x); }
-};
+using MinR = MinFold<T>;
 
 // acc[c] += the sum of rows x[r][c], r < rows: four rows at a time, so acc is loaded and stored
 // once per four rows. The float version is compiled for AVX-512, AVX2 and the baseline.
@@ -134,7 +105,7 @@ void sum_leading_rows_bf16(float* o, const BFloat16* x, int64_t rows, int64_t co
 // Folds `in` (type T) into `out` (type O, keepdim shape) with reducer R.
 template <typename T, typename O, typename R>
 void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
-  using A = typename R::A;
+  using A = typename R::Acc;
   // Initialise the outputs, then fold every input element into its output.
   O* o = out.data_ptr<O>();
   for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<O>(R::init());
@@ -157,7 +128,7 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
 #pragma omp simd reduction(+ : acc)
         for (int64_t i = b; i < e; ++i) acc += x[i];
       } else {
-        for (int64_t i = b; i < e; ++i) acc = R::fold(acc, x[i]);
+        for (int64_t i = b; i < e; ++i) acc = R::combine(acc, x[i]);
       }
       partial[id] = acc;
     }
@@ -166,9 +137,9 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
       if constexpr (std::is_same_v<R, SumR<T>>)
         acc += p;
       else if constexpr (std::is_same_v<R, ProdR<T>>)
-        acc = R::fold(acc, p);
+        acc = R::combine(acc, p);
       else
-        acc = R::fold(acc, p);
+        acc = R::combine(acc, p);
     }
     o[0] = static_cast<O>(acc);
     return;
@@ -201,9 +172,9 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
             for (int64_t i = 0; i < n; ++i) acc += x[i];
           } else if (s[1] == sizeof(T)) {
             const T* x = reinterpret_cast<const T*>(p[1]);
-            for (int64_t i = 0; i < n; ++i) acc = R::fold(acc, x[i]);
+            for (int64_t i = 0; i < n; ++i) acc = R::combine(acc, x[i]);
           } else {
-            for (int64_t i = 0; i < n; ++i) acc = R::fold(acc, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+            for (int64_t i = 0; i < n; ++i) acc = R::combine(acc, *reinterpret_cast<const T*>(p[1] + i * s[1]));
           }
           *reinterpret_cast<O*>(p[0]) = static_cast<O>(acc);
         } else if (kRowSum && s[0] == sizeof(O) && s[1] == sizeof(T)) {
@@ -215,7 +186,7 @@ void reduce_loop(const Tensor& out, const Tensor& in, IntArrayRef dims) {
         } else {
           for (int64_t i = 0; i < n; ++i) {
             O* dst = reinterpret_cast<O*>(p[0] + i * s[0]);
-            *dst = static_cast<O>(R::fold(static_cast<A>(*dst), *reinterpret_cast<const T*>(p[1] + i * s[1])));
+            *dst = static_cast<O>(R::combine(static_cast<A>(*dst), *reinterpret_cast<const T*>(p[1] + i * s[1])));
           }
         }
       },
