@@ -9,7 +9,7 @@
 // Device allocations are slow and synchronising, so freed blocks are kept and reused by rounded
 // size, as PyTorch's CUDA caching allocator does. This file knows nothing of CUDA: the device is a
 // DeviceMemory interface, so the logic is compiled into every build and unit tested on the host
-// with a fake device (tests/test_cuda_host.cpp). It deliberately does not split or merge blocks.
+// with a fake device (tests/cuda/test_cuda_host.cpp). It deliberately does not split or merge blocks.
 // With CacheLimit::kPeakInUse (the CPU's) the cache never holds more bytes than tensors have held
 // at once since the last empty_cache(): past that, the blocks freed longest ago go back first.
 #pragma once

@@ -1,5 +1,5 @@
 // Random fills and random tensors, drawing from PyTorch's CPU generator in PyTorch's order, so
-// that the same seed gives the same bits (see tests/test_random.cpp and scripts/gen_rng_fixtures.py).
+// that the same seed gives the same bits (see tests/core/test_random.cpp and scripts/gen_rng_fixtures.py).
 //
 // Every fill writes its elements in memory order, as PyTorch's serial CPU kernels do, then lands
 // in the tensor through copy_ when the tensor is not a plain contiguous CPU one (views, CUDA,

@@ -7,8 +7,8 @@
 //
 // Copying a Tensor copies the handle, never the data (torch::Tensor semantics). Views
 // (view, transpose, narrow, expand, ...) share storage and differ only in sizes/strides/offset.
-// This header only declares the API: metadata accessors live in core/tensor.cpp, the ops and
-// their backward formulas in autograd/<family>.cpp, so core never depends on autograd.
+// This header declares the whole API; core/tensor.cpp defines the metadata, autograd/<family>.cpp the
+// ops with their backward, and some core files call those ops: docs/ARCHITECTURE.md, "core and autograd".
 #pragma once
 
 #include <concepts>

@@ -6,7 +6,7 @@
 //
 // Kernels take element i of a flat range and ask OffsetCalc where it lives in each operand, so one
 // kernel serves contiguous, transposed, sliced and broadcast (stride 0) tensors alike. Nothing here
-// includes CUDA: the functions are EMBER_HD, so the host tests (tests/test_cuda_host.cpp) run them
+// includes CUDA: the functions are EMBER_HD, so the host tests (tests/cuda/test_cuda_host.cpp) run them
 // in every build, and the .cu files run the very same code on the device.
 #pragma once
 

@@ -5,7 +5,7 @@
 // sum), causal masking, trainable projections (SelfAttentionV2), several heads with an output matrix
 // (MultiHeadAttention), and finally one transformer decoder layer whose cross-attention reads an
 // "encoder" sequence of another length. scripts/gen_attention_fixtures.py (example_5) runs the same
-// steps in PyTorch; tests/test_examples_attention.cpp compares the printed tensors.
+// steps in PyTorch; tests/examples/test_examples_attention.cpp compares the printed tensors.
 #include <cmath>
 #include <iostream>
 #include <limits>

@@ -1,9 +1,18 @@
-// GELU, ReLU, Softmax modules: option checks, forward through nn::functional, printouts.
+// The activations of nn/activation.h: GELU, ReLU and Softmax modules over nn::functional's
+// fused ops; the others composed of autograd primitives.
+//
+// Two rules keep the compositions equal to PyTorch's kernels, gradients included:
+//   - a branch that where() discards is computed on a clamped input, so it cannot overflow (exp of a
+//     large x) and send 0 * inf = NaN into the gradient;
+//   - at a kink, the comparison picks the side PyTorch's backward picks (stated above each function).
+// The inplace options compute the value from a clone and write it into the input (as Tensor::relu_).
 #include "nn/activation.h"
 
 #include <ostream>
 
+#include "autograd/grad_mode.h"
 #include "core/print.h"
+#include "core/trace.h"
 #include "nn/functional.h"
 
 namespace ember::nn {
@@ -37,5 +46,246 @@ void ReLUImpl::pretty_print(std::ostream& stream) const {
 Tensor SoftmaxImpl::forward(const Tensor& input) { return functional::softmax(input, options.dim()); }
 
 void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "Softmax(dim=" << options.dim() << ")"; }
+
+namespace {
+
+// Klambauer et al., "Self-Normalizing Neural Networks" (torch.nn.SELU's constants).
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+Tensor scalar_like(const Tensor& x, double value) { return scalar_tensor(value, x.options().requires_grad(false)); }
+
+// f(input), written into input when `inplace` (its history becomes f's).
+template <typename F>
+Tensor maybe_inplace(Tensor& input, bool inplace, F f) {
+  if (!inplace) return f(input);
+  Tensor out = f(input.clone());
+  input.copy_(out);
+  return input;
+}
+
+// x if x > 0 else alpha (exp(x / scale) - 1): ELU (scale 1) and CELU (scale alpha). At 0 the
+// gradient is the negative side's, alpha / scale, as PyTorch's elu_backward (x <= 0).
+Tensor elu_like(const Tensor& x, double alpha, double scale) {
+  Tensor negative = ((x.clamp_max(0) / scale).exp() - 1) * alpha;  // clamped: exp never overflows
+  Tensor positive;
+  {
+    NoGradGuard no_grad;
+    positive = x.gt(0);
+  }
+  return where(positive, x, negative);
+}
+
+}  // namespace
+
+namespace functional {
+
+Tensor sigmoid(const Tensor& input) { return input.sigmoid(); }
+Tensor tanh(const Tensor& input) { return input.tanh(); }
+
+// d/dx x s(x) = s(x) + x s(x) (1 - s(x))
+Tensor silu(const Tensor& input) { return input * input.sigmoid(); }
+
+Tensor mish(const Tensor& input) { return input * softplus(input).tanh(); }
+
+// d/dx x / (1 + |x|) = 1 / (1 + |x|)^2 (also at 0, where sign(0) = 0 drops the second term)
+Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
+
+// min(x, 0) - log1p(exp(-|x|)). |x| is x * s with s = -1 for x < 0 and +1 otherwise (s carries no
+// gradient), so at x = 0 the gradient is PyTorch's 1/2: 0 from the min, 1/2 from the log1p term.
+Tensor logsigmoid(const Tensor& input) {
+  EMBER_TRACE_OP();
+  Tensor negative, sign;
+  {
+    NoGradGuard no_grad;
+    negative = input.lt(0);
+    sign = where(negative, scalar_like(input, -1), scalar_like(input, 1));
+  }
+  Tensor min_x0 = where(negative, input, scalar_like(input, 0));
+  return min_x0 - (-(input * sign)).exp().log1p();
+}
+
+Tensor elu(Tensor input, const ELUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return maybe_inplace(input, options.inplace(), [&](const Tensor& x) { return elu_like(x, options.alpha(), 1.0); });
+}
+
+Tensor selu(Tensor input, const SELUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return maybe_inplace(input, options.inplace(),
+                       [](const Tensor& x) { return elu_like(x, kSeluAlpha, 1.0) * kSeluScale; });
+}
+
+Tensor celu(Tensor input, const CELUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const double alpha = options.alpha();
+  EMBER_CHECK(alpha != 0, "celu: alpha must not be 0 (it divides the input)");
+  return maybe_inplace(input, options.inplace(), [&](const Tensor& x) { return elu_like(x, alpha, alpha); });
+}
+
+// At 0 the gradient is the negative slope (PyTorch: x > 0 ? g : g * slope).
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
+    Tensor positive;
+    {
+      NoGradGuard no_grad;
+      positive = x.gt(0);
+    }
+    return where(positive, x, x * options.negative_slope());
+  });
+}
+
+// d/dx = x > 0 ? 1 : w;  d/dw = x > 0 ? 0 : x (summed over everything but the channel)
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(weight.defined() && weight.dim() <= 1, "prelu: weight must be a 1-D tensor, got {}",
+              weight.defined() ? weight.sizes() : IntArrayRef{});
+  EMBER_CHECK(input.is_floating_point() && weight.dtype() == input.dtype(),
+              "prelu: input ({}) and weight ({}) must be floating point of the same dtype", dtype_name(input.dtype()),
+              dtype_name(weight.dtype()));
+  const int64_t num_parameters = weight.numel();
+  Tensor w = weight.reshape({-1});
+  if (num_parameters != 1) {
+    const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+    EMBER_CHECK(num_parameters == channels,
+                "prelu: mismatch of parameter numbers and input channel size. Found parameter numbers = {} and "
+                "channel size = {} (input {})",
+                num_parameters, channels, input.sizes());
+    std::vector<int64_t> shape(static_cast<size_t>(input.dim() - 1), 1);
+    shape[0] = num_parameters;  // (C, 1, ..., 1): broadcasts along dim 1
+    w = w.reshape(shape);
+  }
+  Tensor positive;
+  {
+    NoGradGuard no_grad;
+    positive = input.gt(0);
+  }
+  return where(positive, input, input * w);
+}
+
+// The gradient is 1 strictly between min_val and max_val, 0 at and beyond them (PyTorch's
+// hardtanh_backward), hence where() rather than clamp (whose gradient includes the bounds).
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const double lo = options.min_val(), hi = options.max_val();
+  EMBER_CHECK(lo <= hi, "hardtanh: min_val ({}) cannot be greater than max_val ({})", lo, hi);
+  return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
+    Tensor below, above;
+    {
+      NoGradGuard no_grad;
+      below = x.le(lo);
+      above = x.ge(hi);
+    }
+    return where(below, scalar_like(x, lo), where(above, scalar_like(x, hi), x));
+  });
+}
+
+// d/dx = exp(bx) / (1 + exp(bx)) below the threshold, 1 above (PyTorch: bx > threshold ? g : ...).
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const double beta = options.beta(), threshold = options.threshold();
+  EMBER_CHECK(beta != 0, "softplus: beta must not be 0 (it divides the result)");
+  Tensor scaled = input * beta;
+  Tensor linear;
+  {
+    NoGradGuard no_grad;
+    linear = scaled.gt(threshold);
+  }
+  // Where beta x > threshold the soft branch is discarded; clamping keeps its exp finite there.
+  Tensor soft = scaled.clamp_max(threshold).exp().log1p() / beta;
+  return where(linear, input, soft);
+}
+
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return (-input).softmax(options.dim(), options.dtype());
+}
+
+// At the threshold the gradient is 0 (PyTorch: x <= threshold ? 0 : g).
+Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
+    Tensor above;
+    {
+      NoGradGuard no_grad;
+      above = x.gt(options.threshold());
+    }
+    return where(above, x, scalar_like(x, options.value()));
+  });
+}
+
+}  // namespace functional
+
+// ---- modules ----
+
+void ELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ELU(alpha=" << options.alpha();
+  if (options.inplace()) stream << ", inplace=true";
+  stream << ")";
+}
+
+void SELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "SELU(";
+  if (options.inplace()) stream << "inplace=true";
+  stream << ")";
+}
+
+CELUImpl::CELUImpl(const CELUOptions& options_) : options(options_) {
+  EMBER_CHECK(options.alpha() != 0, "CELU: alpha must not be 0 (it divides the input)");
+}
+
+void CELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "CELU(alpha=" << options.alpha();
+  if (options.inplace()) stream << ", inplace=true";
+  stream << ")";
+}
+
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) stream << ", inplace=true";
+  stream << ")";
+}
+
+PReLUImpl::PReLUImpl(const PReLUOptions& options_) : options(options_) {
+  EMBER_CHECK(options.num_parameters() >= 1, "PReLU: num_parameters must be at least 1, got {}",
+              options.num_parameters());
+  weight = register_parameter("weight", empty({options.num_parameters()}));
+  reset_parameters();
+}
+
+void PReLUImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  weight.fill_(options.init());
+}
+
+void PReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "PReLU(num_parameters=" << options.num_parameters() << ")";
+}
+
+HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_) : options(options_) {
+  EMBER_CHECK(options.max_val() > options.min_val(), "Hardtanh: max_val ({}) must be greater than min_val ({})",
+              options.max_val(), options.min_val());
+}
+
+void HardtanhImpl::pretty_print(std::ostream& stream) const {
+  stream << "Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val();
+  if (options.inplace()) stream << ", inplace=true";
+  stream << ")";
+}
+
+void SoftplusImpl::pretty_print(std::ostream& stream) const {
+  stream << "Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+}
+
+void SoftminImpl::pretty_print(std::ostream& stream) const { stream << "Softmin(dim=" << options.dim() << ")"; }
+
+void LogSoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "LogSoftmax(dim=" << options.dim() << ")"; }
+
+void ThresholdImpl::pretty_print(std::ostream& stream) const {
+  stream << "Threshold(threshold=" << options.threshold() << ", value=" << options.value();
+  if (options.inplace()) stream << ", inplace=true";
+  stream << ")";
+}
 
 }  // namespace ember::nn

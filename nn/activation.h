@@ -1,12 +1,28 @@
-// Activation modules: GELU, ReLU, Softmax, as torch::nn's (no parameters, forward only).
+// Activations, as torch::nn's modules and torch::nn::functional's functions: GELU, ReLU, Softmax;
+// Sigmoid, Tanh, SiLU, Mish, ELU, SELU, CELU, LeakyReLU, PReLU (learned slope), Hardtanh, Softplus,
+// Softsign, LogSigmoid, Softmin, LogSoftmax, Threshold.
 //
 //   ember::nn::GELU gelu(ember::nn::GELUOptions().approximate("tanh"));   // GPT-2's variant
-//   ember::nn::ReLU relu;
 //   ember::nn::Softmax softmax(-1);
-//   ember::Tensor p = softmax(relu(gelu(x)));
+//   ember::Tensor p = softmax(gelu(x));
+//   namespace F = ember::nn::functional;
+//   ember::nn::Sequential net(ember::nn::Linear(16, 8),
+//                             ember::nn::LeakyReLU(ember::nn::LeakyReLUOptions().negative_slope(0.2)),
+//                             ember::nn::Linear(8, 1));
+//   ember::Tensor q = F::softplus(net(x), F::SoftplusFuncOptions().beta(2).threshold(10));
+//
+// Beyond GELU, ReLU and Softmax (nn::functional's fused ops), every function is a composition of
+// differentiable primitives (core/tensor.h), written so that the gradient equals PyTorch's
+// everywhere, kinks included (the comment above each says which side a kink takes), and so that no
+// branch that where() discards can overflow into a NaN gradient. Not here: the fused kernels PyTorch
+// has for these; the compositions are the reference such kernels would need.
 #pragma once
 
+#include <optional>
+#include <ostream>
 #include <string>
+#include <typeinfo>
+#include <vector>
 
 #include "nn/module.h"
 #include "nn/options.h"
@@ -67,5 +83,236 @@ class SoftmaxImpl : public Module {
   SoftmaxOptions options;
 };
 EMBER_MODULE(Softmax);
+
+namespace functional {
+
+Tensor sigmoid(const Tensor& input);
+Tensor tanh(const Tensor& input);
+// x * sigmoid(x)
+Tensor silu(const Tensor& input);
+// x * tanh(softplus(x))
+Tensor mish(const Tensor& input);
+// x / (1 + |x|)
+Tensor softsign(const Tensor& input);
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), which never overflows
+Tensor logsigmoid(const Tensor& input);
+
+struct ELUFuncOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > 0 else alpha (exp(x) - 1)
+Tensor elu(Tensor input, const ELUFuncOptions& options = {});
+
+struct SELUFuncOptions {
+  SELUFuncOptions(bool inplace = false) : inplace_(inplace) {}
+  EMBER_ARG(bool, inplace);
+};
+// scale * elu(x, alpha) with Klambauer et al.'s constants (kSeluAlpha, kSeluScale)
+Tensor selu(Tensor input, const SELUFuncOptions& options = {});
+
+struct CELUFuncOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > 0 else alpha (exp(x / alpha) - 1); alpha must not be 0
+Tensor celu(Tensor input, const CELUFuncOptions& options = {});
+
+struct LeakyReLUFuncOptions {
+  EMBER_ARG(double, negative_slope) = 1e-2;
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > 0 else negative_slope * x
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = {});
+
+// x if x > 0 else weight * x, with one slope per channel (dim 1) or one for all.
+//   input (N, C, *) or any shape when weight has one element; weight (C) or (1)
+Tensor prelu(const Tensor& input, const Tensor& weight);
+
+struct HardtanhFuncOptions {
+  EMBER_ARG(double, min_val) = -1.0;
+  EMBER_ARG(double, max_val) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+// clamp(x, min_val, max_val); the gradient is 1 strictly inside the interval only
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {});
+
+struct SoftplusFuncOptions {
+  EMBER_ARG(double, beta) = 1.0;
+  EMBER_ARG(double, threshold) = 20.0;
+};
+// log(1 + exp(beta x)) / beta, or x itself where beta x > threshold
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});
+
+struct SoftminFuncOptions {
+  SoftminFuncOptions(int64_t dim) : dim_(dim) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+// softmax(-x) over dim
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& options);
+
+struct ThresholdFuncOptions {
+  ThresholdFuncOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+  EMBER_ARG(double, threshold);
+  EMBER_ARG(double, value);
+  EMBER_ARG(bool, inplace) = false;
+};
+// x if x > threshold else value
+Tensor threshold(Tensor input, const ThresholdFuncOptions& options);
+
+}  // namespace functional
+
+// ---- modules: options stored, forward calls the function above ----
+
+// A module without options or parameters whose forward is one function of the input.
+template <Tensor (*Fn)(const Tensor&)>
+class UnaryActivationImpl : public Module {
+ public:
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return Fn(input); }
+  // "Sigmoid()": the class's own name without namespace and "Impl", as the other built-in modules
+  // print theirs (Module adds "torch::nn::" in a libtorch program).
+  void pretty_print(std::ostream& stream) const override {
+    std::string type = detail::demangle(typeid(*this));
+    type = type.substr(type.rfind("::") == std::string::npos ? 0 : type.rfind("::") + 2);
+    if (type.size() > 4 && type.ends_with("Impl")) type.resize(type.size() - 4);
+    stream << type << "()";
+  }
+};
+
+class SigmoidImpl : public UnaryActivationImpl<functional::sigmoid> {};
+class TanhImpl : public UnaryActivationImpl<functional::tanh> {};
+class SiLUImpl : public UnaryActivationImpl<functional::silu> {};
+class MishImpl : public UnaryActivationImpl<functional::mish> {};
+class SoftsignImpl : public UnaryActivationImpl<functional::softsign> {};
+class LogSigmoidImpl : public UnaryActivationImpl<functional::logsigmoid> {};
+EMBER_MODULE(Sigmoid);
+EMBER_MODULE(Tanh);
+EMBER_MODULE(SiLU);
+EMBER_MODULE(Mish);
+EMBER_MODULE(Softsign);
+EMBER_MODULE(LogSigmoid);
+
+using ELUOptions = functional::ELUFuncOptions;
+class ELUImpl : public Module {
+ public:
+  explicit ELUImpl(const ELUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::elu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  ELUOptions options;
+};
+EMBER_MODULE(ELU);
+
+using SELUOptions = functional::SELUFuncOptions;
+class SELUImpl : public Module {
+ public:
+  explicit SELUImpl(const SELUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::selu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  SELUOptions options;
+};
+EMBER_MODULE(SELU);
+
+using CELUOptions = functional::CELUFuncOptions;
+class CELUImpl : public Module {
+ public:
+  explicit CELUImpl(const CELUOptions& options = {});
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::celu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  CELUOptions options;
+};
+EMBER_MODULE(CELU);
+
+using LeakyReLUOptions = functional::LeakyReLUFuncOptions;
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::leaky_relu(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  LeakyReLUOptions options;
+};
+EMBER_MODULE(LeakyReLU);
+
+struct PReLUOptions {
+  // 1 (one slope shared by every channel) or the number of channels of the input (dim 1).
+  EMBER_ARG(int64_t, num_parameters) = 1;
+  EMBER_ARG(double, init) = 0.25;  // the slopes' initial value
+};
+class PReLUImpl : public Module {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options = {});
+  void reset_parameters();  // weight = init
+  Tensor forward(const Tensor& input) { return functional::prelu(input, weight); }
+  void pretty_print(std::ostream& stream) const override;
+  PReLUOptions options;
+  Tensor weight;  // (num_parameters)
+};
+EMBER_MODULE(PReLU);
+
+using HardtanhOptions = functional::HardtanhFuncOptions;
+class HardtanhImpl : public Module {
+ public:
+  explicit HardtanhImpl(const HardtanhOptions& options = {});
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::hardtanh(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  HardtanhOptions options;
+};
+EMBER_MODULE(Hardtanh);
+
+using SoftplusOptions = functional::SoftplusFuncOptions;
+class SoftplusImpl : public Module {
+ public:
+  explicit SoftplusImpl(const SoftplusOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return functional::softplus(input, options); }
+  void pretty_print(std::ostream& stream) const override;
+  SoftplusOptions options;
+};
+EMBER_MODULE(Softplus);
+
+using SoftminOptions = functional::SoftminFuncOptions;
+class SoftminImpl : public Module {
+ public:
+  explicit SoftminImpl(const SoftminOptions& options) : options(options) {}
+  explicit SoftminImpl(int64_t dim) : SoftminImpl(SoftminOptions(dim)) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return functional::softmin(input, options); }
+  void pretty_print(std::ostream& stream) const override;
+  SoftminOptions options;
+};
+EMBER_MODULE(Softmin);
+
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) : dim_(dim) {}
+  EMBER_ARG(int64_t, dim);
+};
+class LogSoftmaxImpl : public Module {
+ public:
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
+  explicit LogSoftmaxImpl(int64_t dim) : LogSoftmaxImpl(LogSoftmaxOptions(dim)) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return input.log_softmax(options.dim()); }
+  void pretty_print(std::ostream& stream) const override;
+  LogSoftmaxOptions options;
+};
+EMBER_MODULE(LogSoftmax);
+
+using ThresholdOptions = functional::ThresholdFuncOptions;
+class ThresholdImpl : public Module {
+ public:
+  explicit ThresholdImpl(const ThresholdOptions& options) : options(options) {}
+  ThresholdImpl(double threshold, double value) : ThresholdImpl(ThresholdOptions(threshold, value)) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::threshold(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  ThresholdOptions options;
+};
+EMBER_MODULE(Threshold);
 
 }  // namespace ember::nn

@@ -95,4 +95,14 @@ void BilinearImpl::pretty_print(std::ostream& stream) const {
          << ", bias=" << options.bias() << ")";
 }
 
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "Identity()"; }
+
+void FlattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
+}
+
+void UnflattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "Unflatten(dim=" << options.dim() << ", unflattened_size=" << IntArrayRef(options.sizes()) << ")";
+}
+
 }  // namespace ember::nn

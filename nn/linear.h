@@ -1,5 +1,6 @@
 // nn::Linear: y = x W^T + b, and nn::Bilinear: y = x1^T A x2 + b, as torch::nn::Linear and
-// torch::nn::Bilinear (with F::bilinear), with PyTorch's default initialisation.
+// torch::nn::Bilinear (with F::bilinear), with PyTorch's default initialisation; and, as libtorch's
+// linear.h, the shape helpers Identity, Flatten and Unflatten.
 //
 //   ember::manual_seed(0);
 //   ember::nn::Linear lin(3, 2);                                  // same weights as torch.nn.Linear(3, 2)
@@ -9,6 +10,8 @@
 //   ember::nn::Bilinear bil(3, 4, 2);
 //   ember::Tensor z = bil(ember::ones({5, 3}), ember::ones({5, 4}));   // (5, 2)
 #pragma once
+
+#include <vector>
 
 #include "nn/module.h"
 #include "nn/options.h"
@@ -77,5 +80,45 @@ class BilinearImpl : public Module {
   Tensor bias;    // (out_features), undefined when options.bias() is false
 };
 EMBER_MODULE(Bilinear);
+
+// Returns its input (a placeholder in a Sequential).
+class IdentityImpl : public Module {
+ public:
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return input; }
+  void pretty_print(std::ostream& stream) const override;
+};
+EMBER_MODULE(Identity);
+
+struct FlattenOptions {
+  EMBER_ARG(int64_t, start_dim) = 1;  // keeps the batch dim
+  EMBER_ARG(int64_t, end_dim) = -1;
+};
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  // (N, d1, ..., dk) -> (N, d1 * ... * dk) with the default dims
+  Tensor forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+  void pretty_print(std::ostream& stream) const override;
+  FlattenOptions options;
+};
+EMBER_MODULE(Flatten);
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::vector<int64_t>, sizes);  // may hold one -1
+};
+class UnflattenImpl : public Module {
+ public:
+  explicit UnflattenImpl(const UnflattenOptions& options) : options(options) {}
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+  void pretty_print(std::ostream& stream) const override;
+  UnflattenOptions options;
+};
+EMBER_MODULE(Unflatten);
 
 }  // namespace ember::nn

@@ -12,7 +12,7 @@
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
 #include "core/trace.h"
-#include "nn/activation_more.h"
+#include "nn/activation.h"
 
 namespace ember::nn::functional {
 namespace {

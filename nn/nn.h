@@ -8,7 +8,6 @@
 #pragma once
 
 #include "nn/activation.h"
-#include "nn/activation_more.h"
 #include "nn/adaptive.h"
 #include "nn/any_module.h"
 #include "nn/batchnorm.h"

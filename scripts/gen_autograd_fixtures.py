@@ -3,8 +3,8 @@
 
 Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_autograd_fixtures.py
   tour.json       the micrograd README expression, Karpathy's tanh neuron and one attention head
-                  (examples/autograd_tour.cpp prints them; tests/test_examples_autograd.cpp compares)
-  behaviour.json  hooks, retain_grad and gradient accumulation (tests/test_autograd_behaviour.cpp)
+                  (examples/autograd_tour.cpp prints them; tests/examples/test_examples_autograd.cpp compares)
+  behaviour.json  hooks, retain_grad and gradient accumulation (tests/autograd/test_autograd_behaviour.cpp)
 Each case keeps the snippet that produced it, so the C++ test can be read beside it.
 """
 import json

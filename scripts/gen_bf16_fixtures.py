@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/fixtures/bf16/bf16.json: PyTorch's bfloat16 conversions, ops and CPU autocast dtypes,
-which tests/test_bfloat16.cpp checks Ember against.
+which tests/core/test_bfloat16.cpp checks Ember against.
 
 Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_bf16_fixtures.py
 Values are stored as bit patterns (float32 as uint32, bfloat16 as uint16, float64 as its repr), so

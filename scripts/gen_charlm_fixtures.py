@@ -6,7 +6,7 @@ Run: /usr/bin/python3 scripts/gen_charlm_fixtures.py
 
 The model is nanoGPT's model.py (pre-LayerNorm blocks, fused QKV attention, 4x GELU MLP, tied
 lm_head), written out here with explicit masked softmax (torch 1.13 has no
-scaled_dot_product_attention). tests/test_charlm.cpp loads the same weights into ember::nn::GPT.
+scaled_dot_product_attention). tests/examples/test_charlm.cpp loads the same weights into ember::nn::GPT.
 """
 import json
 import math

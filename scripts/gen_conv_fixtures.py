@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_conv.cpp.
+"""Writes the PyTorch 1.13 references for tests/nn/test_conv.cpp.
 
 Run with Debian's torch: /usr/bin/python3 scripts/gen_conv_fixtures.py
 

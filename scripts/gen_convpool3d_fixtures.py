@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_convpool3d.cpp (3-d and transposed convolution,
+"""Writes the PyTorch 1.13 references for tests/nn/test_convpool3d.cpp (3-d and transposed convolution,
 3-d, adaptive 1-d and LP pooling, BatchNorm3d, InstanceNorm1d/3d, LocalResponseNorm).
 
 Run with Debian's torch: /usr/bin/python3 scripts/gen_convpool3d_fixtures.py
@@ -9,12 +9,12 @@ tests/fixtures/nn/convpool3d.json, one entry per line, named "<group>/<case>":
         avg_pool3d / adaptive_{avg,max}_pool{1,3}d / lp_pool{1,2}d / fractional_max_pool{2,3}d (with
         _random_samples given) / max_unpool{1,2,3}d (of max pooling's values and indices) / local_response_norm / batch_norm
         (5-d) / instance_norm (3-d and 5-d), in the format of
-        gen_poolnorm_fixtures.py (named inputs, output, fixed weights w, the gradients of (out * w).sum()
+        gen_pooling_norm_fixtures.py (named inputs, output, fixed weights w, the gradients of (out * w).sum()
         for every floating input; max pooling's indices as "indices"): stride, padding, dilation, groups,
         output_padding, "same" with an even kernel, ceil_mode, count_include_pad, divisor_override, tied
         maxima, unbatched inputs, float32 and float64.
     "modules": BatchNorm3d and InstanceNorm1d/3d run for three training steps and then in eval(), as
-        gen_poolnorm_fixtures.py's modules.
+        gen_pooling_norm_fixtures.py's modules.
     "layers": Conv3d, ConvTranspose1d and ConvTranspose3d built after torch.manual_seed(0): their drawn
         parameters, and the output and every gradient of one forward.
 """
@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 from fixture_common import FIXTURES, encode, f32, f64, load_script, wave, write
 
-poolnorm = load_script("gen_poolnorm_fixtures")
+poolnorm = load_script("gen_pooling_norm_fixtures")
 
 FUNCTIONAL = {}
 

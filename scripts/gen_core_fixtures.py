@@ -4,7 +4,7 @@
 Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_core_fixtures.py
 Inputs are deterministic (sin of a ramp, no RNG). For every case the fixture holds the inputs, the
 outputs, and, where the op is differentiable, fixed weights w_k per output and the gradients of
-sum_k (out_k * w_k).sum() with respect to each floating-point input. tests/test_reference_ops.cpp
+sum_k (out_k * w_k).sum() with respect to each floating-point input. tests/core/test_reference_ops.cpp
 maps each case name to the same op written in C++; it never runs Python.
 """
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/hooks/*.json: what PyTorch's gradient hooks see and do, for tests/test_hooks.cpp.
+"""Writes tests/fixtures/hooks/*.json: what PyTorch's gradient hooks see and do, for tests/autograd/test_hooks.cpp.
 
 Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_hook_fixtures.py
   tensor_hooks.json  Tensor.register_hook on leaves and non-leaves (inspect, modify by returning,

@@ -1,4 +1,4 @@
-"""PyTorch 1.13 references for tensor indexing (tests/test_indexing.cpp): x[...] with ints, slices,
+"""PyTorch 1.13 references for tensor indexing (tests/autograd/test_indexing.cpp): x[...] with ints, slices,
 None, Ellipsis, int64 and bool tensors, and x[...] = v / index_put_, in float32 and float64. Each case
 records the output and the gradients of (out * weight).sum(); test_indexing.cpp mirrors each
 expression in C++ under the same name.

@@ -1,5 +1,5 @@
 """PyTorch 1.13 references for the narrow integer dtypes (uint8, int8, int16, int32) of issue 33, for
-tests/test_int_dtypes.cpp: the promotion table over every pair of Ember's dtypes, and ops on narrow
+tests/core/test_int_dtypes.cpp: the promotion table over every pair of Ember's dtypes, and ops on narrow
 integer tensors (wrap-around arithmetic, conversions from float, comparisons, reductions, sort, scans,
 indexing, the uint8 image pipeline). test_int_dtypes.cpp mirrors each case in C++ under the same name.
 

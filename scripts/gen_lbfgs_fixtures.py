@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_optim_lbfgs.cpp.
+"""Writes the PyTorch 1.13 references for tests/optim/test_lbfgs.cpp.
 
 Run: /usr/bin/python3 scripts/gen_lbfgs_fixtures.py
 

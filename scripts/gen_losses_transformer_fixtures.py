@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_losses_transformer.cpp.
+"""Writes the PyTorch 1.13 references for tests/nn/test_losses_transformer.cpp.
 
 Run with Debian's torch: /usr/bin/python3 scripts/gen_losses_transformer_fixtures.py
 
 tests/fixtures/nn/losses_transformer.json, one entry per case:
     loss cases: named inputs, output, fixed weights w
     and the gradients of (out * w).sum() for every floating input that requires grad, in float32 and
-    float64 (suffix _f64), in the format of gen_nn_more_fixtures.py;
+    float64 (suffix _f64), in the format of gen_activation_loss_fixtures.py;
     module cases ("module_*"): a TransformerEncoder, TransformerDecoder or Transformer with its
     parameter names, values (drawn after manual_seed(seed) where "seeded" is true, so the C++ draws are
     compared), inputs, output, and the gradients of (out * w).sum() for inputs and parameters.

@@ -1,5 +1,5 @@
 """PyTorch 1.13 references for memory formats and Tensor.to's flags (autograd/shape.cpp, core/factory.cpp),
-for tests/test_memory_format.cpp: for each named expression, the result's shape and strides, whether it
+for tests/core/test_memory_format.cpp: for each named expression, the result's shape and strides, whether it
 is the input itself (to and contiguous return their input when nothing changes), and is_contiguous in
 the row-major and channels-last senses. Values are the input's, checked in the test itself.
 test_memory_format.cpp mirrors each expression in C++ under the same name.

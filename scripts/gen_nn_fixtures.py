@@ -5,7 +5,7 @@ Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_nn_fixtures.py
 
 functional.json: one case per nn::functional call. Inputs are deterministic (sin of a ramp); each case
 holds its named inputs, the output, fixed weights w, and the gradients of (out * w).sum() with respect
-to every floating-point input. tests/test_nn_functional.cpp maps each case name to the same call in C++.
+to every floating-point input. tests/nn/test_nn_functional.cpp maps each case name to the same call in C++.
 Cases that draw random numbers (dropout) seed the default generator first; the C++ test does the same.
 
 modules.json: the parameters PyTorch's default initialisation gives after manual_seed (Linear,

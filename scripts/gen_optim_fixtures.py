@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_optim.cpp and tests/test_serialize.cpp.
+"""Writes the PyTorch 1.13 references for tests/optim/test_optim.cpp and tests/nn/test_serialize.cpp.
 
 Run: /usr/bin/python3 scripts/gen_optim_fixtures.py
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/fixtures/print.json: str(tensor) from PyTorch for the cases tests/test_print.cpp rebuilds.
+"""Writes tests/fixtures/print.json: str(tensor) from PyTorch for the cases tests/core/test_print.cpp rebuilds.
 
 Run with Debian's torch (1.13): /usr/bin/python3 scripts/gen_print_fixtures.py
 Each case stores its inputs (shape, dtype, values; nan/inf as strings), the print options and the

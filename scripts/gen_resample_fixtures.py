@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_resample.cpp (padding and interpolation).
+"""Writes the PyTorch 1.13 references for tests/nn/test_resample.cpp (padding and interpolation).
 
 Run with Debian's torch: /usr/bin/python3 scripts/gen_resample_fixtures.py
 
@@ -8,7 +8,7 @@ tests/fixtures/nn/resample.json
     of the padding modules, of F.interpolate (every mode with and without align_corners, by size and
     by scale_factor, up and down, recompute_scale_factor), of nn.Upsample and of pixel_shuffle /
     pixel_unshuffle and their modules, of nn.Fold / nn.Unfold, in float32 and float64,
-    in the format of gen_poolnorm_fixtures.py: named inputs, the output, fixed weights w and the
+    in the format of gen_pooling_norm_fixtures.py: named inputs, the output, fixed weights w and the
     gradients of (out * w).sum().
 tests/fixtures/nn/embedding_bag.json
     F.embedding_bag in every mode (1-d input with offsets, 2-d input, empty bags, per_sample_weights,

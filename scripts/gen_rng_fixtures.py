@@ -5,7 +5,7 @@ Run with Debian's python3-torch (1.13, the non-MKL CPU paths):  /usr/bin/python3
 
 Each case seeds the default generator, then makes a list of calls; every call's output is stored
 bit for bit (float32 as 8 hex digits, float64 as 16, integers as decimal) so that tests compare
-exactly. tests/test_random.cpp replays the same calls with Ember.
+exactly. tests/core/test_random.cpp replays the same calls with Ember.
 """
 import json
 import math

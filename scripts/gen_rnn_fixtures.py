@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_rnn.cpp.
+"""Writes the PyTorch 1.13 references for tests/nn/test_rnn.cpp.
 
 Run with Debian's torch: /usr/bin/python3 scripts/gen_rnn_fixtures.py
 

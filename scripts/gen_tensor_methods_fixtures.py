@@ -1,6 +1,6 @@
 """PyTorch 1.13 references for the tensor methods of autograd/sort.cpp and autograd/shape.cpp (flip, roll,
 repeat, sort, argsort, topk, cumsum, cumprod, var_mean, std_mean, isnan/isinf/isfinite, unique,
-unique_consecutive), for tests/test_tensor_methods.cpp. Differentiable cases record the output and the
+unique_consecutive), for tests/core/test_tensor_methods.cpp. Differentiable cases record the output and the
 gradient of (out * weight).sum() in float32 and float64; index-valued cases record the output only.
 test_tensor_methods.cpp mirrors each expression in C++ under the same name.
 

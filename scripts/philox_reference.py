@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent Philox4x32-10, written from Salmon et al., "Parallel random numbers: as easy as
 1, 2, 3" (SC11), in plain Python integers. It reproduces Random123's published known-answer vectors
-(kat_vectors, the three philox4x32 10 lines) that tests/test_philox.cpp asserts against core/philox.h:
+(kat_vectors, the three philox4x32 10 lines) that tests/core/test_philox.cpp asserts against core/philox.h:
 
     python3 scripts/philox_reference.py
 """

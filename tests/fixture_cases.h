@@ -1,4 +1,4 @@
-// The harness shared by the table-driven reference tests (test_conv, test_poolnorm, test_nn_more,
+// The harness shared by the table-driven reference tests (test_conv, test_pooling_norm, test_activation_loss,
 // test_nn_functional): each C++ table line is the twin of one `case(...)` of a scripts/gen_*_fixtures.py
 // generator, and each fixture case is run the same way.
 //
@@ -81,7 +81,7 @@ inline void check_fixture_case(const nlohmann::json& c, RequireGrad which,
   }
 }
 
-// ---- a module over training steps, then eval (gen_poolnorm_fixtures.py's run_module) ----
+// ---- a module over training steps, then eval (gen_pooling_norm_fixtures.py's run_module) ----
 
 // Runs the fixture's steps through `m` (parameters from the fixture): each step's output, the
 // gradients of x and of every parameter, and every buffer afterwards (running statistics,

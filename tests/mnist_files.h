@@ -1,4 +1,4 @@
-// Small MNIST-format folders for the tests (tests/test_data.cpp, tests/test_examples_mnist.cpp):
+// Small MNIST-format folders for the tests (tests/data/test_data.cpp, tests/examples/test_examples_mnist.cpp):
 // the four IDX files, with big-endian headers, written into a temporary folder removed afterwards.
 #pragma once
 

@@ -1,17 +1,17 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_nn_more.cpp and tests/test_optim_more.cpp.
+"""Writes the PyTorch 1.13 references for tests/nn/test_activation_loss.cpp and tests/optim/test_rmsprop_adagrad.cpp.
 
-Run with Debian's torch: /usr/bin/python3 scripts/gen_nn_more_fixtures.py
+Run with Debian's torch: /usr/bin/python3 scripts/gen_activation_loss_fixtures.py
 
-tests/fixtures/nn/more_functional.json
-    one case per call of the activations and losses of nn/activation_more.h and
+tests/fixtures/nn/activation_loss_functional.json
+    one case per call of the activations and losses of nn/activation.h and
     nn/loss.h, in the format of gen_nn_fixtures.py (named inputs, output, fixed weights w, and the
     gradients of (out * w).sum() for every floating input that requires grad). Inputs include the
     kinks (0, the bounds of hardtanh, the threshold) and values that overflow exp in float32 (100),
     so the C++ compositions are held to PyTorch's gradient at exactly those points.
-tests/fixtures/nn/more_modules.json
+tests/fixtures/nn/activation_modules.json
     two Sequentials of the new modules with parameters set to fixed waves; Dropout2d's draws.
-tests/fixtures/optim/more_optimizers.json
+tests/fixtures/optim/rmsprop_adagrad.json
     10 steps of RMSprop and Adagrad (foreach=False) on gen_optim_fixtures.py's linear regression,
     in float32 and float64, as optimizers.json holds them for SGD and Adam.
 """
@@ -234,6 +234,6 @@ def optimizers():
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    write(os.path.join(FIXTURES, "nn", "more_functional.json"), FUNCTIONAL)
-    write(os.path.join(FIXTURES, "nn", "more_modules.json"), MODULES)
-    write(os.path.join(FIXTURES, "optim", "more_optimizers.json"), optimizers())
+    write(os.path.join(FIXTURES, "nn", "activation_loss_functional.json"), FUNCTIONAL)
+    write(os.path.join(FIXTURES, "nn", "activation_modules.json"), MODULES)
+    write(os.path.join(FIXTURES, "optim", "rmsprop_adagrad.json"), optimizers())

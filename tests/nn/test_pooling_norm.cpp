@@ -3,7 +3,7 @@
 // gradient; BatchNorm / InstanceNorm modules over three training steps and then eval (outputs,
 // gradients, running statistics); gradcheck in float64; printouts; save/load of the buffers; bad input.
 //
-// Fixtures come from scripts/gen_poolnorm_fixtures.py (tests/fixtures/nn/poolnorm_*.json); each table
+// Fixtures come from scripts/gen_pooling_norm_fixtures.py (tests/fixtures/nn/pooling_norm_*.json); each table
 // line is the C++ twin of one `case(...)` there.
 #include <functional>
 #include <map>
@@ -27,7 +27,7 @@ Case plain(Fn fn) {
   return [fn](const Inputs& in) { return Result{fn(in), Tensor()}; };
 }
 
-// Each line mirrors the case of the same name in gen_poolnorm_fixtures.py.
+// Each line mirrors the case of the same name in gen_pooling_norm_fixtures.py.
 const std::map<std::string, Case>& cases() {
   static const std::map<std::string, Case> table = [] {
     std::map<std::string, Case> t;
@@ -125,8 +125,8 @@ const std::map<std::string, Case>& cases() {
   return table;
 }
 
-const nlohmann::json& functional_fixture() { return ember::test::cached_fixture("nn/poolnorm_functional.json"); }
-const nlohmann::json& module_fixture() { return ember::test::cached_fixture("nn/poolnorm_modules.json"); }
+const nlohmann::json& functional_fixture() { return ember::test::cached_fixture("nn/pooling_norm_functional.json"); }
+const nlohmann::json& module_fixture() { return ember::test::cached_fixture("nn/pooling_norm_modules.json"); }
 
 class PoolNormReference : public ::testing::TestWithParam<std::string> {};
 

@@ -1,16 +1,16 @@
 #!/usr/bin/python3
-"""Writes the PyTorch 1.13 references for tests/test_poolnorm.cpp (pooling and normalisation).
+"""Writes the PyTorch 1.13 references for tests/nn/test_pooling_norm.cpp (pooling and normalisation).
 
-Run with Debian's torch: /usr/bin/python3 scripts/gen_poolnorm_fixtures.py
+Run with Debian's torch: /usr/bin/python3 scripts/gen_pooling_norm_fixtures.py
 
-tests/fixtures/nn/poolnorm_functional.json
+tests/fixtures/nn/pooling_norm_functional.json
     one case per call of max/avg/adaptive pooling (1-d and 2-d, padding, dilation, ceil_mode,
     count_include_pad, divisor_override, non-square and unbatched inputs) and of batch_norm,
-    instance_norm, group_norm and rms_norm, in the format of gen_nn_more_fixtures.py (named inputs,
+    instance_norm, group_norm and rms_norm, in the format of gen_activation_loss_fixtures.py (named inputs,
     output, fixed weights w, the gradients of (out * w).sum()); max pooling's indices as "indices".
     PyTorch 1.13 has no RMSNorm: its reference is the formula torch.nn.RMSNorm (2.4) documents,
     x * rsqrt(mean(x^2) + eps) * weight, with eps = finfo(dtype).eps, computed here in float64.
-tests/fixtures/nn/poolnorm_modules.json
+tests/fixtures/nn/pooling_norm_modules.json
     BatchNorm1d, BatchNorm2d and InstanceNorm2d modules run for three training steps and then in
     eval(): each step's output, input and parameter gradients, and the running statistics after it.
 """
@@ -162,5 +162,5 @@ MODULES = {
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    write(os.path.join(FIXTURES, "nn", "poolnorm_functional.json"), FUNCTIONAL)
-    write(os.path.join(FIXTURES, "nn", "poolnorm_modules.json"), MODULES)
+    write(os.path.join(FIXTURES, "nn", "pooling_norm_functional.json"), FUNCTIONAL)
+    write(os.path.join(FIXTURES, "nn", "pooling_norm_modules.json"), MODULES)

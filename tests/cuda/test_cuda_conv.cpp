@@ -2,7 +2,7 @@
 // against the CPU, forward and every gradient, on fresh random inputs in float32 and float64.
 //
 // Each case is one line: input shapes and a function of the inputs, run on CPU and CUDA tensors
-// holding the same values, as tests/test_cuda.cpp does. Shapes are tiny (the emulator runs every
+// holding the same values, as tests/cuda/test_cuda.cpp does. Shapes are tiny (the emulator runs every
 // thread on the CPU) but reach each kernel's edges: padding on every side, stride and dilation that
 // leave input values unread, groups, a transposed convolution whose blocks overlap. Without a usable
 // GPU, or the emulator, every test skips with "no CUDA device".

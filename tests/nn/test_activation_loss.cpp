@@ -1,8 +1,8 @@
-// The activations and losses of nn/activation_more.h and nn/loss.h against PyTorch 1.13: forward values
+// The activations and losses of nn/activation.h and nn/loss.h against PyTorch 1.13: forward values
 // and gradients (kinks and float32 overflow included), gradcheck in float64, the modules (options,
 // parameters, printouts, Sequential stacks against PyTorch), and bad input.
 //
-// Fixtures come from scripts/gen_nn_more_fixtures.py (tests/fixtures/nn/more_*.json); each table line
+// Fixtures come from scripts/gen_activation_loss_fixtures.py (tests/fixtures/nn/activation_*.json); each table line
 // is the C++ twin of one `case(...)` there. The harness makes the floating inputs that have a stored
 // gradient require grad, seeds the generator when the case has a seed, compares the output, then
 // backpropagates (out * w).sum() and compares each gradient.
@@ -29,7 +29,7 @@ Case unary(Tensor (*fn)(const Tensor&)) {
   return [fn](const Inputs& in) { return fn(in.at("x")); };
 }
 
-// Each line mirrors the case of the same name in gen_nn_more_fixtures.py.
+// Each line mirrors the case of the same name in gen_activation_loss_fixtures.py.
 const std::map<std::string, Case>& cases() {
   static const std::map<std::string, Case> table = [] {
     std::map<std::string, Case> t;
@@ -175,26 +175,26 @@ const std::map<std::string, Case>& cases() {
   return table;
 }
 
-const nlohmann::json& functional_fixture() { return ember::test::cached_fixture("nn/more_functional.json"); }
-const nlohmann::json& module_fixture() { return ember::test::cached_fixture("nn/more_modules.json"); }
+const nlohmann::json& functional_fixture() { return ember::test::cached_fixture("nn/activation_loss_functional.json"); }
+const nlohmann::json& module_fixture() { return ember::test::cached_fixture("nn/activation_modules.json"); }
 
-class NnMoreReference : public ::testing::TestWithParam<std::string> {};
+class ActivationLossReference : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(NnMoreReference, ForwardAndBackwardMatchPyTorch) {
+TEST_P(ActivationLossReference, ForwardAndBackwardMatchPyTorch) {
   ASSERT_TRUE(cases().count(GetParam())) << "no C++ case for " << GetParam();
   check_fixture_case(functional_fixture().at(GetParam()), RequireGrad::kFloatingWithStoredGrad, cases().at(GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixture, NnMoreReference, ::testing::ValuesIn(case_names(functional_fixture())),
+INSTANTIATE_TEST_SUITE_P(Fixture, ActivationLossReference, ::testing::ValuesIn(case_names(functional_fixture())),
                          [](const auto& info) { return info.param; });
 
-TEST(NnMore, EveryTableCaseHasAFixture) {
+TEST(ActivationLoss, EveryTableCaseHasAFixture) {
   for (const auto& [name, fn] : cases()) EXPECT_TRUE(functional_fixture().contains(name)) << name;
 }
 
 // ---- gradient check: central differences in float64, inputs away from kinks ----
 
-TEST(NnMore, GradientsMatchFiniteDifferences) {
+TEST(ActivationLoss, GradientsMatchFiniteDifferences) {
   Tensor sign = tensor({1.0, -1.0, -1.0, 1.0}, dtype(kFloat64));
   Tensor targets01 = wave64({4, 3}, 1.7, 0.5, 0.5);
   const std::vector<GradCase> table = {
@@ -286,7 +286,7 @@ bool all_finite(const Tensor& t) {
   return t.abs().lt(std::numeric_limits<double>::infinity()).all().item<bool>();  // NaN compares false
 }
 
-TEST(NnMore, LargeInputsGiveFiniteGradients) {
+TEST(ActivationLoss, LargeInputsGiveFiniteGradients) {
   Tensor x = tensor({-200.0f, -100.0f, 0.0f, 100.0f, 200.0f}, requires_grad());
   for (auto [name, f] : std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>>{
            {"softplus", [](const Tensor& t) { return F::softplus(t); }},
@@ -309,7 +309,7 @@ TEST(NnMore, LargeInputsGiveFiniteGradients) {
 
 // ---- modules ----
 
-TEST(NnMoreModules, SequentialStacksMatchPyTorch) {
+TEST(ActivationModules, SequentialStacksMatchPyTorch) {
   std::map<std::string, nn::Sequential> stacks;
   stacks.emplace(
       "activation_stack",
@@ -334,7 +334,7 @@ TEST(NnMoreModules, SequentialStacksMatchPyTorch) {
   }
 }
 
-TEST(NnMoreModules, PReLUInitAndParameters) {
+TEST(ActivationModules, PReLUInitAndParameters) {
   nn::PReLU prelu(nn::PReLUOptions().num_parameters(4).init(0.1));
   EXPECT_TENSOR_CLOSE(prelu->weight, tensor_from_json(module_fixture().at("prelu_init").at("weight")), 0, 0);
   EXPECT_EQ(prelu->parameters().size(), 1u);
@@ -343,7 +343,7 @@ TEST(NnMoreModules, PReLUInitAndParameters) {
   EXPECT_TENSOR_CLOSE(shared->weight, full({1}, 0.25), 0, 0);
 }
 
-TEST(NnMoreModules, Dropout2dDrawsLikePyTorchAndIsIdentityInEval) {
+TEST(ActivationModules, Dropout2dDrawsLikePyTorchAndIsIdentityInEval) {
   const auto& c = module_fixture().at("dropout2d_module");
   nn::Dropout2d drop(0.3);
   Tensor x = tensor_from_json(c.at("input"));
@@ -357,7 +357,7 @@ TEST(NnMoreModules, Dropout2dDrawsLikePyTorchAndIsIdentityInEval) {
   EXPECT_TRUE(drop(x).is_same(x));
 }
 
-TEST(NnMoreModules, FlattenUnflattenIdentity) {
+TEST(ActivationModules, FlattenUnflattenIdentity) {
   Tensor x = arange(24, dtype(kFloat32)).reshape({2, 3, 4});
   EXPECT_EQ(nn::Flatten()(x).sizes().vec(), (std::vector<int64_t>{2, 12}));
   EXPECT_EQ(nn::Flatten(nn::FlattenOptions().start_dim(0).end_dim(1))(x).sizes().vec(), (std::vector<int64_t>{6, 4}));
@@ -366,7 +366,7 @@ TEST(NnMoreModules, FlattenUnflattenIdentity) {
   EXPECT_TENSOR_CLOSE(nn::Unflatten(nn::UnflattenOptions(1, {3, 4}))(nn::Flatten()(x)), x, 0, 0);
 }
 
-TEST(NnMoreModules, InplaceOptionsWriteIntoTheInputAndKeepGradients) {
+TEST(ActivationModules, InplaceOptionsWriteIntoTheInputAndKeepGradients) {
   Tensor w = tensor({-1.0, 0.5, 2.0}, dtype(kFloat64).requires_grad(true));
   Tensor h = w * 2;
   Tensor y = nn::ELU(nn::ELUOptions().inplace(true))(h);
@@ -382,7 +382,7 @@ TEST(NnMoreModules, InplaceOptionsWriteIntoTheInputAndKeepGradients) {
   EXPECT_TENSOR_CLOSE(z, zeros({2, 3}, dtype(kFloat64)));
 }
 
-TEST(NnMoreModules, LossModulesForwardToTheirFunctions) {
+TEST(ActivationModules, LossModulesForwardToTheirFunctions) {
   Tensor x = tensor({{0.2, -1.0, 3.0}, {0.5, 0.0, -2.0}});
   Tensor t = tensor({{1.0, 0.0, 1.0}, {0.0, 0.5, 1.0}});
   nn::BCEWithLogitsLoss bce(nn::BCEWithLogitsLossOptions().pos_weight(tensor({1.0f, 2.0f, 0.5f})));
@@ -414,7 +414,7 @@ TEST(NnMoreModules, LossModulesForwardToTheirFunctions) {
   EXPECT_NEAR(gaussian(zeros({2}), zeros({2}), ones({2})).item<double>(), 0.0, 1e-7);
 }
 
-TEST(NnMoreModules, PrintoutsNameTheOptions) {
+TEST(ActivationModules, PrintoutsNameTheOptions) {
   std::ostringstream s;
   s << nn::Sequential(nn::Flatten(), nn::PReLU(nn::PReLUOptions().num_parameters(3)), nn::ELU(), nn::SELU(),
                       nn::CELU(nn::CELUOptions().alpha(0.5)), nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2)),
@@ -448,7 +448,7 @@ TEST(NnMoreModules, PrintoutsNameTheOptions) {
 
 // ---- bad input ----
 
-TEST(NnMore, BadInputNamesTheOpAndValues) {
+TEST(ActivationLoss, BadInputNamesTheOpAndValues) {
   EXPECT_THROWS_WITH(F::prelu(ones({2, 4, 3}), full({3}, 0.25)),
                      "prelu: mismatch of parameter numbers and input channel size. Found parameter numbers = 3 and "
                      "channel size = 4 (input [2, 4, 3])");

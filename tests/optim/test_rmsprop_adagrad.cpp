@@ -1,5 +1,5 @@
-// RMSprop and Adagrad against PyTorch 1.13 (scripts/gen_nn_more_fixtures.py,
-// tests/fixtures/optim/more_optimizers.json): 10 steps of gen_optim_fixtures.py's two-layer linear
+// RMSprop and Adagrad against PyTorch 1.13 (scripts/gen_activation_loss_fixtures.py,
+// tests/fixtures/optim/rmsprop_adagrad.json): 10 steps of gen_optim_fixtures.py's two-layer linear
 // regression. Fed PyTorch's gradients, the CPU kernels must give PyTorch's parameters bit for bit and
 // the composed tensor-op updates (strided parameters) agree to rounding; with Ember's own gradients, the trajectories
 // must agree to float rounding. Also checkpoints (save, load, resume) and bad options.
@@ -19,7 +19,7 @@ using nlohmann::json;
 using optim::Optimizer;
 
 const json& fixture() {
-  static const json j = test::load_fixture("optim/more_optimizers.json");
+  static const json j = test::load_fixture("optim/rmsprop_adagrad.json");
   return j;
 }
 
@@ -79,13 +79,13 @@ void run_with_fixture_grads(Optimizer& opt, std::vector<Tensor>& params, const j
   }
 }
 
-TEST(OptimMore, EveryCaseHasAFixture) {
+TEST(RmspropAdagrad, EveryCaseHasAFixture) {
   for (const std::string& name : kCases)
     for (const char* dt : {"_float32", "_float64"}) EXPECT_TRUE(fixture().contains(name + dt)) << name << dt;
   EXPECT_EQ(fixture().size(), 2 * kCases.size());
 }
 
-TEST(OptimMore, UpdatesMatchPyTorchBitForBit) {
+TEST(RmspropAdagrad, UpdatesMatchPyTorchBitForBit) {
   for (const std::string& name : kCases) {
     for (const std::string dt : {"float32", "float64"}) {
       SCOPED_TRACE(name + "_" + dt);
@@ -104,7 +104,7 @@ TEST(OptimMore, UpdatesMatchPyTorchBitForBit) {
 
 // Strided parameters take the composed tensor-op path (the one other devices use): PyTorch's fused
 // multiply-adds are two roundings there, so it agrees to float rounding rather than bit for bit.
-TEST(OptimMore, ComposedUpdatesMatchPyTorch) {
+TEST(RmspropAdagrad, ComposedUpdatesMatchPyTorch) {
   for (const std::string& name : kCases) {
     for (const std::string dt : {"float32", "float64"}) {
       SCOPED_TRACE(name + "_" + dt);
@@ -120,7 +120,7 @@ TEST(OptimMore, ComposedUpdatesMatchPyTorch) {
   }
 }
 
-TEST(OptimMore, TrainingTrajectoriesMatchPyTorch) {
+TEST(RmspropAdagrad, TrainingTrajectoriesMatchPyTorch) {
   for (const std::string& name : kCases) {
     for (const std::string dt : {"float32", "float64"}) {
       SCOPED_TRACE(name + "_" + dt);
@@ -144,9 +144,9 @@ TEST(OptimMore, TrainingTrajectoriesMatchPyTorch) {
   }
 }
 
-TEST(OptimMore, SaveLoadResumesBitForBit) {
+TEST(RmspropAdagrad, SaveLoadResumesBitForBit) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("ember_optim_more_" + std::to_string(getpid()) + ".safetensors"))
+      (std::filesystem::temp_directory_path() / ("ember_rmsprop_adagrad_" + std::to_string(getpid()) + ".safetensors"))
           .string();
   for (const char* name : {"rmsprop_centered_momentum_maximize", "adagrad_groups"}) {
     SCOPED_TRACE(name);
@@ -164,7 +164,7 @@ TEST(OptimMore, SaveLoadResumesBitForBit) {
   std::filesystem::remove(path);
 }
 
-TEST(OptimMore, OptionsRoundTripThroughJson) {
+TEST(RmspropAdagrad, OptionsRoundTripThroughJson) {
   optim::RMSpropOptions r(0.5);
   r.alpha(0.8).eps(1e-3).weight_decay(0.2).momentum(0.7).centered(true).maximize(true);
   optim::RMSpropOptions r2;
@@ -181,7 +181,7 @@ TEST(OptimMore, OptionsRoundTripThroughJson) {
   EXPECT_THROWS_WITH(a2.from_json("{\"lr\": 0.1}"), "the saved options have no 'lr_decay'");
 }
 
-TEST(OptimMore, BadOptionsAreRejected) {
+TEST(RmspropAdagrad, BadOptionsAreRejected) {
   std::vector<Tensor> params{ones({2}, requires_grad())};
   using namespace optim;
   EXPECT_THROWS_WITH(RMSprop(params, RMSpropOptions(-0.1)), "RMSprop: invalid learning rate -0.1 (group 0)");
