@@ -132,35 +132,13 @@ EMBER_UPDATE_CLONES void adagrad_f64(double* p, const double* g, double* sum, in
 }
 #undef EMBER_UPDATE_CLONES
 
-// Overloads by dtype, for the dispatch below.
-void update(float* p, const float* g, float* m, float* v, float* vmax, int64_t n, const AdamRule<float>& r) {
-  adam_f32(p, g, m, v, vmax, n, r);
-}
-void update(double* p, const double* g, double* m, double* v, double* vmax, int64_t n, const AdamRule<double>& r) {
-  adam_f64(p, g, m, v, vmax, n, r);
-}
-void update(float* p, const float* g, float* buf, int64_t n, const SgdRule<float>& r) { sgd_f32(p, g, buf, n, r); }
-void update(double* p, const double* g, double* buf, int64_t n, const SgdRule<double>& r) { sgd_f64(p, g, buf, n, r); }
-void update(float* p, const float* g, float* sq, float* ga, float* buf, int64_t n, const RmspropRule<float>& r) {
-  rmsprop_f32(p, g, sq, ga, buf, n, r);
-}
-void update(double* p, const double* g, double* sq, double* ga, double* buf, int64_t n, const RmspropRule<double>& r) {
-  rmsprop_f64(p, g, sq, ga, buf, n, r);
-}
-void update(float* p, const float* g, float* sum, int64_t n, const AdagradRule<float>& r) {
-  adagrad_f32(p, g, sum, n, r);
-}
-void update(double* p, const double* g, double* sum, int64_t n, const AdagradRule<double>& r) {
-  adagrad_f64(p, g, sum, n, r);
-}
-
 // One optimizer kernel: params, grads and the state lists (one entry per parameter, undefined where the
-// rule does not use that array), steps[i] the scalars of parameter i. False (the optimizer composes the
-// update) unless every list is plain arrays of the params' floating dtype. The elements of all the
-// parameters are split evenly across the threads.
-template <template <typename> class Rule, typename Step, typename... Lists>
-bool run_update(const char* name, const std::vector<Step>& steps, const tensor_list& params, const tensor_list& grads,
-                const Lists&... state) {
+// rule does not use that array), steps[i] the scalars of parameter i, loop_f32 / loop_f64 the rule's
+// loops above. False (the optimizer composes the update) unless every list is plain arrays of the
+// params' floating dtype. The elements of all the parameters are split evenly across the threads.
+template <template <typename> class Rule, typename Step, typename LoopF32, typename LoopF64, typename... Lists>
+bool run_update(const char* name, LoopF32 loop_f32, LoopF64 loop_f64, const std::vector<Step>& steps,
+                const tensor_list& params, const tensor_list& grads, const Lists&... state) {
   if (params.empty()) return true;
   const ScalarType dtype = params[0].dtype();
   if (dtype != kFloat32 && dtype != kFloat64) return false;
@@ -170,7 +148,10 @@ bool run_update(const char* name, const std::vector<Step>& steps, const tensor_l
     std::vector<Rule<T>> rules(steps.begin(), steps.end());
     for_each_piece(numels(params), [&](int, size_t i, int64_t b, int64_t e) {
       const auto at = [&](const Tensor& t) { return t.defined() ? t.data_ptr<T>() + b : nullptr; };
-      update(at(params[i]), static_cast<const T*>(at(grads[i])), at(state[i])..., e - b, rules[i]);
+      if constexpr (std::is_same_v<T, float>)
+        loop_f32(at(params[i]), at(grads[i]), at(state[i])..., e - b, rules[i]);
+      else
+        loop_f64(at(params[i]), at(grads[i]), at(state[i])..., e - b, rules[i]);
     });
   });
   return true;
@@ -195,23 +176,25 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void scale_f32(floa
 bool CpuBackend::adam_update(const tensor_list& params, const tensor_list& grads, const tensor_list& exp_avgs,
                              const tensor_list& exp_avg_sqs, const tensor_list& max_exp_avg_sqs,
                              const std::vector<AdamStep>& steps) {
-  return run_update<AdamRule>("adam_update", steps, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs);
+  return run_update<AdamRule>("adam_update", adam_f32, adam_f64, steps, params, grads, exp_avgs, exp_avg_sqs,
+                              max_exp_avg_sqs);
 }
 
 bool CpuBackend::sgd_update(const tensor_list& params, const tensor_list& grads, const tensor_list& momentum_buffers,
                             const std::vector<SgdStep>& steps) {
-  return run_update<SgdRule>("sgd_update", steps, params, grads, momentum_buffers);
+  return run_update<SgdRule>("sgd_update", sgd_f32, sgd_f64, steps, params, grads, momentum_buffers);
 }
 
 bool CpuBackend::rmsprop_update(const tensor_list& params, const tensor_list& grads, const tensor_list& square_avgs,
                                 const tensor_list& grad_avgs, const tensor_list& momentum_buffers,
                                 const std::vector<RmspropStep>& steps) {
-  return run_update<RmspropRule>("rmsprop_update", steps, params, grads, square_avgs, grad_avgs, momentum_buffers);
+  return run_update<RmspropRule>("rmsprop_update", rmsprop_f32, rmsprop_f64, steps, params, grads, square_avgs,
+                                 grad_avgs, momentum_buffers);
 }
 
 bool CpuBackend::adagrad_update(const tensor_list& params, const tensor_list& grads, const tensor_list& sums,
                                 const std::vector<AdagradStep>& steps) {
-  return run_update<AdagradRule>("adagrad_update", steps, params, grads, sums);
+  return run_update<AdagradRule>("adagrad_update", adagrad_f32, adagrad_f64, steps, params, grads, sums);
 }
 
 bool CpuBackend::sum_of_squares(const Tensor& out, const tensor_list& tensors) {
