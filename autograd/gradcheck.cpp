@@ -66,17 +66,24 @@ std::vector<std::vector<Matrix>> numerical_jacobians(const GradcheckFn& fn, cons
     if (!x.defined() || !x.requires_grad()) continue;
     const int64_t n_in = x.numel();
     for (const Tensor& o : reference_outs) jac[i].emplace_back(differentiable(o) ? n_in * o.numel() : 0, 0.0);
+    // The outputs' values, read before the input changes again: an output may share the input's
+    // storage (add's gradient is the incoming gradient itself, which gradgradcheck perturbs).
+    auto outputs_at = [&](double value, int64_t j) {
+      set_element(x, j, value);
+      const tensor_list outs = call(fn, inputs);
+      std::vector<std::vector<double>> read(outs.size());
+      for (size_t o = 0; o < outs.size(); ++o)
+        if (differentiable(reference_outs[o])) read[o] = values(outs[o]);
+      return read;
+    };
     for (int64_t j = 0; j < n_in; ++j) {
       const double orig = element(x, j).item<double>();
-      set_element(x, j, orig + eps);
-      tensor_list plus = call(fn, inputs);
-      set_element(x, j, orig - eps);
-      tensor_list minus = call(fn, inputs);
+      const std::vector<std::vector<double>> plus = outputs_at(orig + eps, j), minus = outputs_at(orig - eps, j);
       set_element(x, j, orig);
       for (size_t o = 0; o < reference_outs.size(); ++o) {
         if (!differentiable(reference_outs[o])) continue;
-        const std::vector<double> p = values(plus[o]);
-        const std::vector<double> m = values(minus[o]);
+        const std::vector<double>& p = plus[o];
+        const std::vector<double>& m = minus[o];
         const int64_t n_out = static_cast<int64_t>(p.size());
         for (int64_t k = 0; k < n_out; ++k) jac[i][o][j * n_out + k] = (p[k] - m[k]) / (2 * eps);
       }
