@@ -4,6 +4,8 @@
 // own ops, so the same code runs on every device and is itself differentiable (create_graph).
 // Gradients of broadcast inputs are summed back to the input's shape with sum_to.
 // In-place forms compute the value out of place and commit it into self (autograd/inplace.cpp).
+#include "autograd/elementwise.h"
+
 #include <cmath>
 
 #include "autograd/autograd.h"
@@ -20,18 +22,13 @@ using autograd::SavedVariable;
 using autograd::SaveOutput;
 using autograd::sum_to;
 
-namespace {
+using autograd::elementwise::inplace_unary;
+using autograd::elementwise::to_float;
+using autograd::elementwise::unary_op;
+using autograd::elementwise::wrap;
 
-// Float ops (exp, log, ...) on integer tensors compute in float32, as PyTorch does.
-Tensor to_float(const Tensor& x) { return x.is_floating_point() ? x : kernel::cast(x, get_default_dtype()); }
-
-Tensor wrap(const Tensor& like, const Scalar& s) {
-  return kernel::scalar(s, kernel::result_type(like, s), like.device());
-}
-
-// Forward of a unary op plus a backward that is `dout * local(x, y)`; keeps x or y, as `saves_output` says.
-Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
-                std::function<Tensor(const Tensor& x, const Tensor& y)> local, bool saves_output) {
+namespace autograd::elementwise {
+Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in, LocalDerivative local, bool saves_output) {
   Tensor x = to_float(x_in);
   Tensor y = kernel::unary(op, x);
   if (any_requires_grad({&x})) {
@@ -45,7 +42,17 @@ Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in,
   return y;
 }
 
-}  // namespace
+Tensor& inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& f) {
+  check_inplace(self, name);
+  kernel::check_no_overlap(name, self);
+  const Tensor result = f(any_requires_grad({&self}) ? self.clone() : self.detach());
+  EMBER_CHECK(dtype_category(result.dtype()) <= dtype_category(self.dtype()),
+              "{}: result type {} can't be cast to the desired output type {}", name, scalar_type_name(result.dtype()),
+              scalar_type_name(self.dtype()));
+  commit_inplace(self, result);
+  return self;
+}
+}  // namespace autograd::elementwise
 
 // ---- unary ----
 
@@ -530,15 +537,6 @@ Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
   EMBER_TRACE_OP();
   return sub_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
 }
-
-namespace {
-Tensor& inplace_unary(Tensor& self, const char* name, std::function<Tensor(const Tensor&)> f) {
-  autograd::check_inplace(self, name);
-  kernel::check_no_overlap(name, self);
-  autograd::commit_inplace(self, f(any_requires_grad({&self}) ? self.clone() : self.detach()));
-  return self;
-}
-}  // namespace
 
 Tensor& Tensor::pow_(const Scalar& e) {
   EMBER_TRACE_OP();

@@ -444,4 +444,27 @@ Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& indices, cons
   return clone().index_put_(indices, values, accumulate);
 }
 
+// ---- nonzero and masked_select ----
+
+// The coordinates of the non-zero elements, one row each, in row-major order: (n, dim) int64.
+Tensor Tensor::nonzero() const {
+  EMBER_TRACE_OP();
+  NoGradGuard no_grad;
+  const TensorOptions long_options = TensorOptions().dtype(kInt64).device(device());
+  if (dim() == 0) return zeros({item<bool>() ? 1 : 0, 0}, long_options);  // a 0-dim tensor has no coordinates
+  const tensor_list coords = mask_to_indices(ne(0));
+  return stack(coords, 1);
+}
+Tensor Tensor::argwhere() const { return nonzero(); }
+
+// The elements where mask (broadcast with self) is true, as a 1-d tensor; the gradient goes back to
+// those positions.
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(mask.dtype() == kBool, "masked_select: expected BoolTensor for mask, got {} (shape {})",
+              dtype_name(mask.dtype()), mask.sizes());
+  const std::vector<int64_t> shape = broadcast_shapes(sizes(), mask.sizes(), "masked_select");
+  return expand(shape).index({TensorIndex(mask.expand(shape))});
+}
+
 }  // namespace ember

@@ -189,4 +189,42 @@ Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, o
 Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
 Tensor Tensor::bmm(const Tensor& other) const { return ember::bmm(*this, other); }
 
+// ---- vector products: composed from matmul and mul, so their gradients come with them ----
+
+namespace {
+void check_vector(const char* op, const char* which, const Tensor& t) {
+  EMBER_CHECK(t.dim() == 1, "{}: Expected 1-D argument {}, but got {}-D (shape {})", op, which, t.dim(), t.sizes());
+}
+}  // namespace
+
+// outer(u, v)[i, j] = u[i] v[j]
+Tensor Tensor::outer(const Tensor& vec2) const {
+  EMBER_TRACE_OP();
+  check_vector("outer", "self", *this);
+  check_vector("outer", "vec2", vec2);
+  return reshape({-1, 1}) * vec2;
+}
+Tensor Tensor::dot(const Tensor& other) const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(dim() == 1 && other.dim() == 1, "dot: 1D tensors expected, but got {}D and {}D tensors", dim(),
+              other.dim());
+  EMBER_CHECK(numel() == other.numel(),
+              "dot: inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, "
+              "but got {} and {} elements respectively",
+              numel(), other.numel(), numel(), other.numel());
+  EMBER_CHECK(dtype() == other.dtype(), "dot : expected both vectors to have same dtype, but found {} and {}",
+              scalar_type_name(dtype()), scalar_type_name(other.dtype()));
+  return ember::matmul(*this, other);
+}
+// mat (n, m) @ vec (m) -> (n)
+Tensor Tensor::mv(const Tensor& vec) const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(dim() == 2 && vec.dim() == 1,
+              "mv: vector + matrix @ vector expected, got {}-D and {}-D (shapes {} and {})", dim(), vec.dim(), sizes(),
+              vec.sizes());
+  EMBER_CHECK(size(1) == vec.size(0), "mv: size mismatch, got input ({}), mat ({}x{}), vec ({})", size(0), size(0),
+              size(1), vec.size(0));
+  return ember::matmul(*this, vec);
+}
+
 }  // namespace ember

@@ -1,4 +1,5 @@
-// Reductions and their backward formulas: sum, mean, var/std, max/min, logsumexp, norm, all/any.
+// Reductions and their backward formulas: sum, mean, var/std, max/min, logsumexp, norm, all/any, prod,
+// nansum/nanmean and count_nonzero.
 //
 // A reduction's gradient is the output gradient broadcast back over the reduced dims (unsqueezed
 // there first when keepdim was false), times the local derivative.
@@ -311,5 +312,86 @@ bool equal(const Tensor& a, const Tensor& b) {
 }
 
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+
+// ---- prod, and sums that skip NaN ----
+
+namespace {
+
+// d prod / d x_i = the product of the other elements along `d`. Where no element is 0 that is
+// y / x_i (PyTorch's formula); with zeros, the exclusive prefix and suffix products, which are exact.
+// y is recomputed from x, so that both forms are differentiable again (create_graph).
+Tensor prod_backward(const Tensor& g, const Tensor& x, int64_t d) {
+  const int64_t n = x.size(d);
+  if (n == 0) return zeros_like(x);
+  bool has_zero = false;
+  {
+    NoGradGuard no_grad;
+    has_zero = x.eq(0).any().item<bool>();
+  }
+  if (!has_zero) return g * (x.prod(d, /*keepdim=*/true) / x);
+  const Tensor one = ones_like(x.narrow(d, 0, 1));
+  const Tensor before = cat({one, x.narrow(d, 0, n - 1)}, d).cumprod(d);
+  const Tensor after = cat({x.narrow(d, 1, n - 1), one}, d).flip({d}).cumprod(d).flip({d});
+  return g * before * after;
+}
+
+}  // namespace
+
+Tensor Tensor::prod(int64_t dim_, bool keepdim, std::optional<ScalarType> dtype_) const {
+  EMBER_TRACE_OP();
+  const ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);  // integers as int64
+  const int64_t d = wrap_dim(dim_, std::max<int64_t>(dim(), 1), "prod");
+  const Tensor x = dim() == 0 ? reshape({1}) : *this;
+  Tensor y = kernel::reduce(ReduceOp::Prod, kernel::cast(x, dt), {d}, keepdim && dim() > 0);
+  if (dim() == 0) y = y.reshape({});
+  if (any_requires_grad({this})) {
+    record("ProdBackward1", y, {*this}, [sx = SavedVariable(*this, false), d, keepdim](const Tensor& g) -> tensor_list {
+      const Tensor in = sx.unpack("ProdBackward1");
+      if (in.dim() == 0) return {g};
+      const Tensor gk = keepdim ? g : g.unsqueeze(d);
+      return {prod_backward(gk, in, d).to(in.dtype())};
+    });
+  }
+  return y;
+}
+Tensor Tensor::prod(std::optional<ScalarType> dtype_) const {
+  EMBER_TRACE_OP();
+  const ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);
+  Tensor y = kernel::reduce(ReduceOp::Prod, kernel::cast(*this, dt), {}, false);
+  if (any_requires_grad({this})) {
+    record("ProdBackward0", y, {*this}, [sx = SavedVariable(*this, false)](const Tensor& g) -> tensor_list {
+      const Tensor in = sx.unpack("ProdBackward0");
+      return {prod_backward(g.reshape({1}), in.reshape({-1}), 0).reshape(in.sizes()).to(in.dtype())};
+    });
+  }
+  return y;
+}
+
+// composed: NaN counts as 0 (nansum) or is left out of the count (nanmean); the gradient is g where
+// the element is a number and 0 where it is NaN.
+Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype_) const {
+  EMBER_TRACE_OP();
+  if (!is_floating_point()) return sum(dims, keepdim, dtype_);
+  return ember::where(isnan(), zeros({}, options()), *this).sum(dims, keepdim, dtype_);
+}
+Tensor Tensor::nansum(std::optional<ScalarType> dtype_) const { return nansum({}, false, dtype_); }
+Tensor Tensor::nanmean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype_) const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(is_floating_point(), "nanmean(): expected input to have floating point dtype but got {}",
+              scalar_type_name(dtype()));
+  const Tensor count = isnan().logical_not().sum(dims, keepdim);
+  return nansum(dims, keepdim, dtype_) / count;
+}
+Tensor Tensor::nanmean(std::optional<ScalarType> dtype_) const { return nanmean({}, false, dtype_); }
+
+// The number of non-zero elements, as int64.
+Tensor Tensor::count_nonzero(IntArrayRef dims) const {
+  EMBER_TRACE_OP();
+  NoGradGuard no_grad;
+  return ne(0).sum(dims);
+}
+Tensor Tensor::count_nonzero(std::optional<int64_t> dim) const {
+  return dim ? count_nonzero(IntArrayRef{*dim}) : count_nonzero(IntArrayRef{});
+}
 
 }  // namespace ember

@@ -438,6 +438,33 @@ Tensor Tensor::select(int64_t dim_, int64_t index) const {
                    });
 }
 
+// The diagonal `offset` above (below, when negative) the main one of the (dim1, dim2) planes, as a view
+// whose last dim runs along it. d = g written into that diagonal of zeros.
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1_, int64_t dim2_) const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(dim() >= 2, "diagonal: expected a tensor with at least 2 dimensions, got shape {}", sizes());
+  const int64_t d1 = wrap_dim(dim1_, dim(), "diagonal"), d2 = wrap_dim(dim2_, dim(), "diagonal");
+  EMBER_CHECK(d1 != d2, "diagonal dimensions cannot be identical {}, {}", dim1_, dim2_);
+  const int64_t len =
+      std::max<int64_t>(0, offset >= 0 ? std::min(size(d1), size(d2) - offset) : std::min(size(d1) + offset, size(d2)));
+  int64_t start = storage_offset();
+  if (len > 0) start += offset >= 0 ? offset * stride(d2) : -offset * stride(d1);
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  const int64_t step = st[d1] + st[d2];
+  for (int64_t d : {std::max(d1, d2), std::min(d1, d2)}) {
+    sz.erase(sz.begin() + d);
+    st.erase(st.begin() + d);
+  }
+  sz.push_back(len);
+  st.push_back(step);
+  return make_view(*this, sz, st, start, "DiagonalBackward0",
+                   [in = sizes().vec(), offset, d1, d2](const Tensor& g) -> tensor_list {
+                     Tensor z = zeros(in, g.options());
+                     z.diagonal(offset, d1, d2).copy_(g);
+                     return {z};
+                   });
+}
+
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   EMBER_TRACE_OP();
   if (dim() == 0) return reshape({1});

@@ -1,4 +1,4 @@
-// Sorting and scans along a dim: sort, argsort, topk, cumsum, cumprod, and unique built on them.
+// Sorting and scans along a dim: sort, argsort, topk, median, kthvalue, cumsum, cumprod, and unique built on them.
 //
 // Each runs its kernel (Backend::sort, Backend::cumulative) over contiguous rows with the dim moved
 // last, then moves it back. Backward:
@@ -131,6 +131,84 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim_, bool largest, b
   };
   Tensor values = first_k(all), indices = first_k(order);
   if (any_requires_grad({this})) record_selection("TopkBackward0", values, *this, indices, d);
+  return {values, indices};
+}
+
+namespace {
+
+// The element at sorted position `pos` (keepdim shape, int64) along d, and where it came from; the
+// gradient goes back to that index. The median's and kthvalue's common step.
+std::tuple<Tensor, Tensor> pick_sorted(const char* name, const Tensor& x, int64_t d, const Tensor& sorted,
+                                       const Tensor& order, const Tensor& pos, bool keepdim) {
+  Tensor values = sorted.gather(d, pos), indices = order.gather(d, pos);
+  if (!keepdim) {
+    values = values.squeeze(d);
+    indices = indices.squeeze(d);
+  }
+  if (any_requires_grad({&x})) {
+    record(name, values, {x}, [sizes = x.sizes().vec(), indices, d, keepdim](const Tensor& g) -> tensor_list {
+      return {zeros(sizes, g.options())
+                  .scatter_add(d, keepdim ? indices : indices.unsqueeze(d), keepdim ? g : g.unsqueeze(d))};
+    });
+  }
+  return {values, indices};
+}
+
+}  // namespace
+
+// The lower median along dim (the ((n - 1) / 2)-th smallest) and its index; a row with NaN gives NaN
+// and the index of its first NaN, as PyTorch's median does.
+std::tuple<Tensor, Tensor> Tensor::median(int64_t dim_, bool keepdim) const {
+  EMBER_TRACE_OP();
+  const Tensor x = dim() == 0 ? reshape({1}) : *this;
+  const int64_t d = wrap_dim(dim_, x.dim(), "median");
+  const int64_t n = x.size(d);
+  EMBER_CHECK(n > 0, "median(): Expected reduction dim {} to have non-zero size (shape {})", d, sizes());
+  auto [sorted, order] = sorted_along(x, d, false);
+  Tensor pos;
+  {
+    NoGradGuard no_grad;
+    const Tensor nans = x.isnan().sum({d}, /*keepdim=*/true);  // NaN sorts last: the first NaN is at n - nans
+    pos = ember::where(nans.gt(0), n - nans, full_like(nans, (n - 1) / 2));
+  }
+  auto [values, indices] = pick_sorted("MedianBackward1", x, d, sorted, order, pos, keepdim || dim() == 0);
+  if (dim() == 0) return {values.reshape({}), indices.reshape({})};
+  return {values, indices};
+}
+
+// The lower median of all elements (NaN if any is NaN). Its gradient is spread evenly over the
+// elements equal to it, as PyTorch's.
+Tensor Tensor::median() const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(numel() > 0, "median() input tensor cannot be empty");
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = std::get<0>(reshape({-1}).median(0));
+  }
+  if (any_requires_grad({this})) {
+    record("MedianBackward0", y, {*this}, [sx = SavedVariable(*this, false), y](const Tensor& g) -> tensor_list {
+      const Tensor x = sx.unpack("MedianBackward0");
+      const Tensor hit = (y.isnan().item<bool>() ? x.isnan() : x.eq(y)).to(g.dtype());
+      return {g * hit / hit.sum()};
+    });
+  }
+  return y;
+}
+
+// The k-th smallest along dim (k from 1), NaN counting as the largest, and its index.
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim_, bool keepdim) const {
+  EMBER_TRACE_OP();
+  const Tensor x = dim() == 0 ? reshape({1}) : *this;
+  const int64_t d = wrap_dim(dim_, x.dim(), "kthvalue");
+  EMBER_CHECK(k >= 1 && k <= x.size(d), "kthvalue(): selected number k out of range for dimension {} (k = {}, size {})",
+              d, k, x.size(d));
+  auto [sorted, order] = sorted_along(x, d, false);
+  std::vector<int64_t> at = x.sizes().vec();
+  at[d] = 1;
+  const Tensor pos = full(at, k - 1, TensorOptions().dtype(kInt64).device(device()));
+  auto [values, indices] = pick_sorted("KthvalueBackward0", x, d, sorted, order, pos, keepdim || dim() == 0);
+  if (dim() == 0) return {values.reshape({}), indices.reshape({})};
   return {values, indices};
 }
 

@@ -65,11 +65,27 @@ EMBER_HD T neg_(T x) {
     return -x;
   }
 }
+// floor, ceil, round (half to even, as PyTorch's std::nearbyint) and trunc; integers are whole already.
+enum class Rounding { kFloor, kCeil, kNearestEven, kTrunc };
+template <Rounding kMode, typename T>
+EMBER_HD T whole_(T x) {
+  if constexpr (!std::is_floating_point_v<T>) {
+    return x;
+  } else if constexpr (kMode == Rounding::kFloor) {
+    return std::floor(x);
+  } else if constexpr (kMode == Rounding::kCeil) {
+    return std::ceil(x);
+  } else if constexpr (kMode == Rounding::kNearestEven) {
+    return std::nearbyint(x);
+  } else {
+    return std::trunc(x);
+  }
+}
 }  // namespace detail
 
 // X(Name, name, expression in x of type T)
 #define EMBER_UNARY_OPS(X)                                                                                         \
-  X(Neg, neg, detail::neg_(x))                                                                                    \
+  X(Neg, neg, detail::neg_(x))                                                                                     \
   X(Exp, exp, std::exp(x))                                                                                         \
   X(Log, log, std::log(x))                                                                                         \
   X(Log1p, log1p, std::log1p(x))                                                                                   \
@@ -87,7 +103,24 @@ EMBER_HD T neg_(T x) {
   X(Relu, relu, x > T(0) ? x : T(0))                                                                               \
   X(Gelu, gelu, T(0.5) * x * (T(1) + detail::erf_(x * T(kSqrtHalf))))                                              \
   X(GeluTanh, gelu_tanh, T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x)))) \
-  X(Erfc, erfc, std::erfc(x))
+  X(Erfc, erfc, std::erfc(x))                                                                                      \
+  X(Tan, tan, std::tan(x))                                                                                         \
+  X(Asin, asin, std::asin(x))                                                                                      \
+  X(Acos, acos, std::acos(x))                                                                                      \
+  X(Atan, atan, std::atan(x))                                                                                      \
+  X(Sinh, sinh, std::sinh(x))                                                                                      \
+  X(Cosh, cosh, std::cosh(x))                                                                                      \
+  X(Asinh, asinh, std::asinh(x))                                                                                   \
+  X(Acosh, acosh, std::acosh(x))                                                                                   \
+  X(Atanh, atanh, std::atanh(x))                                                                                   \
+  X(Expm1, expm1, std::expm1(x))                                                                                   \
+  X(Exp2, exp2, std::exp2(x))                                                                                      \
+  X(Log2, log2, std::log2(x))                                                                                      \
+  X(Log10, log10, std::log10(x))                                                                                   \
+  X(Floor, floor, detail::whole_<detail::Rounding::kFloor>(x))                                                     \
+  X(Ceil, ceil, detail::whole_<detail::Rounding::kCeil>(x))                                                        \
+  X(Round, round, detail::whole_<detail::Rounding::kNearestEven>(x))                                               \
+  X(Trunc, trunc, detail::whole_<detail::Rounding::kTrunc>(x))
 
 // X(Name, name, expression in a, b of type T, result type R)
 #define EMBER_BINARY_OPS(X)                                                     \
@@ -110,7 +143,13 @@ EMBER_HD T neg_(T x) {
   X(GeluBackward, gelu_backward, detail::gelu_backward_(a, b), T)               \
   X(GeluTanhBackward, gelu_tanh_backward, detail::gelu_tanh_backward_(a, b), T) \
   X(Remainder, remainder, detail::remainder_(a, b), T)                          \
-  X(Fmod, fmod, detail::fmod_(a, b), T)
+  X(Fmod, fmod, detail::fmod_(a, b), T)                                         \
+  X(DivFloor, div_floor, detail::div_floor_(a, b), T)                           \
+  X(DivTrunc, div_trunc, detail::div_trunc_(a, b), T)                           \
+  X(Atan2, atan2, detail::atan2_(a, b), T)                                      \
+  X(Hypot, hypot, detail::hypot_(a, b), T)                                      \
+  X(LogAddExp, logaddexp, detail::logaddexp_<false>(a, b), T)                   \
+  X(LogAddExp2, logaddexp2, detail::logaddexp_<true>(a, b), T)
 
 // Reductions: X(Name, name)
 #define EMBER_REDUCE_OPS(X) X(Sum, sum) X(Prod, prod) X(Max, max) X(Min, min) X(All, all) X(Any, any)
@@ -219,6 +258,65 @@ EMBER_HD T fmod_(T a, T b) {
     return int_rem_(a, b);
   } else {
     return std::fmod(a, b);
+  }
+}
+// PyTorch's floor division (rounding_mode="floor", floor_divide): the quotient rounded toward -inf.
+// For floating types it is computed from fmod, as Python's // is, so that a // b == (a - a % b) / b
+// exactly: floor(a / b) would round the quotient first (7.0 // 0.7 is 9, while floor(7.0 / 0.7) is 10).
+template <typename T>
+EMBER_HD T div_floor_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == T(0)) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);
+    if (div == T(0)) return std::copysign(T(0), a / b);
+    T whole = std::floor(div);
+    if (div - whole > T(0.5)) whole += T(1);
+    return whole;
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>) {
+    if (b == 0 || b == T(-1)) return div_(a, b);  // 0 is refused by the op; -1 wraps INT_MIN
+    const T q = a / b;
+    return ((a < 0) != (b < 0)) && q * b != a ? T(q - 1) : q;
+  } else {
+    return div_(a, b);  // unsigned: truncation is floor
+  }
+}
+// rounding_mode="trunc": the quotient rounded toward zero (C's integer division).
+template <typename T>
+EMBER_HD T div_trunc_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::trunc(a / b);
+  } else {
+    return div_(a, b);
+  }
+}
+// atan2 and hypot: the ops take floating tensors only (integers promote first), so integer types,
+// which CUDA's std:: has no overloads for, never reach the math.
+template <typename T>
+EMBER_HD T atan2_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b);
+  return T(0);
+}
+template <typename T>
+EMBER_HD T hypot_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) return std::hypot(a, b);
+  return T(0);
+}
+// log(e^a + e^b), or log2(2^a + 2^b), without overflow: max + log1p(e^-|a - b|). Two infinities of
+// one sign give themselves (their difference would be NaN).
+template <bool kBase2, typename T>
+EMBER_HD T logaddexp_(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isinf(a) && a == b) return a;
+    const T m = a > b ? a : b, d = a > b ? a - b : b - a;
+    if constexpr (kBase2) {
+      return m + std::log1p(std::exp2(-d)) * T(1.4426950408889634);  // 1 / ln 2
+    } else {
+      return m + std::log1p(std::exp(-d));
+    }
+  } else {
+    return T(0);  // never dispatched: the ops take floating tensors only
   }
 }
 // GELU's backward in one pass, a = the incoming gradient, b = the forward's input x:

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -326,6 +327,78 @@ class Tensor {
   Tensor sigmoid() const;
   Tensor relu() const;
   Tensor gelu(const std::string& approximate = "none") const;
+  // ---- more elementwise math (autograd/math.cpp); integer and bool inputs give floats as in PyTorch ----
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor expm1() const;
+  Tensor exp2() const;
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor sinc() const;  // sin(pi x) / (pi x), 1 at 0
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  // log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  // NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values by default).
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  // Rounding: integer tensors are whole already (a copy), bool is refused, no gradient flows back.
+  // round is half to even; round(decimals) rounds to 10^-decimals as PyTorch does.
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor trunc() const;
+  Tensor round() const;
+  Tensor round(int64_t decimals) const;
+  Tensor frac() const;  // x - trunc(x), floating tensors only
+  // Division rounded as rounding_mode says: none (true division), "trunc" or "floor"; integers stay
+  // integers under a rounding mode. floor_divide is div(other, "floor").
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(const Scalar& other) const;
+  Tensor atan2(const Tensor& other) const;
+  Tensor hypot(const Tensor& other) const;
+  Tensor logaddexp(const Tensor& other) const;   // log(e^a + e^b)
+  Tensor logaddexp2(const Tensor& other) const;  // log2(2^a + 2^b)
+  Tensor xlogy(const Tensor& other) const;       // x log(y), 0 where x == 0 (NaN where y is NaN)
+  Tensor xlogy(const Scalar& other) const;
+  Tensor float_power(const Tensor& exponent) const;  // pow in float64
+  Tensor float_power(const Scalar& exponent) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;  // self + weight (end - self)
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  // libtorch's other spellings of the same ops.
+  Tensor arcsin() const { return asin(); }
+  Tensor arccos() const { return acos(); }
+  Tensor arctan() const { return atan(); }
+  Tensor arcsinh() const { return asinh(); }
+  Tensor arccosh() const { return acosh(); }
+  Tensor arctanh() const { return atanh(); }
+  Tensor arctan2(const Tensor& other) const { return atan2(other); }
+  Tensor fix() const { return trunc(); }
+  Tensor absolute() const { return abs(); }
+  Tensor negative() const { return neg(); }
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const { return clamp(min, max); }
+  Tensor multiply(const Tensor& other) const { return mul(other); }
+  Tensor multiply(const Scalar& other) const { return mul(other); }
+  Tensor divide(const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt) const {
+    return div(other, rounding_mode);
+  }
+  Tensor divide(const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt) const {
+    return div(other, rounding_mode);
+  }
+  Tensor true_divide(const Tensor& other) const { return div(other); }
+  Tensor true_divide(const Scalar& other) const { return div(other); }
+  Tensor subtract(const Tensor& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
+  Tensor subtract(const Scalar& other, const Scalar& alpha = 1) const { return sub(other, alpha); }
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   // bool tensors of this one's shape; integer and bool tensors are never NaN or infinite.
   Tensor isnan() const;
@@ -347,11 +420,47 @@ class Tensor {
   Tensor gt(const Scalar& other) const;
   Tensor ge(const Tensor& other) const;
   Tensor ge(const Scalar& other) const;
+  Tensor greater(const Tensor& other) const { return gt(other); }
+  Tensor greater(const Scalar& other) const { return gt(other); }
+  Tensor greater_equal(const Tensor& other) const { return ge(other); }
+  Tensor greater_equal(const Scalar& other) const { return ge(other); }
+  Tensor less(const Tensor& other) const { return lt(other); }
+  Tensor less(const Scalar& other) const { return lt(other); }
+  Tensor less_equal(const Tensor& other) const { return le(other); }
+  Tensor less_equal(const Scalar& other) const { return le(other); }
+  Tensor not_equal(const Tensor& other) const { return ne(other); }
+  Tensor not_equal(const Scalar& other) const { return ne(other); }
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
   Tensor logical_xor(const Tensor& other) const;
   Tensor logical_not() const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  // The coordinates of the non-zero elements, (n, dim) int64 (argwhere is the same); the elements
+  // where mask (broadcast) is true, as a 1-d tensor (autograd/indexing.cpp).
+  Tensor nonzero() const;
+  Tensor argwhere() const;
+  Tensor masked_select(const Tensor& mask) const;
+  // Vector products (autograd/matmul.cpp): outer (ger) u v^T, dot of two 1-d tensors, matrix @ vector.
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const { return outer(vec2); }
+  Tensor dot(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  // ---- arranging (autograd/arrange.cpp; diagonal, a view, in autograd/shape.cpp) ----
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const { return movedim(source, destination); }
+  Tensor moveaxis(int64_t source, int64_t destination) const { return movedim(source, destination); }
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const { return transpose(axis0, axis1); }
+  Tensor swapdims(int64_t dim0, int64_t dim1) const { return transpose(dim0, dim1); }
+  Tensor broadcast_to(IntArrayRef size) const { return expand(size); }
+  Tensor ravel() const { return reshape({-1}); }
+  Tensor tile(IntArrayRef reps) const;  // repeat, with leading 1s when reps is shorter than dim()
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor diag(int64_t diagonal = 0) const;  // 1-d: a matrix with it on that diagonal; 2-d: that diagonal
+  Tensor trace() const;
+  tensor_list tensor_split(int64_t sections, int64_t dim = 0) const;
+  tensor_list tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const Tensor& prepend = {}, const Tensor& append = {}) const;
   Tensor where(const Tensor& condition, const Tensor& other) const;  // condition ? *this : other
 
   // In place: the result is written into this tensor's storage (its dtype does not change).
@@ -371,6 +480,82 @@ class Tensor {
   Tensor& relu_();
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  // In-place forms of the math above: the result must fit self's dtype (an integer tensor cannot
+  // take tan_), as in PyTorch.
+  Tensor& abs_();
+  Tensor& sign_();
+  Tensor& square_();
+  Tensor& reciprocal_();
+  Tensor& log_();
+  Tensor& log1p_();
+  Tensor& rsqrt_();
+  Tensor& erf_();
+  Tensor& erfc_();
+  Tensor& sin_();
+  Tensor& cos_();
+  Tensor& sigmoid_();
+  Tensor& tan_();
+  Tensor& asin_();
+  Tensor& acos_();
+  Tensor& atan_();
+  Tensor& sinh_();
+  Tensor& cosh_();
+  Tensor& asinh_();
+  Tensor& acosh_();
+  Tensor& atanh_();
+  Tensor& expm1_();
+  Tensor& exp2_();
+  Tensor& log2_();
+  Tensor& log10_();
+  Tensor& sinc_();
+  Tensor& deg2rad_();
+  Tensor& rad2deg_();
+  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
+  Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& trunc_();
+  Tensor& round_();
+  Tensor& round_(int64_t decimals);
+  Tensor& frac_();
+  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode);
+  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode);
+  Tensor& floor_divide_(const Tensor& other);
+  Tensor& floor_divide_(const Scalar& other);
+  Tensor& atan2_(const Tensor& other);
+  Tensor& hypot_(const Tensor& other);
+  Tensor& xlogy_(const Tensor& other);
+  Tensor& xlogy_(const Scalar& other);
+  Tensor& float_power_(const Tensor& exponent);
+  Tensor& float_power_(const Scalar& exponent);
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor& arcsin_() { return asin_(); }
+  Tensor& arccos_() { return acos_(); }
+  Tensor& arctan_() { return atan_(); }
+  Tensor& arcsinh_() { return asinh_(); }
+  Tensor& arccosh_() { return acosh_(); }
+  Tensor& arctanh_() { return atanh_(); }
+  Tensor& arctan2_(const Tensor& other) { return atan2_(other); }
+  Tensor& fix_() { return trunc_(); }
+  Tensor& absolute_() { return abs_(); }
+  Tensor& negative_() { return neg_(); }
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) { return clamp_(min, max); }
+  Tensor& multiply_(const Tensor& other) { return mul_(other); }
+  Tensor& multiply_(const Scalar& other) { return mul_(other); }
+  Tensor& divide_(const Tensor& other, std::optional<std::string_view> rounding_mode = std::nullopt) {
+    return div_(other, rounding_mode);
+  }
+  Tensor& divide_(const Scalar& other, std::optional<std::string_view> rounding_mode = std::nullopt) {
+    return div_(other, rounding_mode);
+  }
+  Tensor& true_divide_(const Tensor& other) { return div_(other); }
+  Tensor& true_divide_(const Scalar& other) { return div_(other); }
+  Tensor& subtract_(const Tensor& other, const Scalar& alpha = 1) { return sub_(other, alpha); }
+  Tensor& subtract_(const Scalar& other, const Scalar& alpha = 1) { return sub_(other, alpha); }
 
   // ---- reductions (autograd/reduce.cpp); dims may be negative, empty dims = all ----
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
@@ -408,6 +593,21 @@ class Tensor {
   // other real p (sum |x|^p)^(1/p). nullopt means 2. Floating-point tensors only.
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const std::optional<Scalar>& p, IntArrayRef dims, bool keepdim = false) const;
+  // Product of all elements or along dim; integers and bools give int64, as sum does.
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  // Sums and means that skip NaN; the number of non-zero elements (int64).
+  Tensor nansum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nansum(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor count_nonzero(IntArrayRef dims) const;
+  Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
+  // The lower median and the k-th smallest (k from 1), with their indices (autograd/sort.cpp); NaN
+  // sorts as the largest, and a median over NaN is NaN.
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
   Tensor all() const;
   Tensor any() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
@@ -520,6 +720,19 @@ Tensor relu(const Tensor& x);
 Tensor abs(const Tensor& x);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+// libtorch's stacking helpers (autograd/arrange.cpp): hstack joins 1-d tensors end to end and others
+// along dim 1; vstack (row_stack) along dim 0 of atleast_2d; dstack along dim 2 of atleast_3d;
+// column_stack makes 0-d and 1-d tensors columns first.
+Tensor atleast_1d(const Tensor& t);
+Tensor atleast_2d(const Tensor& t);
+Tensor atleast_3d(const Tensor& t);
+Tensor hstack(const tensor_list& tensors);
+Tensor vstack(const tensor_list& tensors);
+Tensor row_stack(const tensor_list& tensors);
+Tensor dstack(const tensor_list& tensors);
+Tensor column_stack(const tensor_list& tensors);
+// Coordinate grids of 0-d and 1-d tensors, "ij" (matrix) or "xy" (Cartesian) indexing.
+tensor_list meshgrid(const tensor_list& tensors, std::string_view indexing = "ij");
 Tensor sum(const Tensor& x);
 Tensor mean(const Tensor& x);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);

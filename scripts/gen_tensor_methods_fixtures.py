@@ -1,6 +1,9 @@
 """PyTorch 1.13 references for the tensor methods of autograd/sort.cpp and autograd/shape.cpp (flip, roll,
 repeat, sort, argsort, topk, cumsum, cumprod, var_mean, std_mean, isnan/isinf/isfinite, unique,
-unique_consecutive), for tests/core/test_tensor_methods.cpp. Differentiable cases record the output and the
+unique_consecutive), of the reductions prod, nansum, nanmean, count_nonzero, median and kthvalue, of
+nonzero and masked_select, of outer, dot and mv, and of autograd/arrange.cpp (movedim, tile, diagonal,
+diag, trace, tensor_split, diff, hstack/vstack/dstack/column_stack, meshgrid), for
+tests/core/test_tensor_methods.cpp. Differentiable cases record the output and the
 gradient of (out * weight).sum() in float32 and float64; index-valued cases record the output only.
 test_tensor_methods.cpp mirrors each expression in C++ under the same name.
 
@@ -43,9 +46,55 @@ GRAD_CASES = {
     "cumprod_zeros": lambda x: x.cumprod(1),
     "var_mean": lambda x: torch.stack(torch.var_mean(x, 1)),
     "std_mean": lambda x: torch.cat(torch.std_mean(x, [0], unbiased=False, keepdim=True)),
+    "prod_all": lambda x: x.prod(),
+    "prod_dim1": lambda x: x.prod(1),
+    "prod_keepdim_dim0": lambda x: x.prod(0, keepdim=True),
+    "prod_zeros_dim1": lambda x: x.prod(1),
+    "prod_zeros_all": lambda x: x.prod(),
+    "prod_one_zero_all": lambda x: x[0].prod(),
+    "nansum_dim1": lambda x: x.nansum(1),
+    "nanmean_dim0": lambda x: x.nanmean(0),
+    "median_all": lambda x: x.median(),
+    "median_dim1": lambda x: x.median(1)[0],
+    "median_dim0_keepdim": lambda x: x.median(0, keepdim=True)[0],
+    "kthvalue_dim0": lambda x: x.kthvalue(2, 0)[0],
+    "kthvalue_keepdim": lambda x: x.kthvalue(4, 1, True)[0],
+    "masked_select": lambda x: x.masked_select(x > 0),
+    "masked_select_broadcast": lambda x: x.masked_select(torch.tensor([True, False, True, True, False])),
+    "outer": lambda x: torch.outer(x[0], x[1]),
+    "dot": lambda x: torch.dot(x[0], x[2]),
+    "mv": lambda x: x.mv(x[1]),
+    "movedim": lambda x: x.reshape(1, 3, 5).movedim((0, 1), (2, 0)),
+    "tile": lambda x: x.tile((2,)),
+    "tile_more_dims": lambda x: x.tile((2, 1, 2)),
+    "diagonal": lambda x: x.diagonal(1),
+    "diagonal_negative": lambda x: x.diagonal(-1),
+    "diagonal_3d": lambda x: x.reshape(3, 5, 1).expand(3, 5, 4).diagonal(0, 1, 2),
+    "diag_matrix": lambda x: torch.diag(x[0], 1),
+    "diag_of_matrix": lambda x: x.diag(-1),
+    "trace": lambda x: x.trace(),
+    "tensor_split": lambda x: torch.cat([p * (i + 1) for i, p in enumerate(x.tensor_split(2, 1))], 1),
+    "tensor_split_indices": lambda x: torch.cat([p * (i + 1) for i, p in enumerate(x.tensor_split([1, 4], 1))], 1),
+    "diff": lambda x: x.diff(),
+    "diff_twice_dim0": lambda x: x.diff(2, 0),
+    "diff_prepend_append": lambda x: x.diff(1, 1, prepend=x[:, :1] * 2, append=x[:, -1:]),
+    "hstack": lambda x: torch.hstack([x, x * 2]),
+    "vstack": lambda x: torch.vstack([x[0], x[1] * 2, x]),
+    "dstack": lambda x: torch.dstack([x, x * 2]),
+    "column_stack": lambda x: torch.column_stack([x[0], x[1] * 2]),
+    "meshgrid_ij": lambda x: torch.stack(torch.meshgrid(x[0], x[1, :3] * 2, indexing="ij")),
+    "meshgrid_xy": lambda x: torch.stack(torch.meshgrid(x[0], x[1, :3] * 2, indexing="xy")),
 }
 
-ZEROED = {"cumprod_zeros"}
+ZEROED = {"cumprod_zeros", "prod_zeros_dim1", "prod_zeros_all", "prod_one_zero_all"}
+NANNED = {"nansum_dim1", "nanmean_dim0"}
+
+
+def with_nans(x):
+    """x (3, 5) with NaN at (0, 2), (1, 0), (1, 1) and (2, 4)."""
+    for i, j in ((0, 2), (1, 0), (1, 1), (2, 4)):
+        x[i, j] = float("nan")
+    return x
 
 NAN = float("nan")
 INF = float("inf")
@@ -68,6 +117,16 @@ VALUE_CASES = {
     "unique_consecutive_values": lambda dt: torch.unique_consecutive(ties(dt), True, True)[0],
     "unique_consecutive_inverse": lambda dt: torch.unique_consecutive(ties(dt), True, True)[1],
     "unique_consecutive_counts": lambda dt: torch.unique_consecutive(ties(dt), True, True)[2],
+    "nonzero": lambda dt: ties(dt).nonzero(),
+    "argwhere": lambda dt: torch.argwhere(ties(dt) - 1),
+    "count_nonzero_dim1": lambda dt: ties(dt).count_nonzero(1),
+    "median_nan_values": lambda dt: SPECIAL.to(dt).median(1)[0],
+    "median_nan_indices": lambda dt: SPECIAL.to(dt).median(1)[1],
+    "median_nan_all": lambda dt: SPECIAL.to(dt).median(),
+    "kthvalue_nan": lambda dt: SPECIAL.to(dt).kthvalue(3, 1)[0],
+    "nansum_special": lambda dt: SPECIAL.to(dt).nansum(1),
+    "nanmean_special": lambda dt: SPECIAL.to(dt).nanmean(0),
+    "prod_special": lambda dt: SPECIAL.to(dt).prod(1),
 }
 
 # Integer inputs: name -> output.
@@ -82,12 +141,26 @@ INT_CASES = {
     "int_isfinite": L.isfinite(),
     "int_unique": torch._unique2(L)[0],
     "float_cumsum_to_float64": wave(2, 3).cumsum(1, dtype=torch.float64),
+    "int_prod": L.prod(1),
+    "bool_prod": (L > -2).prod(),
+    "int_prod_to_float64": L.prod(0, dtype=torch.float64),
+    "int_trace": L[:, :2].trace(),
+    "int_diag": L[0].diag(),
+    "int_count_nonzero": (L - 1).count_nonzero(),
+    "int_diff": L.diff(),
+    "bool_diff": (L > 2).diff(),
+    "int_median": L.median(1)[0],
+    "int_kthvalue": L.kthvalue(3, 1)[1],
+    "int_nonzero_1d": (L[0] - 1).nonzero(),
+    "int_outer": torch.outer(L[0], L[1]),
+    "int_dot": torch.dot(L[0], L[1]),
 }
 
 
 def grad_case(name, f, dtype):
     x = wave(3, 5, dtype=dtype)
-    x = (with_zeros(x) if name in ZEROED else x).requires_grad_()
+    x = with_zeros(x) if name in ZEROED else x
+    x = (with_nans(x) if name in NANNED else x).requires_grad_()
     out = f(x)
     weight = wave(*out.shape, dtype=dtype, phase=0.5)
     (out * weight).sum().backward()
