@@ -215,9 +215,69 @@ Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
   });
 }
 
+Tensor relu6(Tensor input, const ReLU6FuncOptions& options) {
+  EMBER_TRACE_OP();
+  return hardtanh(std::move(input), HardtanhFuncOptions().min_val(0).max_val(6).inplace(options.inplace()));
+}
+
+// PyTorch's backward for both: 0 where -lambda <= x <= lambda, g elsewhere.
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const double lambda = options.lambda();
+  Tensor inside;
+  {
+    NoGradGuard no_grad;
+    inside = input.ge(-lambda).logical_and(input.le(lambda));
+  }
+  return where(inside, scalar_like(input, 0), input);
+}
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const double lambda = options.lambda();
+  EMBER_CHECK(lambda >= 0, "softshrink: lambda must be greater or equal to 0, but found to be {}.", lambda);
+  Tensor inside, above;
+  {
+    NoGradGuard no_grad;
+    inside = input.ge(-lambda).logical_and(input.le(lambda));
+    above = input.gt(lambda);
+  }
+  return where(inside, scalar_like(input, 0), where(above, input - lambda, input + lambda));
+}
+
+Tensor tanhshrink(const Tensor& input) { return input - input.tanh(); }
+
+Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(input.dim() > 0, "glu does not support scalars because halving size must be even");
+  const int64_t d = input.dim() > 0 ? (options.dim() < 0 ? options.dim() + input.dim() : options.dim()) : 0;
+  EMBER_CHECK(d >= 0 && d < input.dim(),
+              "glu: dimension out of range (expected to be in range of [{}, {}], but got {})", -input.dim(),
+              input.dim() - 1, options.dim());
+  const int64_t n = input.size(d);
+  EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension {} is size {}", d, n);
+  return input.narrow(d, 0, n / 2) * input.narrow(d, n / 2, n / 2).sigmoid();
+}
+
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
+  EMBER_TRACE_OP();
+  Tensor denom = input.norm(options.p(), {options.dim()}, /*keepdim=*/true).clamp_min(options.eps()).expand_as(input);
+  Tensor result = input / denom;
+  if (options.out()) {
+    options.out()->copy_(result);
+    return *options.out();
+  }
+  return result;
+}
+
 }  // namespace functional
 
 // ---- modules ----
+
+void ReLU6Impl::pretty_print(std::ostream& stream) const {
+  stream << "ReLU6(";
+  if (options.inplace()) stream << "inplace=true";
+  stream << ")";
+}
 
 void ELUImpl::pretty_print(std::ostream& stream) const {
   stream << "ELU(alpha=" << options.alpha();

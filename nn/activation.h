@@ -1,6 +1,7 @@
 // Activations, as torch::nn's modules and torch::nn::functional's functions: GELU, ReLU, Softmax;
-// Sigmoid, Tanh, SiLU, Mish, ELU, SELU, CELU, LeakyReLU, PReLU (learned slope), Hardtanh, Softplus,
-// Softsign, LogSigmoid, Softmin, LogSoftmax, Threshold.
+// Sigmoid, Tanh, SiLU, Mish, ELU, SELU, CELU, LeakyReLU, PReLU (learned slope), Hardtanh, ReLU6,
+// Softplus, Softsign, LogSigmoid, Softmin, Softmax2d, LogSoftmax, Threshold, Hardshrink, Softshrink,
+// Tanhshrink, GLU; and F::normalize.
 //
 //   ember::nn::GELU gelu(ember::nn::GELUOptions().approximate("tanh"));   // GPT-2's variant
 //   ember::nn::Softmax softmax(-1);
@@ -163,6 +164,50 @@ Tensor threshold(Tensor input, const ThresholdFuncOptions& options);
 
 }  // namespace functional
 
+struct ReLU6Options {
+  ReLU6Options(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit, as in libtorch
+  EMBER_ARG(bool, inplace);
+};
+// The threshold of Hardshrink and Softshrink (libtorch spells it `lambda`).
+struct ShrinkOptions {
+  ShrinkOptions(double lambda = 0.5) : lambda_(lambda) {}  // NOLINT: implicit, as in libtorch
+  EMBER_ARG(double, lambda);
+};
+using HardshrinkOptions = ShrinkOptions;
+using SoftshrinkOptions = ShrinkOptions;
+struct GLUOptions {
+  GLUOptions(int64_t dim = -1) : dim_(dim) {}  // NOLINT: implicit, as in libtorch
+  EMBER_ARG(int64_t, dim);
+};
+
+namespace functional {
+
+using ReLU6FuncOptions = ReLU6Options;
+using HardshrinkFuncOptions = HardshrinkOptions;
+using SoftshrinkFuncOptions = SoftshrinkOptions;
+using GLUFuncOptions = GLUOptions;
+// min(max(x, 0), 6): hardtanh(x, 0, 6), so the gradient is 0 at 0 and 6
+Tensor relu6(Tensor input, const ReLU6FuncOptions& options = {});
+// x where |x| > lambda, else 0 (the gradient is 0 on [-lambda, lambda])
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {});
+// x - lambda above lambda, x + lambda below -lambda, else 0
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {});
+// x - tanh(x)
+Tensor tanhshrink(const Tensor& input);
+// a * sigmoid(b), a and b the two halves of dim (whose size must be even)
+Tensor glu(const Tensor& input, const GLUFuncOptions& options = {});
+
+struct NormalizeFuncOptions {
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(int64_t, dim) = 1;
+  EMBER_ARG(double, eps) = 1e-12;
+  EMBER_ARG(std::optional<Tensor>, out) = std::nullopt;  // written with the result when given
+};
+// x / max(||x||_p over dim, eps)
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
+
+}  // namespace functional
+
 // ---- modules: options stored, forward calls the function above ----
 
 // A module without options or parameters whose forward is one function of the input.
@@ -187,12 +232,66 @@ class SiLUImpl : public UnaryActivationImpl<functional::silu> {};
 class MishImpl : public UnaryActivationImpl<functional::mish> {};
 class SoftsignImpl : public UnaryActivationImpl<functional::softsign> {};
 class LogSigmoidImpl : public UnaryActivationImpl<functional::logsigmoid> {};
+class TanhshrinkImpl : public UnaryActivationImpl<functional::tanhshrink> {};
+namespace detail {
+inline Tensor softmax_over_channels(const Tensor& input) {  // Softmax2d: (N, C, H, W) or (C, H, W)
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "Softmax2d: expected input of 3 or 4 dimensions, got shape {}",
+              input.sizes());
+  return input.softmax(-3);
+}
+}  // namespace detail
+class Softmax2dImpl : public UnaryActivationImpl<detail::softmax_over_channels> {};
 EMBER_MODULE(Sigmoid);
 EMBER_MODULE(Tanh);
 EMBER_MODULE(SiLU);
 EMBER_MODULE(Mish);
 EMBER_MODULE(Softsign);
 EMBER_MODULE(LogSigmoid);
+EMBER_MODULE(Tanhshrink);
+EMBER_MODULE(Softmax2d);
+
+class ReLU6Impl : public Module {
+ public:
+  explicit ReLU6Impl(const ReLU6Options& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(Tensor input) { return functional::relu6(std::move(input), options); }
+  void pretty_print(std::ostream& stream) const override;
+  ReLU6Options options;
+};
+EMBER_MODULE(ReLU6);
+
+// Hardshrink and Softshrink: one threshold, lambda.
+template <Tensor (*Fn)(const Tensor&, const ShrinkOptions&)>
+class ShrinkImpl : public Module {
+ public:
+  explicit ShrinkImpl(const ShrinkOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return Fn(input, options); }
+  void pretty_print(std::ostream& stream) const override {
+    stream << (Fn == &functional::hardshrink ? "Hardshrink(" : "Softshrink(") << options.lambda() << ")";
+  }
+  ShrinkOptions options;
+};
+class HardshrinkImpl : public ShrinkImpl<functional::hardshrink> {
+ public:
+  using ShrinkImpl::ShrinkImpl;
+};
+class SoftshrinkImpl : public ShrinkImpl<functional::softshrink> {
+ public:
+  using ShrinkImpl::ShrinkImpl;
+};
+EMBER_MODULE(Hardshrink);
+EMBER_MODULE(Softshrink);
+
+class GLUImpl : public Module {
+ public:
+  explicit GLUImpl(const GLUOptions& options = {}) : options(options) {}
+  void reset_parameters() {}
+  Tensor forward(const Tensor& input) { return functional::glu(input, options); }
+  void pretty_print(std::ostream& stream) const override { stream << "GLU(dim=" << options.dim() << ")"; }
+  GLUOptions options;
+};
+EMBER_MODULE(GLU);
 
 using ELUOptions = functional::ELUFuncOptions;
 class ELUImpl : public Module {

@@ -82,6 +82,25 @@ case("log_softmax_module", {"x": wave(2, 3, 4)}, lambda x: nn.LogSoftmax(dim=-1)
 case("threshold_kinks", {"x": kinks}, lambda x: F.threshold(x, 0.5, -2.0))
 case("dropout2d_4d", {"x": wave(2, 3, 2, 2)}, lambda x: F.dropout2d(x, p=0.4, training=True), seed=5)
 case("dropout2d_3d", {"x": wave(3, 4, 5)}, lambda x: F.dropout2d(x, p=0.5, training=True), seed=9)
+# Kinks of the shrinks: lambda itself and its negative, where PyTorch's gradient is 0.
+shrink_kinks = torch.tensor([-3.0, -0.5, -0.49, 0.0, 0.3, 0.5, 0.51, 2.0])
+case("relu6_kinks", {"x": torch.tensor([-1.0, 0.0, 0.5, 6.0, 7.0, 5.99])}, lambda x: F.relu6(x))
+case("relu6", {"x": x34 * 3}, lambda x: F.relu6(x))
+case("hardshrink_kinks", {"x": shrink_kinks}, lambda x: F.hardshrink(x))
+case("hardshrink_lambda", {"x": x34}, lambda x: F.hardshrink(x, 1.2))
+case("softshrink_kinks", {"x": shrink_kinks}, lambda x: F.softshrink(x))
+case("softshrink_lambda", {"x": x34}, lambda x: F.softshrink(x, 1.2))
+case("tanhshrink", {"x": x34}, lambda x: F.tanhshrink(x))
+case("glu_last", {"x": wave(3, 4, scale=2.0)}, lambda x: F.glu(x))
+case("glu_dim0", {"x": wave(4, 3, scale=2.0)}, lambda x: F.glu(x, 0))
+case("normalize", {"x": x34}, lambda x: F.normalize(x))
+case("normalize_p1_dim0", {"x": x34}, lambda x: F.normalize(x, p=1.0, dim=0))
+case("normalize_zero_row", {"x": torch.tensor([[0.0, 0.0], [3.0, 4.0]])}, lambda x: F.normalize(x, eps=1e-3))
+case("softmax2d", {"x": wave(2, 3, 2, 2)}, lambda x: nn.Softmax2d()(x))
+case("dropout3d", {"x": wave(2, 3, 2, 2, 2)}, lambda x: F.dropout3d(x, p=0.4, training=True), seed=13)
+case("alpha_dropout", {"x": wave(3, 5)}, lambda x: F.alpha_dropout(x, p=0.3, training=True), seed=17)
+case("feature_alpha_dropout", {"x": wave(2, 3, 4)}, lambda x: F.feature_alpha_dropout(x, p=0.5, training=True),
+     seed=19)
 
 # ---- losses ----
 N = 4

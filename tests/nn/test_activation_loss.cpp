@@ -70,6 +70,30 @@ const std::map<std::string, Case>& cases() {
     };
     t["dropout2d_4d"] = [](const Inputs& in) { return F::dropout2d(in.at("x"), F::Dropout2dFuncOptions().p(0.4)); };
     t["dropout2d_3d"] = [](const Inputs& in) { return F::dropout2d(in.at("x"), F::Dropout2dFuncOptions().p(0.5)); };
+    t["relu6_kinks"] = [](const Inputs& in) { return F::relu6(in.at("x")); };
+    t["relu6"] = [](const Inputs& in) { return F::relu6(in.at("x")); };
+    t["hardshrink_kinks"] = [](const Inputs& in) { return F::hardshrink(in.at("x")); };
+    t["hardshrink_lambda"] = [](const Inputs& in) { return F::hardshrink(in.at("x"), 1.2); };
+    t["softshrink_kinks"] = [](const Inputs& in) { return F::softshrink(in.at("x")); };
+    t["softshrink_lambda"] = [](const Inputs& in) { return F::softshrink(in.at("x"), 1.2); };
+    t["tanhshrink"] = unary(F::tanhshrink);
+    t["glu_last"] = [](const Inputs& in) { return F::glu(in.at("x")); };
+    t["glu_dim0"] = [](const Inputs& in) { return F::glu(in.at("x"), 0); };
+    t["normalize"] = [](const Inputs& in) { return F::normalize(in.at("x")); };
+    t["normalize_p1_dim0"] = [](const Inputs& in) {
+      return F::normalize(in.at("x"), F::NormalizeFuncOptions().p(1.0).dim(0));
+    };
+    t["normalize_zero_row"] = [](const Inputs& in) {
+      return F::normalize(in.at("x"), F::NormalizeFuncOptions().eps(1e-3));
+    };
+    t["softmax2d"] = [](const Inputs& in) { return nn::Softmax2d()(in.at("x")); };
+    t["dropout3d"] = [](const Inputs& in) { return F::dropout3d(in.at("x"), F::Dropout3dFuncOptions().p(0.4)); };
+    t["alpha_dropout"] = [](const Inputs& in) {
+      return F::alpha_dropout(in.at("x"), F::AlphaDropoutFuncOptions().p(0.3).training(true));
+    };
+    t["feature_alpha_dropout"] = [](const Inputs& in) {
+      return F::feature_alpha_dropout(in.at("x"), F::FeatureAlphaDropoutFuncOptions().p(0.5).training(true));
+    };
 
     // ---- losses ----
     // (Clang 14 cannot capture a structured binding, so the reduction is copied out of the pair.)
@@ -355,6 +379,58 @@ TEST(ActivationModules, Dropout2dDrawsLikePyTorchAndIsIdentityInEval) {
   EXPECT_TRUE((kept.eq(0) || kept.eq(9)).all().item<bool>()) << kept;
   drop->eval();
   EXPECT_TRUE(drop(x).is_same(x));
+}
+
+TEST(ActivationModules, ShrinksGluAndAlphaDropouts) {
+  Tensor x = tensor({{-2.0f, -0.4f, 0.0f, 0.3f}, {0.6f, 1.5f, -0.6f, 4.0f}});
+  EXPECT_TENSOR_CLOSE(nn::ReLU6()(x * 2), F::hardtanh(x * 2, F::HardtanhFuncOptions().min_val(0).max_val(6)), 0, 0);
+  EXPECT_TENSOR_CLOSE(nn::Hardshrink(0.5)(x), tensor({{-2.0f, 0.0f, 0.0f, 0.0f}, {0.6f, 1.5f, -0.6f, 4.0f}}), 0, 0);
+  EXPECT_TENSOR_CLOSE(nn::Softshrink(0.5)(x), tensor({{-1.5f, 0.0f, 0.0f, 0.0f}, {0.1f, 1.0f, -0.1f, 3.5f}}), 1e-6,
+                      1e-6);
+  EXPECT_TENSOR_CLOSE(nn::GLU()(x), x.narrow(1, 0, 2) * x.narrow(1, 2, 2).sigmoid(), 0, 0);
+  EXPECT_TENSOR_CLOSE(nn::GLU(0)(x), x[0].unsqueeze(0) * x[1].unsqueeze(0).sigmoid(), 0, 0);
+  // ReLU6 in place writes into its input
+  Tensor h = x.clone();
+  nn::ReLU6(true)(h);
+  EXPECT_TENSOR_CLOSE(h, x.clamp(0, 6), 0, 0);
+  // The alpha dropouts keep zero mean and unit variance of a standard normal input.
+  manual_seed(3);
+  Tensor n = randn({200000});
+  Tensor y = F::alpha_dropout(n, F::AlphaDropoutFuncOptions().p(0.3).training(true));
+  EXPECT_NEAR(y.mean().item<double>(), 0.0, 0.01);
+  EXPECT_NEAR(y.std().item<double>(), 1.0, 0.01);
+  nn::AlphaDropout alpha(0.3);
+  alpha->eval();
+  EXPECT_TRUE(alpha(n).is_same(n));
+  EXPECT_TRUE(F::alpha_dropout(n).is_same(n));  // training is false by default, as libtorch's
+  // FeatureAlphaDropout and Dropout3d drop whole channels
+  Tensor v = ones({2, 6, 3, 3});
+  Tensor z = nn::FeatureAlphaDropout(0.5)(v);
+  Tensor per_channel = z.amax({2, 3}) - z.amin({2, 3});
+  EXPECT_EQ(per_channel.abs().max().item<float>(), 0.0f);
+  Tensor d = nn::Dropout3d(0.5)(ones({2, 4, 2, 2, 2}));
+  EXPECT_TRUE((d.amax({2, 3, 4}) == d.amin({2, 3, 4})).all().item<bool>());
+  EXPECT_TENSOR_CLOSE(F::normalize(tensor({{3.0, 4.0}})), tensor({{0.6, 0.8}}), 1e-15, 1e-15);
+}
+
+TEST(ActivationModules, ShrinksGluAndDropoutsPrintAndRefuseBadInput) {
+  std::ostringstream text;
+  text << nn::ReLU6() << ' ' << nn::ReLU6(true) << ' ' << nn::Hardshrink(0.2) << ' ' << nn::Softshrink() << ' '
+       << nn::Tanhshrink() << ' ' << nn::GLU() << ' ' << nn::Softmax2d() << ' ' << nn::Dropout3d(0.4) << ' '
+       << nn::AlphaDropout() << ' ' << nn::FeatureAlphaDropout(0.1);
+  EXPECT_EQ(text.str(),
+            "ReLU6() ReLU6(inplace=true) Hardshrink(0.2) Softshrink(0.5) Tanhshrink() GLU(dim=-1) Softmax2d() "
+            "Dropout3d(p=0.4, inplace=false) AlphaDropout(p=0.5, inplace=false) FeatureAlphaDropout(p=0.1, "
+            "inplace=false)");
+  EXPECT_THROWS_WITH(F::glu(zeros({2, 3})), "Halving dimension must be even, but dimension 1 is size 3");
+  EXPECT_THROWS_WITH(F::glu(zeros({2, 4}), 2), "glu: dimension out of range");
+  EXPECT_THROWS_WITH(F::softshrink(zeros({2}), -1.0), "softshrink: lambda must be greater or equal to 0");
+  EXPECT_THROWS_WITH(nn::Softmax2d()(zeros({2, 3})),
+                     "Softmax2d: expected input of 3 or 4 dimensions, got shape [2, 3]");
+  EXPECT_THROWS_WITH(nn::AlphaDropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
+  EXPECT_THROWS_WITH(F::alpha_dropout(zeros({2}), F::AlphaDropoutFuncOptions().p(-0.1)),
+                     "alpha_dropout: dropout probability has to be between 0 and 1, but got -0.1");
+  EXPECT_THROWS_WITH(F::dropout3d(zeros({4})), "dropout3d: feature dropout requires at least 2 dimensions");
 }
 
 TEST(ActivationModules, FlattenUnflattenIdentity) {

@@ -1,10 +1,12 @@
-// <torch/torch.h>, part 3: ATen's torch:: functions for what Ember has as nn::functional calls
-// (losses, activations, pooling), with ATen's argument order and defaults; a reduction is
-// torch::Reduction::Mean / Sum / None. (The modules, options and nn::functional calls need nothing
-// here: torch::nn is ember::nn.)
+// <torch/torch.h>, part 3: ATen's torch:: functions (and at:: ones) for what Ember has as
+// nn::functional calls (losses, activations, pooling, dropout, linear, normalization, padding,
+// distances), with ATen's argument order and defaults; a reduction is torch::Reduction::Mean / Sum /
+// None. (The modules, options and nn::functional calls need nothing here: torch::nn is ember::nn.)
 #pragma once
 
 #include <optional>
+#include <string_view>
+#include <tuple>
 
 #include "ember_compat/aliases.h"
 
@@ -108,15 +110,21 @@ inline Tensor hardtanh(const Tensor& input, double min_val = -1, double max_val 
 inline Tensor threshold(const Tensor& input, double threshold, double value) {
   return nn::functional::threshold(input, nn::functional::ThresholdFuncOptions(threshold, value));
 }
+inline Tensor relu6(const Tensor& input) { return nn::functional::relu6(input); }
+inline Tensor hardshrink(const Tensor& input, double lambd = 0.5) {
+  return nn::functional::hardshrink(input, nn::functional::HardshrinkFuncOptions(lambd));
+}
+inline Tensor softshrink(const Tensor& input, double lambd = 0.5) {
+  return nn::functional::softshrink(input, nn::functional::SoftshrinkFuncOptions(lambd));
+}
+inline Tensor glu(const Tensor& input, int64_t dim = -1) {
+  return nn::functional::glu(input, nn::functional::GLUFuncOptions(dim));
+}
 inline Tensor log_sigmoid(const Tensor& input) { return nn::functional::logsigmoid(input); }
 inline Tensor silu(const Tensor& input) { return nn::functional::silu(input); }
 inline Tensor mish(const Tensor& input) { return nn::functional::mish(input); }
 
 }  // namespace torch
-
-namespace at {
-using torch::nll_loss;
-}  // namespace at
 
 // ---- pooling ----
 // An IntArrayRef of one value stands for that value in each dim, and an empty stride for the kernel
@@ -162,4 +170,213 @@ inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) 
   return nn::functional::adaptive_avg_pool2d(
       input, nn::AdaptiveAvgPool2dOptions(compat_detail::expand_pool_arg<2>(output_size, {})));
 }
+inline std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                          IntArrayRef stride = {}, IntArrayRef padding = 0,
+                                                          IntArrayRef dilation = 1, bool ceil_mode = false) {
+  using compat_detail::expand_pool_arg;
+  return nn::functional::max_pool1d_with_indices(input, nn::MaxPool1dOptions(expand_pool_arg<1>(kernel_size, {}))
+                                                            .stride(expand_pool_arg<1>(stride, kernel_size))
+                                                            .padding(expand_pool_arg<1>(padding, {}))
+                                                            .dilation(expand_pool_arg<1>(dilation, {}))
+                                                            .ceil_mode(ceil_mode));
+}
+inline std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                          IntArrayRef stride = {}, IntArrayRef padding = 0,
+                                                          IntArrayRef dilation = 1, bool ceil_mode = false) {
+  using compat_detail::expand_pool_arg;
+  return nn::functional::max_pool2d_with_indices(input, nn::MaxPool2dOptions(expand_pool_arg<2>(kernel_size, {}))
+                                                            .stride(expand_pool_arg<2>(stride, kernel_size))
+                                                            .padding(expand_pool_arg<2>(padding, {}))
+                                                            .dilation(expand_pool_arg<2>(dilation, {}))
+                                                            .ceil_mode(ceil_mode));
+}
+inline Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                         bool ceil_mode = false, bool count_include_pad = true) {
+  using compat_detail::expand_pool_arg;
+  return nn::functional::avg_pool1d(input, nn::AvgPool1dOptions(expand_pool_arg<1>(kernel_size, {}))
+                                               .stride(expand_pool_arg<1>(stride, kernel_size))
+                                               .padding(expand_pool_arg<1>(padding, {}))
+                                               .ceil_mode(ceil_mode)
+                                               .count_include_pad(count_include_pad));
+}
+inline Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
+  return nn::functional::adaptive_avg_pool1d(
+      input, nn::AdaptiveAvgPool1dOptions(compat_detail::expand_pool_arg<1>(output_size, {})));
+}
+// ATen's adaptive max pools return (values, indices).
+inline std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size) {
+  return nn::functional::adaptive_max_pool1d_with_indices(
+      input, nn::AdaptiveMaxPool1dOptions(compat_detail::expand_pool_arg<1>(output_size, {})));
+}
+inline std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
+  return nn::functional::adaptive_max_pool2d_with_indices(
+      input, nn::AdaptiveMaxPool2dOptions(compat_detail::expand_pool_arg<2>(output_size, {})));
+}
+
+// ---- dropout, linear, normalization, padding, distances: ATen's argument lists ----
+inline Tensor dropout(const Tensor& input, double p, bool train) { return nn::functional::dropout(input, p, train); }
+// Channels dropped whole (nn::functional::dropout2d's rule), ATen's name for it.
+inline Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  return nn::functional::dropout2d(input, nn::functional::Dropout2dFuncOptions().p(p).training(train));
+}
+inline Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  return nn::functional::alpha_dropout(input, nn::functional::AlphaDropoutFuncOptions().p(p).training(train));
+}
+inline Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  return nn::functional::feature_alpha_dropout(input,
+                                               nn::functional::FeatureAlphaDropoutFuncOptions().p(p).training(train));
+}
+inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
+  return nn::functional::linear(input, weight, bias);
+}
+inline Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                         const Tensor& running_var, bool training, double momentum, double eps,
+                         bool /*cudnn_enabled*/ = true) {
+  return nn::functional::batch_norm(
+      input, running_mean, running_var,
+      nn::functional::BatchNormFuncOptions().weight(weight).bias(bias).training(training).momentum(momentum).eps(eps));
+}
+inline Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                            const Tensor& running_var, bool use_input_stats, double momentum, double eps,
+                            bool /*cudnn_enabled*/ = true) {
+  return nn::functional::instance_norm(input, nn::functional::InstanceNormFuncOptions()
+                                                  .weight(weight)
+                                                  .bias(bias)
+                                                  .running_mean(running_mean)
+                                                  .running_var(running_var)
+                                                  .use_input_stats(use_input_stats)
+                                                  .momentum(momentum)
+                                                  .eps(eps));
+}
+inline Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = {}, const Tensor& bias = {},
+                         double eps = 1e-05, bool /*cudnn_enabled*/ = true) {
+  return nn::functional::group_norm(
+      input, nn::functional::GroupNormFuncOptions(num_groups).weight(weight).bias(bias).eps(eps));
+}
+// mode is "constant", "reflect", "replicate" or "circular"; value only for "constant".
+inline Tensor pad(const Tensor& input, IntArrayRef pad, std::string_view mode = "constant",
+                  std::optional<double> value = std::nullopt) {
+  nn::functional::PadFuncOptions options(pad.vec());
+  if (mode == "reflect") {
+    options.mode(kReflect);
+  } else if (mode == "replicate") {
+    options.mode(kReplicate);
+  } else if (mode == "circular") {
+    options.mode(kCircular);
+  } else {
+    EMBER_CHECK(mode == "constant", "pad: Unrecognised padding mode {}", mode);
+  }
+  EMBER_CHECK(!value || mode == "constant", "pad: Padding mode \"{}\" doesn't take in value argument", mode);
+  return nn::functional::pad(input, options.value(value.value_or(0.0)));
+}
+inline Tensor constant_pad_nd(const Tensor& input, IntArrayRef pad, const Scalar& value = 0) {
+  return nn::functional::pad(input, nn::functional::PadFuncOptions(pad.vec()).value(value.toDouble()));
+}
+inline Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor) {
+  return nn::functional::pixel_shuffle(input, nn::functional::PixelShuffleFuncOptions(upscale_factor));
+}
+inline Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-08) {
+  return nn::functional::cosine_similarity(x1, x2, nn::functional::CosineSimilarityFuncOptions().dim(dim).eps(eps));
+}
+inline Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-06,
+                                bool keepdim = false) {
+  return nn::functional::pairwise_distance(
+      x1, x2, nn::functional::PairwiseDistanceFuncOptions().p(p).eps(eps).keepdim(keepdim));
+}
+
+// ---- in-place forms: the value computed from a copy, then written into self ----
+inline Tensor& dropout_(Tensor& self, double p, bool train) { return self.copy_(dropout(self.clone(), p, train)); }
+inline Tensor& feature_dropout_(Tensor& self, double p, bool train) {
+  return self.copy_(feature_dropout(self.clone(), p, train));
+}
+inline Tensor& alpha_dropout_(Tensor& self, double p, bool train) {
+  return self.copy_(alpha_dropout(self.clone(), p, train));
+}
+inline Tensor& feature_alpha_dropout_(Tensor& self, double p, bool train) {
+  return self.copy_(feature_alpha_dropout(self.clone(), p, train));
+}
+inline Tensor& elu_(Tensor& self, double alpha = 1) { return self.copy_(elu(self.clone(), alpha)); }
+inline Tensor& selu_(Tensor& self) { return self.copy_(selu(self.clone())); }
+inline Tensor& celu_(Tensor& self, double alpha = 1) { return self.copy_(celu(self.clone(), alpha)); }
+inline Tensor& leaky_relu_(Tensor& self, double negative_slope = 0.01) {
+  return self.copy_(leaky_relu(self.clone(), negative_slope));
+}
+inline Tensor& hardtanh_(Tensor& self, double min_val = -1, double max_val = 1) {
+  return self.copy_(hardtanh(self.clone(), min_val, max_val));
+}
+inline Tensor& threshold_(Tensor& self, double threshold_value, double value) {
+  return self.copy_(threshold(self.clone(), threshold_value, value));
+}
+inline Tensor& silu_(Tensor& self) { return self.copy_(silu(self.clone())); }
+inline Tensor& mish_(Tensor& self) { return self.copy_(mish(self.clone())); }
+inline Tensor& relu6_(Tensor& self) { return self.copy_(relu6(self.clone())); }
 }  // namespace torch
+
+// libtorch has every one of these in namespace at too.
+namespace at {
+using torch::adaptive_avg_pool1d;
+using torch::adaptive_avg_pool2d;
+using torch::adaptive_max_pool1d;
+using torch::adaptive_max_pool2d;
+using torch::alpha_dropout;
+using torch::alpha_dropout_;
+using torch::avg_pool1d;
+using torch::avg_pool2d;
+using torch::batch_norm;
+using torch::binary_cross_entropy;
+using torch::binary_cross_entropy_with_logits;
+using torch::celu;
+using torch::celu_;
+using torch::constant_pad_nd;
+using torch::cosine_embedding_loss;
+using torch::cosine_similarity;
+using torch::cross_entropy_loss;
+using torch::dropout;
+using torch::dropout_;
+using torch::elu;
+using torch::elu_;
+using torch::feature_alpha_dropout;
+using torch::feature_alpha_dropout_;
+using torch::feature_dropout;
+using torch::feature_dropout_;
+using torch::glu;
+using torch::group_norm;
+using torch::hardshrink;
+using torch::hardtanh;
+using torch::hardtanh_;
+using torch::hinge_embedding_loss;
+using torch::huber_loss;
+using torch::instance_norm;
+using torch::kl_div;
+using torch::l1_loss;
+using torch::leaky_relu;
+using torch::leaky_relu_;
+using torch::linear;
+using torch::log_sigmoid;
+using torch::margin_ranking_loss;
+using torch::max_pool1d;
+using torch::max_pool1d_with_indices;
+using torch::max_pool2d;
+using torch::max_pool2d_with_indices;
+using torch::mish;
+using torch::mish_;
+using torch::mse_loss;
+using torch::nll_loss;
+using torch::pad;
+using torch::pairwise_distance;
+using torch::pixel_shuffle;
+using torch::poisson_nll_loss;
+using torch::prelu;
+using torch::relu6;
+using torch::relu6_;
+using torch::selu;
+using torch::selu_;
+using torch::silu;
+using torch::silu_;
+using torch::smooth_l1_loss;
+using torch::softplus;
+using torch::softshrink;
+using torch::threshold;
+using torch::threshold_;
+using torch::triplet_margin_loss;
+}  // namespace at
