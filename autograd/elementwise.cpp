@@ -42,6 +42,13 @@ Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in, LocalDerivativ
   return y;
 }
 
+void check_integer_divisor(const char* op, const Tensor& a, const Tensor& b) {
+  if (is_floating_point(kernel::result_type(a, b))) return;
+  NoGradGuard no_grad;
+  EMBER_CHECK(!b.eq(0).any().item<bool>(), "ZeroDivisionError: {}: integer division by zero (divisor shape {})", op,
+              b.sizes());
+}
+
 Tensor& inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& f) {
   check_inplace(self, name);
   kernel::check_no_overlap(name, self);
@@ -339,11 +346,7 @@ Tensor pow(const Scalar& base, const Tensor& exponent) { return wrap(exponent, b
 static Tensor remainder_fmod(const Tensor& a, const Tensor& b, bool is_remainder) {
   const char* op = is_remainder ? "remainder" : "fmod";
   EMBER_CHECK(a.dtype() != kBool || b.dtype() != kBool, "{}: not implemented for 'Bool'", op);
-  if (!is_floating_point(kernel::result_type(a, b))) {
-    NoGradGuard no_grad;
-    EMBER_CHECK(!b.eq(0).any().item<bool>(), "ZeroDivisionError: {}: integer division by zero (divisor shape {})", op,
-                b.sizes());
-  }
+  autograd::elementwise::check_integer_divisor(op, a, b);
   Tensor y = kernel::binary(is_remainder ? BinaryOp::Remainder : BinaryOp::Fmod, a, b);
   if (any_requires_grad({&a, &b})) {
     const bool need_b = b.requires_grad();

@@ -24,6 +24,10 @@ using LocalDerivative = std::function<Tensor(const Tensor& x, const Tensor& y)>;
 // `saves_output` says. `name` is the backward node's name (PyTorch's, e.g. "ExpBackward0").
 Tensor unary_op(UnaryOp op, const char* name, const Tensor& x_in, LocalDerivative local, bool saves_output);
 
+// Integer division (a result type that is not floating) by a zero in b is PyTorch's
+// "ZeroDivisionError", named after `op`; floating division gives inf or NaN and passes.
+void check_integer_divisor(const char* op, const Tensor& a, const Tensor& b);
+
 // self = f(self), for in-place unary forms: f sees a clone when autograd needs the old value,
 // and the result is committed into self (autograd/inplace.cpp checks that its dtype fits).
 Tensor& inplace_unary(Tensor& self, const char* name, const std::function<Tensor(const Tensor&)>& f);

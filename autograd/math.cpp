@@ -79,11 +79,7 @@ Tensor div_rounded(const Tensor& a, const Tensor& b, std::string_view mode) {
   const ScalarType type = kernel::result_type(a, b);
   EMBER_CHECK(type != kBool, "div: rounding_mode='{}' is not implemented for 'Bool' (shapes {} and {})", mode,
               a.sizes(), b.sizes());
-  if (!is_floating_point(type)) {
-    NoGradGuard no_grad;
-    EMBER_CHECK(!b.eq(0).any().item<bool>(), "ZeroDivisionError: div: integer division by zero (divisor shape {})",
-                b.sizes());
-  }
+  autograd::elementwise::check_integer_divisor("div", a, b);
   Tensor y = kernel::binary(floor ? BinaryOp::DivFloor : BinaryOp::DivTrunc, a, b);
   if (any_requires_grad({&a, &b})) {
     record("DivBackward3", y, {a, b}, [as = a.sizes().vec(), bs = b.sizes().vec()](const Tensor& g) -> tensor_list {

@@ -187,11 +187,13 @@ Tensor Tensor::median() const {
     y = std::get<0>(reshape({-1}).median(0));
   }
   if (any_requires_grad({this})) {
-    record("MedianBackward0", y, {*this}, [sx = SavedVariable(*this, false), y](const Tensor& g) -> tensor_list {
-      const Tensor x = sx.unpack("MedianBackward0");
-      const Tensor hit = (y.isnan().item<bool>() ? x.isnan() : x.eq(y)).to(g.dtype());
-      return {g * hit / hit.sum()};
-    });
+    // The median's value, detached: the node must not hold its own output (a cycle through grad_fn).
+    record("MedianBackward0", y, {*this},
+           [sx = SavedVariable(*this, false), value = y.detach()](const Tensor& g) -> tensor_list {
+             const Tensor x = sx.unpack("MedianBackward0");
+             const Tensor hit = (value.isnan().item<bool>() ? x.isnan() : x.eq(value)).to(g.dtype());
+             return {g * hit / hit.sum()};
+           });
   }
   return y;
 }
