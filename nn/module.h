@@ -167,13 +167,16 @@ class Module : public std::enable_shared_from_this<Module> {
   // the whole object, as libtorch does.
   virtual void clone_(Module& other, const std::optional<Device>& device);
 
+  // This module's own parameters, in registration order (libtorch's protected member, which
+  // containers such as ParameterList read and edit directly).
+  NamedTensors parameters_{"Parameter"};
+
  private:
   template <typename Derived>
   friend class Cloneable;
   void register_child(std::string name, std::shared_ptr<Module> module);
   std::shared_ptr<Module>& child_slot(const std::string& name, const char* op);
 
-  NamedTensors parameters_{"Parameter"};
   NamedTensors buffers_{"Buffer"};
   NamedModules children_{"Submodule"};
   mutable std::string name_;           // filled on first use from the dynamic type when not given

@@ -27,6 +27,7 @@
 #include "nn/options.h"
 #include "nn/ordered_dict.h"
 #include "nn/padding.h"
+#include "nn/parameter_container.h"
 #include "nn/pimpl.h"
 #include "nn/pixelshuffle.h"
 #include "nn/pooling.h"
