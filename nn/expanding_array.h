@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -57,6 +58,52 @@ std::ostream& operator<<(std::ostream& os, const ExpandingArray<D, T>& a) {
   if (D == 1) return os << a[0];
   os << '[';
   for (size_t i = 0; i < D; ++i) os << (i ? ", " : "") << a[i];
+  return os << ']';
+}
+
+// ExpandingArrayWithOptionalElem<D>: D sizes, each a number or std::nullopt ("None": keep the
+// input's size there), as libtorch's; the output size of the 2-d and 3-d adaptive poolings.
+//
+//   ember::nn::AdaptiveAvgPool2dOptions o({std::nullopt, 7});   // (N, C, H, W) -> (N, C, H, 7)
+//   std::cout << o.output_size();                              // [None, 7]
+template <size_t D, typename T = int64_t>
+class ExpandingArrayWithOptionalElem : public ExpandingArray<D, std::optional<T>> {
+  using Base = ExpandingArray<D, std::optional<T>>;
+
+ public:
+  using Base::Base;  // one optional for every dim, or an initializer list of optionals
+  ExpandingArrayWithOptionalElem(T single) : Base(std::optional<T>(single)) {}  // NOLINT: implicit
+  ExpandingArrayWithOptionalElem(std::initializer_list<T> list)
+      : ExpandingArrayWithOptionalElem(std::vector<T>(list)) {}
+  ExpandingArrayWithOptionalElem(const std::vector<T>& list) : Base(std::optional<T>()) {  // NOLINT
+    EMBER_CHECK(list.size() == D, "Expected {} values, but instead got {}", D, list.size());
+    for (size_t i = 0; i < D; ++i) (*this)[i] = list[i];
+  }
+  ExpandingArrayWithOptionalElem(ArrayRef<T> list) : ExpandingArrayWithOptionalElem(list.vec()) {}  // NOLINT
+  ExpandingArrayWithOptionalElem(const std::array<T, D>& list)                                      // NOLINT
+      : ExpandingArrayWithOptionalElem(std::vector<T>(list.begin(), list.end())) {}
+  ExpandingArrayWithOptionalElem(const ExpandingArray<D, T>& sizes)  // NOLINT
+      : ExpandingArrayWithOptionalElem(sizes.vec()) {}
+
+  // The sizes with each None replaced by the matching one of `defaults` (the input's last D sizes).
+  ExpandingArray<D, T> value_or(ArrayRef<T> defaults) const {
+    EMBER_CHECK(defaults.size() >= D, "Expected at least {} sizes to fill None from, but got {}", D, defaults.size());
+    std::vector<T> sizes(D);
+    for (size_t i = 0; i < D; ++i) sizes[i] = (*this)[i].value_or(defaults[defaults.size() - D + i]);
+    return ExpandingArray<D, T>(sizes);
+  }
+};
+
+// As libtorch prints it: "None" for an unset size, one value bare, more as a list ("[None, 7]").
+template <size_t D, typename T>
+std::ostream& operator<<(std::ostream& os, const ExpandingArrayWithOptionalElem<D, T>& a) {
+  auto put = [&os](const std::optional<T>& v) -> std::ostream& { return v ? os << *v : os << "None"; };
+  if (D == 1) return put(a[0]);
+  os << '[';
+  for (size_t i = 0; i < D; ++i) {
+    if (i) os << ", ";
+    put(a[i]);
+  }
   return os << ']';
 }
 

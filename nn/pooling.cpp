@@ -494,14 +494,17 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options) {
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options) {
   EMBER_TRACE_OP();
   Planes p = as_planes(input, 2, "adaptive_avg_pool2d");
-  return from_planes(avg_pool_planes(p.x, adaptive("adaptive_avg_pool2d", p.x, options.output_size())), p.leading, 2);
+  return from_planes(
+      avg_pool_planes(p.x, adaptive("adaptive_avg_pool2d", p.x, options.output_size().value_or(input.sizes()))),
+      p.leading, 2);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
                                                             const AdaptiveMaxPool2dFuncOptions& options) {
   EMBER_TRACE_OP();
   Planes p = as_planes(input, 2, "adaptive_max_pool2d");
-  auto [out, indices] = max_pool_planes(p.x, adaptive("adaptive_max_pool2d", p.x, options.output_size()));
+  auto [out, indices] =
+      max_pool_planes(p.x, adaptive("adaptive_max_pool2d", p.x, options.output_size().value_or(input.sizes())));
   return {from_planes(out, p.leading, 2), from_planes(indices, p.leading, 2)};
 }
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
@@ -557,7 +560,9 @@ Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptio
   EMBER_TRACE_OP();
   const char* op = "adaptive_avg_pool3d";
   Planes v = as_volumes(input, op);
-  return from_volumes(avg_pool_volumes(v.x, adaptive_3d(op, v.x, options.output_size()), std::nullopt), v.leading);
+  return from_volumes(
+      avg_pool_volumes(v.x, adaptive_3d(op, v.x, options.output_size().value_or(input.sizes())), std::nullopt),
+      v.leading);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input,
@@ -565,7 +570,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input,
   EMBER_TRACE_OP();
   const char* op = "adaptive_max_pool3d";
   Planes v = as_volumes(input, op);
-  auto [out, indices] = max_pool_volumes(v.x, adaptive_3d(op, v.x, options.output_size()));
+  auto [out, indices] = max_pool_volumes(v.x, adaptive_3d(op, v.x, options.output_size().value_or(input.sizes())));
   return {from_volumes(out, v.leading), from_volumes(indices, v.leading)};
 }
 Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options) {

@@ -66,18 +66,26 @@ using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
 using AvgPool3dOptions = AvgPoolOptions<3>;
 
-template <size_t D>
-struct AdaptivePoolOptions {
-  using Size = ExpandingArray<D>;
-  AdaptivePoolOptions(ExpandingArray<D> output_size) : output_size_(output_size) {}
-  EMBER_ARG(ExpandingArray<D>, output_size);
+// The output size of an adaptive pooling; the 2-d and 3-d ones may leave a size None (std::nullopt),
+// which keeps the input's: AdaptiveAvgPool2dOptions({std::nullopt, 1}).
+template <typename output_size_t>
+struct AdaptiveAvgPoolOptions {
+  using Size = output_size_t;
+  AdaptiveAvgPoolOptions(output_size_t output_size) : output_size_(output_size) {}
+  EMBER_ARG(output_size_t, output_size);
 };
-using AdaptiveAvgPool1dOptions = AdaptivePoolOptions<1>;
-using AdaptiveAvgPool2dOptions = AdaptivePoolOptions<2>;
-using AdaptiveAvgPool3dOptions = AdaptivePoolOptions<3>;
-using AdaptiveMaxPool1dOptions = AdaptivePoolOptions<1>;
-using AdaptiveMaxPool2dOptions = AdaptivePoolOptions<2>;
-using AdaptiveMaxPool3dOptions = AdaptivePoolOptions<3>;
+template <typename output_size_t>
+struct AdaptiveMaxPoolOptions {
+  using Size = output_size_t;
+  AdaptiveMaxPoolOptions(output_size_t output_size) : output_size_(output_size) {}
+  EMBER_ARG(output_size_t, output_size);
+};
+using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<ExpandingArray<1>>;
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<ExpandingArrayWithOptionalElem<3>>;
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<ExpandingArray<1>>;
+using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<ExpandingArrayWithOptionalElem<2>>;
+using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<ExpandingArrayWithOptionalElem<3>>;
 
 // Power-average pooling: (sum of x^p over the window)^(1/p), no padding.
 template <size_t D>
