@@ -8,7 +8,9 @@
 //   alpha_t(s) = logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), [alpha_{t-1}(s-2) if l'_s != blank, l'_{s-2}])
 //                + log_probs[t, l'_s]
 // and the loss is -logsumexp(alpha_{T_n - 1}(L_n - 1), alpha_{T_n - 1}(L_n - 2)), L_n = 2 S_n + 1.
-// Not here: a fused kernel (the recursion is T small steps of tensor ops) or the unbatched (T, C) form.
+// An unbatched call (log_probs (T, C), targets (S), 0-d lengths) is the batched one with N = 1, as
+// PyTorch's; its unreduced loss is 0-d. Not here: a fused kernel (the recursion is T small steps of
+// tensor ops).
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -60,8 +62,15 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
                 const Tensor& target_lengths, const CTCLossFuncOptions& options) {
   EMBER_TRACE_OP();
   const char* op = "ctc_loss";
-  EMBER_CHECK(log_probs.defined() && log_probs.is_floating_point() && log_probs.dim() == 3,
-              "{}: log_probs must be a floating (T, N, C) tensor, got {}", op, log_probs.sizes());
+  EMBER_CHECK(log_probs.defined() && log_probs.is_floating_point() && (log_probs.dim() == 3 || log_probs.dim() == 2),
+              "{}: log_probs must be a floating (T, N, C) or unbatched (T, C) tensor, got {}", op, log_probs.sizes());
+  if (log_probs.dim() == 2) {
+    EMBER_CHECK(targets.dim() == 1, "{}: unbatched log_probs {} take 1-d targets (S), got {}", op, log_probs.sizes(),
+                targets.sizes());
+    Tensor loss =
+        ctc_loss(log_probs.unsqueeze(1), targets, input_lengths.reshape({-1}), target_lengths.reshape({-1}), options);
+    return options.reduction() == kNone ? loss.squeeze(0) : loss;
+  }
   kernel::check_same_device(op, {log_probs, targets});
   const int64_t T = log_probs.size(0), N = log_probs.size(1), C = log_probs.size(2);
   const int64_t blank = options.blank();

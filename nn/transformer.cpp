@@ -6,23 +6,15 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
+
+#include "core/trace.h"
 
 namespace ember::nn {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
-// x @ w^T + b for a slice of the fused projection.
-Tensor project(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  Tensor y = x.matmul(weight.t());
-  return bias.defined() ? y + bias : y;
-}
-
-// (L, N, E) -> (N, NH, L, HS), a view.
-Tensor split_heads(const Tensor& x, int64_t NH) {
-  int64_t L = x.size(0), N = x.size(1), HS = x.size(2) / NH;
-  return x.view({L, N, NH, HS}).permute({1, 2, 0, 3});
-}
 
 // A bool mask (true = not allowed) as PyTorch turns it into an additive one: 0 / -inf.
 Tensor additive_mask(const Tensor& mask, ScalarType dtype) {
@@ -77,55 +69,96 @@ TransformerEncoderLayerOptions& TransformerEncoderLayerOptions::activation(const
   return activation(enumtype::kReLU{});
 }
 
-MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
-  reset();
+// ---- multi_head_attention_forward and MultiheadAttention ----
+
+namespace functional {
+namespace {
+
+// mask with `count` columns of zeros (false for bool) appended on its last dim, for the keys that
+// bias_k and the zero attention add.
+Tensor pad_keys(const Tensor& mask, int64_t count = 1) {
+  if (!mask.defined()) return mask;
+  std::vector<int64_t> sizes = mask.sizes().vec();
+  sizes.back() = count;
+  return cat({mask, ember::zeros(sizes, mask.options())}, -1);
 }
 
-void MultiheadAttentionImpl::reset() {
-  int64_t E = options.embed_dim_, NH = options.num_heads_;
-  EMBER_CHECK(E > 0 && NH > 0 && E % NH == 0,
-              "MultiheadAttention: embed_dim must be divisible by num_heads (embed_dim = {}, num_heads = {})", E, NH);
-  // PyTorch's order: parameters first, then out_proj (whose Linear init draws), then the in_proj init.
-  in_proj_weight = register_parameter("in_proj_weight", ember::empty({3 * E, E}));
-  if (options.bias_) in_proj_bias = register_parameter("in_proj_bias", ember::empty({3 * E}));
-  out_proj = register_module("out_proj", Linear(LinearOptions(E, E).bias(options.bias_)));
-  _reset_parameters();
-}
+}  // namespace
 
-void MultiheadAttentionImpl::_reset_parameters() {
-  init::xavier_uniform_(in_proj_weight);
-  if (in_proj_bias.defined()) {
-    init::zeros_(in_proj_bias);
-    init::zeros_(out_proj->bias);
+std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                        const MultiheadAttentionForwardFuncOptions& options) {
+  EMBER_TRACE_OP();
+  const char* op = "multi_head_attention_forward";
+  const auto& o = options;
+  EMBER_CHECK(query.dim() == 3 && key.dim() == 3 && value.dim() == 3,
+              "{}: query, key and value must be 3-d (sequence, batch, features), got {}, {} and {}", op, query.sizes(),
+              key.sizes(), value.sizes());
+  const int64_t L = query.size(0), N = query.size(1), E = query.size(2), NH = o.num_heads();
+  EMBER_CHECK(E == o.embed_dim_to_check(), "{}: was expecting embedding dimension of {}, but got {} (query {})", op,
+              o.embed_dim_to_check(), E, query.sizes());
+  EMBER_CHECK(NH > 0 && E % NH == 0, "{}: embed_dim {} must be divisible by num_heads {}", op, E, NH);
+  EMBER_CHECK(key.size(0) == value.size(0) && key.size(1) == N && value.size(1) == N,
+              "{}: batch or length mismatch: query {}, key {}, value {} (key and value hold the same tokens)", op,
+              query.sizes(), key.sizes(), value.sizes());
+  const int64_t HS = E / NH;
+
+  // Projections: slices of the fused in_proj_weight, or three separate weights.
+  auto bias = [&](int64_t i) { return o.in_proj_bias().defined() ? o.in_proj_bias().narrow(0, i * E, E) : Tensor(); };
+  Tensor q, k, v;
+  if (!o.use_separate_proj_weight()) {
+    EMBER_CHECK(o.in_proj_weight().defined() && o.in_proj_weight().dim() == 2 && o.in_proj_weight().size(0) == 3 * E &&
+                    o.in_proj_weight().size(1) == E && key.size(2) == E && value.size(2) == E,
+                "{}: in_proj_weight must be ({}, {}) with key and value of {} features, got {}, key {}, value {}", op,
+                3 * E, E, E, o.in_proj_weight().sizes(), key.sizes(), value.sizes());
+    q = linear(query, o.in_proj_weight().narrow(0, 0, E), bias(0));
+    k = linear(key, o.in_proj_weight().narrow(0, E, E), bias(1));
+    v = linear(value, o.in_proj_weight().narrow(0, 2 * E, E), bias(2));
+  } else {
+    const std::pair<const Tensor*, const Tensor*> parts[] = {
+        {&o.q_proj_weight(), &query}, {&o.k_proj_weight(), &key}, {&o.v_proj_weight(), &value}};
+    for (const auto& [weight, input] : parts) {
+      EMBER_CHECK(weight->defined() && weight->dim() == 2 && weight->size(0) == E && weight->size(1) == input->size(2),
+                  "{}: a separate projection weight must be ({}, {}) for an input of {}, got {}", op, E, input->size(2),
+                  input->sizes(), weight->defined() ? weight->sizes() : IntArrayRef());
+    }
+    q = linear(query, o.q_proj_weight(), bias(0));
+    k = linear(key, o.k_proj_weight(), bias(1));
+    v = linear(value, o.v_proj_weight(), bias(2));
   }
-}
 
-std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                                           const Tensor& key_padding_mask, bool need_weights,
-                                                           const Tensor& attn_mask) {
-  const char* op = "MultiheadAttention";
-  int64_t E = options.embed_dim_, NH = options.num_heads_, HS = E / NH;
-  for (const Tensor* t : {&query, &key, &value}) {
-    EMBER_CHECK(t->dim() == 3 && t->size(2) == E,
-                "{}: query, key and value must be (L, N, {}) (sequence first), got {}", op, E, t->sizes());
+  Tensor attn_mask = o.attn_mask(), key_padding_mask = o.key_padding_mask();
+  EMBER_CHECK(o.bias_k().defined() == o.bias_v().defined(), "{}: bias_k and bias_v come together", op);
+  if (o.bias_k().defined()) {
+    EMBER_CHECK(!o.static_k().defined() && !o.static_v().defined(), "{}: bias cannot be added to static key or value",
+                op);
+    k = cat({k, o.bias_k().expand({1, N, E})});
+    v = cat({v, o.bias_v().expand({1, N, E})});
+    attn_mask = pad_keys(attn_mask);
+    key_padding_mask = pad_keys(key_padding_mask);
   }
-  int64_t L = query.size(0), N = query.size(1), S = key.size(0);
-  EMBER_CHECK(key.size(1) == N && value.size(1) == N && value.size(0) == S,
-              "{}: batch or length mismatch: query {}, key {}, value {}", op, query.sizes(), key.sizes(),
-              value.sizes());
+  // Heads: (tokens, N, E) -> (N, NH, tokens, HS); static keys and values are (N * NH, S, HS).
+  auto heads = [&](const Tensor& x) { return x.reshape({x.size(0), N, NH, HS}).permute({1, 2, 0, 3}); };
+  auto static_heads = [&](const Tensor& x, const char* name) {
+    EMBER_CHECK(x.dim() == 3 && x.size(0) == N * NH && x.size(2) == HS, "{}: {} must be ({}, S, {}), got {}", op, name,
+                N * NH, HS, x.sizes());
+    return x.view({N, NH, x.size(1), HS});
+  };
+  q = heads(q);
+  k = o.static_k().defined() ? static_heads(o.static_k(), "static_k") : heads(k);
+  v = o.static_v().defined() ? static_heads(o.static_v(), "static_v") : heads(v);
+  if (o.add_zero_attn()) {
+    k = cat({k, ember::zeros({N, NH, 1, HS}, k.options())}, 2);
+    v = cat({v, ember::zeros({N, NH, 1, HS}, v.options())}, 2);
+    attn_mask = pad_keys(attn_mask);
+    key_padding_mask = pad_keys(key_padding_mask);
+  }
+  const int64_t S = k.size(2);
 
-  // Slices of the fused projection: rows [0, E) for q, [E, 2E) for k, [2E, 3E) for v.
-  auto weight = [&](int64_t i) { return in_proj_weight.narrow(0, i * E, E); };
-  auto bias = [&](int64_t i) { return in_proj_bias.defined() ? in_proj_bias.narrow(0, i * E, E) : Tensor(); };
-  Tensor q = split_heads(project(query, weight(0), bias(0)), NH);  // (N, NH, L, HS)
-  Tensor k = split_heads(project(key, weight(1), bias(1)), NH);    // (N, NH, S, HS)
-  Tensor v = split_heads(project(value, weight(2), bias(2)), NH);  // (N, NH, S, HS)
-
-  q = q / std::sqrt(static_cast<double>(HS));
-  Tensor scores = q.matmul(k.transpose(-2, -1));  // (N, NH, L, S)
+  Tensor scores = (q / std::sqrt(static_cast<double>(HS))).matmul(k.transpose(-2, -1));  // (N, NH, L, S)
   if (attn_mask.defined()) {
-    bool ok = (attn_mask.dim() == 2 && attn_mask.size(0) == L && attn_mask.size(1) == S) ||
-              (attn_mask.dim() == 3 && attn_mask.size(0) == N * NH && attn_mask.size(1) == L && attn_mask.size(2) == S);
+    const bool ok =
+        (attn_mask.dim() == 2 && attn_mask.size(0) == L && attn_mask.size(1) == S) ||
+        (attn_mask.dim() == 3 && attn_mask.size(0) == N * NH && attn_mask.size(1) == L && attn_mask.size(2) == S);
     EMBER_CHECK(ok, "{}: attn_mask must be [{}, {}] or [{}, {}, {}], got {}", op, L, S, N * NH, L, S,
                 attn_mask.sizes());
     Tensor m = additive_mask(attn_mask, scores.dtype());
@@ -137,12 +170,84 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
                 key_padding_mask.sizes());
     scores = scores + additive_mask(key_padding_mask, scores.dtype()).view({N, 1, 1, S});
   }
-  Tensor attn = ember::softmax(scores, -1);
-  if (options.dropout_ > 0) attn = functional::dropout(attn, options.dropout_, is_training());
+  Tensor weights = ember::softmax(scores, -1);
+  if (o.dropout_p() > 0) weights = dropout(weights, o.dropout_p(), o.training());
 
-  Tensor out = attn.matmul(v).permute({2, 0, 1, 3}).reshape({L, N, E});  // heads side by side
-  out = out_proj(out);
-  return {out, need_weights ? attn.mean({1}) : Tensor()};
+  Tensor out = weights.matmul(v).permute({2, 0, 1, 3}).reshape({L, N, E});  // heads side by side
+  out = linear(out, o.out_proj_weight(), o.out_proj_bias());
+  if (!o.need_weights()) return {out, Tensor()};
+  return {out, o.average_attn_weights() ? weights.mean({1}) : weights};
+}
+
+}  // namespace functional
+
+MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
+  reset();
+}
+
+void MultiheadAttentionImpl::reset() {
+  const int64_t E = options.embed_dim(), NH = options.num_heads();
+  EMBER_CHECK(E > 0 && NH > 0 && E % NH == 0,
+              "MultiheadAttention: embed_dim must be divisible by num_heads (embed_dim = {}, num_heads = {})", E, NH);
+  EMBER_CHECK(options.kdim() > 0 && options.vdim() > 0, "MultiheadAttention: kdim ({}) and vdim ({}) must be positive",
+              options.kdim(), options.vdim());
+  _qkv_same_embed_dim = options.kdim() == E && options.vdim() == E;
+  head_dim = E / NH;
+  // PyTorch's order: parameters first, then out_proj (whose Linear init draws), then the init above.
+  if (_qkv_same_embed_dim) {
+    in_proj_weight = register_parameter("in_proj_weight", ember::empty({3 * E, E}));
+    for (const char* name : {"q_proj_weight", "k_proj_weight", "v_proj_weight"}) register_parameter(name, {}, false);
+  } else {
+    q_proj_weight = register_parameter("q_proj_weight", ember::empty({E, E}));
+    k_proj_weight = register_parameter("k_proj_weight", ember::empty({E, options.kdim()}));
+    v_proj_weight = register_parameter("v_proj_weight", ember::empty({E, options.vdim()}));
+    register_parameter("in_proj_weight", {}, false);
+  }
+  in_proj_bias = register_parameter("in_proj_bias", options.bias() ? ember::empty({3 * E}) : Tensor(), options.bias());
+  out_proj = register_module("out_proj", Linear(LinearOptions(E, E).bias(options.bias())));
+  if (options.add_bias_kv()) {
+    bias_k = register_parameter("bias_k", ember::empty({1, 1, E}));
+    bias_v = register_parameter("bias_v", ember::empty({1, 1, E}));
+  } else {
+    bias_k = bias_v = Tensor();
+  }
+  _reset_parameters();
+}
+
+void MultiheadAttentionImpl::_reset_parameters() {
+  if (_qkv_same_embed_dim) {
+    init::xavier_uniform_(in_proj_weight);
+  } else {
+    init::xavier_uniform_(q_proj_weight);
+    init::xavier_uniform_(k_proj_weight);
+    init::xavier_uniform_(v_proj_weight);
+  }
+  if (in_proj_bias.defined()) {
+    init::zeros_(in_proj_bias);
+    init::zeros_(out_proj->bias);
+  }
+  if (bias_k.defined()) init::xavier_normal_(bias_k);
+  if (bias_v.defined()) init::xavier_normal_(bias_v);
+}
+
+std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                           const Tensor& key_padding_mask, bool need_weights,
+                                                           const Tensor& attn_mask, bool average_attn_weights) {
+  functional::MultiheadAttentionForwardFuncOptions o(options.embed_dim(), options.num_heads(), in_proj_weight,
+                                                     in_proj_bias, bias_k, bias_v, options.add_zero_attn(),
+                                                     options.dropout(), out_proj->weight, out_proj->bias);
+  o.training(is_training())
+      .key_padding_mask(key_padding_mask)
+      .need_weights(need_weights)
+      .attn_mask(attn_mask)
+      .average_attn_weights(average_attn_weights);
+  if (!_qkv_same_embed_dim) {
+    o.use_separate_proj_weight(true)
+        .q_proj_weight(q_proj_weight)
+        .k_proj_weight(k_proj_weight)
+        .v_proj_weight(v_proj_weight);
+  }
+  return functional::multi_head_attention_forward(query, key, value, o);
 }
 
 // ---- TransformerEncoderLayer ----

@@ -22,6 +22,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <variant>
 
 #include "core/tensor.h"
@@ -33,42 +34,104 @@ namespace ember::nn {
 Tensor generate_square_subsequent_mask(int64_t T);
 
 struct MultiheadAttentionOptions {
-  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads) : embed_dim_(embed_dim), num_heads_(num_heads) {}
-  MultiheadAttentionOptions& dropout(double v) {
-    dropout_ = v;
-    return *this;
-  }
-  MultiheadAttentionOptions& bias(bool v) {
-    bias_ = v;
-    return *this;
-  }
-  int64_t embed_dim_, num_heads_;
-  double dropout_ = 0.0;
-  bool bias_ = true;
+  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads)
+      : embed_dim_(embed_dim), num_heads_(num_heads), kdim_(embed_dim), vdim_(embed_dim) {}
+  EMBER_ARG(int64_t, embed_dim);
+  EMBER_ARG(int64_t, num_heads);
+  EMBER_ARG(double, dropout) = 0.0;  // on the attention weights, in training
+  EMBER_ARG(bool, bias) = true;      // in_proj_bias and out_proj.bias
+  // Learned key and value rows (bias_k, bias_v (1, 1, E)) appended to every sequence's keys and values.
+  EMBER_ARG(bool, add_bias_kv) = false;
+  // A key and value of zeros appended after them (so a query may attend to "nothing").
+  EMBER_ARG(bool, add_zero_attn) = false;
+  // The keys' and values' feature sizes (default embed_dim); either differing gives separate
+  // q_proj_weight (E, E), k_proj_weight (E, kdim) and v_proj_weight (E, vdim) instead of in_proj_weight.
+  EMBER_ARG(int64_t, kdim);
+  EMBER_ARG(int64_t, vdim);
 };
 
-// torch.nn.MultiheadAttention without kdim/vdim/add_bias_kv. Inputs are sequence-first (L, N, E),
-// as in libtorch; the transformer layers transpose batch-first inputs before calling it.
+namespace functional {
+
+struct MultiheadAttentionForwardFuncOptions {
+  MultiheadAttentionForwardFuncOptions(int64_t embed_dim_to_check, int64_t num_heads, Tensor in_proj_weight,
+                                       Tensor in_proj_bias, Tensor bias_k, Tensor bias_v, bool add_zero_attn,
+                                       double dropout_p, Tensor out_proj_weight, Tensor out_proj_bias)
+      : embed_dim_to_check_(embed_dim_to_check),
+        num_heads_(num_heads),
+        in_proj_weight_(std::move(in_proj_weight)),
+        in_proj_bias_(std::move(in_proj_bias)),
+        bias_k_(std::move(bias_k)),
+        bias_v_(std::move(bias_v)),
+        add_zero_attn_(add_zero_attn),
+        dropout_p_(dropout_p),
+        out_proj_weight_(std::move(out_proj_weight)),
+        out_proj_bias_(std::move(out_proj_bias)) {}
+  EMBER_ARG(int64_t, embed_dim_to_check);
+  EMBER_ARG(int64_t, num_heads);
+  EMBER_ARG(Tensor, in_proj_weight);  // (3E, E): query rows, then key rows, then value rows
+  EMBER_ARG(Tensor, in_proj_bias);    // (3E) or undefined
+  EMBER_ARG(Tensor, bias_k);          // (1, 1, E) or undefined (with bias_v)
+  EMBER_ARG(Tensor, bias_v);
+  EMBER_ARG(bool, add_zero_attn);
+  EMBER_ARG(double, dropout_p);
+  EMBER_ARG(Tensor, out_proj_weight);  // (E, E)
+  EMBER_ARG(Tensor, out_proj_bias);    // (E) or undefined
+  EMBER_ARG(bool, training) = false;   // dropout only in training
+  EMBER_ARG(Tensor, key_padding_mask) = {};
+  EMBER_ARG(bool, need_weights) = true;
+  EMBER_ARG(Tensor, attn_mask) = {};
+  EMBER_ARG(bool, use_separate_proj_weight) = false;  // then q/k/v_proj_weight instead of in_proj_weight
+  EMBER_ARG(Tensor, q_proj_weight) = {};
+  EMBER_ARG(Tensor, k_proj_weight) = {};
+  EMBER_ARG(Tensor, v_proj_weight) = {};
+  EMBER_ARG(Tensor, static_k) = {};  // (N * NH, S, HS): keys used as they are, after the projection
+  EMBER_ARG(Tensor, static_v) = {};
+  EMBER_ARG(bool, average_attn_weights) = true;  // weights (N, L, S) averaged over heads, else (N, NH, L, S)
+};
+
+// Attention of query (L, N, E) over key (S, N, kdim) and value (S, N, vdim), sequence first, as
+// torch.nn.functional.multi_head_attention_forward: project, split into NH heads, add bias_k/bias_v
+// and a zero attention when asked, softmax(q k^T / sqrt(HS) + masks), dropout, @ v, out_proj.
+// attn_mask (L, S) or (N * NH, L, S): bool (true = not allowed) or additive floats; key_padding_mask
+// (N, S): bool (true = ignore that key) or additive floats. Returns (output (L, N, E), weights or
+// undefined when !need_weights).
+std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                        const MultiheadAttentionForwardFuncOptions& options);
+
+}  // namespace functional
+
+// torch.nn.MultiheadAttention. Inputs are sequence-first (L, N, E), as in libtorch; the transformer
+// layers transpose batch-first inputs before calling it.
 class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
   MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
       : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
   explicit MultiheadAttentionImpl(const MultiheadAttentionOptions& options);
-  // Registers and draws the parameters: out_proj as a Linear, then _reset_parameters().
+  // Registers the parameters, out_proj as a Linear (which draws its own), then _reset_parameters().
   void reset() override;
-  // in_proj_weight ~ xavier_uniform, in_proj_bias and out_proj.bias 0 (out_proj.weight is kept).
+  // in_proj_weight (or q/k/v_proj_weight) ~ xavier_uniform, in_proj_bias and out_proj.bias 0,
+  // bias_k and bias_v ~ xavier_normal (out_proj.weight is kept).
   void _reset_parameters();
-  // query (L, N, E), key and value (S, N, E) -> (output (L, N, E), weights averaged over heads (N, L, S)
-  // when need_weights, else undefined).
+  // query (L, N, E), key (S, N, kdim), value (S, N, vdim) -> (output (L, N, E), the attention weights
+  // (N, L, S) averaged over heads, or (N, NH, L, S) when !average_attn_weights; undefined when
+  // !need_weights). S counts the bias_k and zero-attention columns when those are on.
   std::tuple<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                      const Tensor& key_padding_mask = {}, bool need_weights = true,
-                                     const Tensor& attn_mask = {});
-  EMBER_FORWARD_HAS_DEFAULT_ARGS({3, AnyValue(Tensor())}, {4, AnyValue(true)}, {5, AnyValue(Tensor())})
+                                     const Tensor& attn_mask = {}, bool average_attn_weights = true);
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({3, AnyValue(Tensor())}, {4, AnyValue(true)}, {5, AnyValue(Tensor())},
+                                 {6, AnyValue(true)})
 
   MultiheadAttentionOptions options;
-  Tensor in_proj_weight;  // (3E, E): rows [0, E) queries, [E, 2E) keys, [2E, 3E) values
+  bool _qkv_same_embed_dim = true;
+  int64_t head_dim = 0;
+  Tensor in_proj_weight;  // (3E, E): rows [0, E) queries, [E, 2E) keys, [2E, 3E) values; undefined with kdim/vdim
   Tensor in_proj_bias;    // (3E), undefined without bias
+  Tensor bias_k;          // (1, 1, E) with add_bias_kv
+  Tensor bias_v;
   Linear out_proj{nullptr};
+  Tensor q_proj_weight;  // (E, E), (E, kdim), (E, vdim) when kdim or vdim differ from E
+  Tensor k_proj_weight;
+  Tensor v_proj_weight;
 };
 EMBER_MODULE(MultiheadAttention);
 

@@ -127,6 +127,12 @@ both_dtypes("ctc_logits", lambda d: dict(ctc_inputs(d, ctc_padded), x=wave(6, 3,
 both_dtypes("ctc_zero_infinity", lambda d: dict(ctc_inputs(d, ctc_padded), il=torch.tensor([6, 2, 5]),
                                                 tl=torch.tensor([4, 3, 0])),
             lambda lp, t, il, tl: F.ctc_loss(lp, t, il, tl, reduction="none", zero_infinity=True))
+# Unbatched: log_probs (T, C), targets (S), 0-d lengths; reduction none gives a 0-d loss.
+for red in ("none", "mean"):
+    both_dtypes(f"ctc_unbatched_{red}",
+                lambda d: {"lp": wave(6, 5, dtype=d, scale=2.0).log_softmax(1), "t": torch.tensor([1, 2, 2]),
+                           "il": torch.tensor(5), "tl": torch.tensor(3)},
+                lambda lp, t, il, tl, red=red: F.ctc_loss(lp, t, il, tl, reduction=red))
 
 
 # ---- transformer stacks ----
@@ -180,6 +186,22 @@ for dtype, suffix in [(f32, ""), (f64, "_f64")]:
     module_case("module_transformer" + suffix, 5, transformer, [src, tgt],
                 lambda m, s, t: m(s, t, tgt_mask=causal3.to(t.dtype), src_key_padding_mask=padding,
                                   memory_key_padding_mask=padding), dtype)
+
+
+# ---- MultiheadAttention's other options: kdim/vdim (separate projections), bias_k/bias_v with a zero
+# attention, per-head weights ----
+mha_q, mha_k, mha_v = wave(4, 2, 8, phase=0.3), wave(6, 2, 5, phase=1.3), wave(6, 2, 3, phase=2.3)
+mha_padding = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
+module_case("module_mha_kdim_vdim", 8, lambda: nn.MultiheadAttention(8, 2, kdim=5, vdim=3),
+            [mha_q, mha_k, mha_v], lambda m, q, k, v: m(q, k, v, key_padding_mask=mha_padding)[0])
+mha_bool_mask = torch.tensor([[False, True, False, False, False], [False, False, True, True, False],
+                              [True, False, False, False, False]])
+module_case("module_mha_bias_kv_zero_attn", 9,
+            lambda: nn.MultiheadAttention(8, 4, add_bias_kv=True, add_zero_attn=True),
+            [wave(3, 2, 8, phase=0.1), wave(5, 2, 8, phase=0.9), wave(5, 2, 8, phase=1.7)],
+            lambda m, q, k, v: m(q, k, v, attn_mask=mha_bool_mask)[0])
+module_case("module_mha_weights_per_head", 10, lambda: nn.MultiheadAttention(6, 3, bias=False),
+            [wave(4, 2, 6, phase=0.4)], lambda m, x: m(x, x, x, average_attn_weights=False)[1])
 
 
 # ---- AdaptiveLogSoftmaxWithLoss: seeded draws; targets in the shortlist and in both clusters ----

@@ -90,6 +90,12 @@ const std::map<std::string, Case>& cases() {
     t["ctc_logits"] = [](const NamedInputs& in) {
       return F::ctc_loss(in.at("x").log_softmax(2), in.at("t"), in.at("il"), in.at("tl"));
     };
+    t["ctc_unbatched_none"] = [](const NamedInputs& in) {
+      return F::ctc_loss(in.at("lp"), in.at("t"), in.at("il"), in.at("tl"), F::CTCLossFuncOptions().reduction(kNone));
+    };
+    t["ctc_unbatched_mean"] = [](const NamedInputs& in) {
+      return F::ctc_loss(in.at("lp"), in.at("t"), in.at("il"), in.at("tl"));
+    };
     t["ctc_zero_infinity"] = [](const NamedInputs& in) {
       return F::ctc_loss(in.at("lp"), in.at("t"), in.at("il"), in.at("tl"),
                          F::CTCLossFuncOptions().reduction(kNone).zero_infinity(true));
@@ -255,7 +261,9 @@ TEST(CTCLoss, ModuleAndBadInput) {
   EXPECT_EQ(nn::CTCLossOptions().blank(), 0);
   EXPECT_FALSE(nn::CTCLossOptions().zero_infinity());
   EXPECT_THROWS_WITH(F::ctc_loss(lp[0], targets, il, tl),
-                     "ctc_loss: log_probs must be a floating (T, N, C) tensor, got [2, 4]");
+                     "ctc_loss: unbatched log_probs [2, 4] take 1-d targets (S), got [2, 3]");
+  EXPECT_THROWS_WITH(F::ctc_loss(lp.unsqueeze(0), targets, il, tl),
+                     "ctc_loss: log_probs must be a floating (T, N, C) or unbatched (T, C) tensor, got [1, ");
   EXPECT_THROWS_WITH(F::ctc_loss(lp, targets, il, tl, F::CTCLossFuncOptions().blank(4)),
                      "ctc_loss: blank must be in label range [0, 4), got 4");
   EXPECT_THROWS_WITH(F::ctc_loss(lp, targets, tensor({6, 4}, dtype(kInt64)), tl),
@@ -389,6 +397,81 @@ TEST(TransformerStack, BadInputNamesTheModuleAndShapes) {
                      "TransformerEncoder: encoder_layer is null");
   nn::TransformerEncoder encoder = make_encoder();
   EXPECT_THROWS_WITH(encoder(ones({4, 2, 5})), "TransformerEncoderLayer: src has 5 features but d_model is 4");
+}
+
+// ---- MultiheadAttention's options: kdim/vdim, bias_k/bias_v and the zero attention, per-head weights ----
+
+TEST(MultiheadAttention, OptionsDrawAndMatchPyTorch) {
+  const Tensor padding =
+      tensor({false, false, false, false, false, false, false, false, false, false, true, true}).view({2, 6});
+  const Tensor bool_mask =
+      tensor({false, true, false, false, false, false, false, true, true, false, true, false, false, false, false})
+          .view({3, 5});
+  struct Case {
+    const char* name;
+    nn::MultiheadAttentionOptions options;
+    std::function<Tensor(nn::MultiheadAttention&, const tensor_list&)> forward;
+  };
+  const Case cases[] = {
+      {"module_mha_kdim_vdim", nn::MultiheadAttentionOptions(8, 2).kdim(5).vdim(3),
+       [&](nn::MultiheadAttention& m, const tensor_list& in) { return std::get<0>(m(in[0], in[1], in[2], padding)); }},
+      {"module_mha_bias_kv_zero_attn", nn::MultiheadAttentionOptions(8, 4).add_bias_kv(true).add_zero_attn(true),
+       [&](nn::MultiheadAttention& m, const tensor_list& in) {
+         return std::get<0>(m->forward(in[0], in[1], in[2], {}, true, bool_mask));
+       }},
+      {"module_mha_weights_per_head", nn::MultiheadAttentionOptions(6, 3).bias(false),
+       [](nn::MultiheadAttention& m, const tensor_list& in) {
+         return std::get<1>(m->forward(in[0], in[0], in[0], {}, true, {}, /*average_attn_weights=*/false));
+       }},
+  };
+  for (const Case& test : cases) {
+    SCOPED_TRACE(test.name);
+    const nlohmann::json& c = fixture().at(test.name);
+    manual_seed(c.at("seed").get<uint64_t>());
+    nn::MultiheadAttention mha(test.options);
+    expect_parameter_names(*mha, c);
+    expect_parameters_equal(*mha, c);
+    check_case(*mha, c, [&](const tensor_list& in) { return test.forward(mha, in); });
+  }
+}
+
+TEST(MultiheadAttention, FunctionalFormAndBadInput) {
+  nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(4, 2).kdim(3).vdim(2));
+  EXPECT_FALSE(mha->in_proj_weight.defined());
+  EXPECT_EQ(mha->k_proj_weight.sizes(), IntArrayRef({4, 3}));
+  Tensor q = randn({2, 1, 4}), k = randn({5, 1, 3}), v = randn({5, 1, 2});
+  auto [out, weights] = mha(q, k, v);
+  EXPECT_EQ(out.sizes(), IntArrayRef({2, 1, 4}));
+  EXPECT_EQ(weights.sizes(), IntArrayRef({1, 2, 5}));
+  // The functional form with the module's tensors gives the same, and static_k/static_v replace the
+  // projected keys and values.
+  namespace F = nn::functional;
+  F::MultiheadAttentionForwardFuncOptions o(4, 2, {}, mha->in_proj_bias, {}, {}, false, 0.0, mha->out_proj->weight,
+                                            mha->out_proj->bias);
+  o.use_separate_proj_weight(true)
+      .q_proj_weight(mha->q_proj_weight)
+      .k_proj_weight(mha->k_proj_weight)
+      .v_proj_weight(mha->v_proj_weight);
+  EXPECT_TENSOR_CLOSE(std::get<0>(F::multi_head_attention_forward(q, k, v, o)), out);
+  Tensor static_k = randn({2, 7, 2}), static_v = randn({2, 7, 2});
+  auto [static_out, static_weights] = F::multi_head_attention_forward(
+      q, k, v, F::MultiheadAttentionForwardFuncOptions(o).static_k(static_k).static_v(static_v));
+  EXPECT_EQ(static_weights.sizes(), IntArrayRef({1, 2, 7}));
+  EXPECT_TRUE(std::get<1>(F::multi_head_attention_forward(
+                              q, k, v, F::MultiheadAttentionForwardFuncOptions(o).need_weights(false)))
+                  .defined() == false);
+
+  EXPECT_THROWS_WITH(mha(q, randn({5, 1, 4}), v),
+                     "a separate projection weight must be (4, 4) for an input of [5, 1, 4]");
+  EXPECT_THROWS_WITH(mha(q, k, randn({4, 1, 2})), "batch or length mismatch");
+  EXPECT_THROWS_WITH(nn::MultiheadAttention(nn::MultiheadAttentionOptions(6, 4)),
+                     "embed_dim must be divisible by num_heads");
+  EXPECT_THROWS_WITH(
+      F::multi_head_attention_forward(q, k, v, F::MultiheadAttentionForwardFuncOptions(o).static_k(randn({3, 7, 2}))),
+      "static_k must be (2, S, 2), got [3, 7, 2]");
+  EXPECT_THROWS_WITH(
+      F::multi_head_attention_forward(q, k, v, F::MultiheadAttentionForwardFuncOptions(o).embed_dim_to_check(6)),
+      "was expecting embedding dimension of 6, but got 4");
 }
 
 // ---- AdaptiveLogSoftmaxWithLoss ----
