@@ -95,6 +95,38 @@ std::vector<int64_t> nearest_sources(int64_t in, int64_t out, std::optional<doub
   return src;
 }
 
+// The (out, in) weights of an antialiased bilinear or bicubic resize (PyTorch's _upsample_*_aa): when
+// shrinking, the filter is stretched by in / out so that every input contributes, then each row is
+// normalised to sum 1. Bicubic's filter here has A = -0.5 (PIL's), not the -0.75 of the plain mode.
+template <typename T>
+std::vector<T> antialias_matrix(bool cubic, int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  std::vector<T> m(static_cast<size_t>(out * in), T(0));
+  const T s = pixel_scale<T>(in, out, align_corners, scale);
+  const T half_width = cubic ? T(2) : T(1);
+  const T support = s >= T(1) ? half_width * s : half_width;
+  const T inverse_scale = s >= T(1) ? T(1) / s : T(1);
+  auto filter = [cubic](T x) -> T {
+    x = std::abs(x);
+    if (!cubic) return x < T(1) ? T(1) - x : T(0);
+    constexpr T A = T(-0.5);
+    if (x < T(1)) return ((A + 2) * x - (A + 3)) * x * x + 1;
+    if (x < T(2)) return (((x - 5) * x + 8) * x - 4) * A;
+    return T(0);
+  };
+  std::vector<T> w;
+  for (int64_t o = 0; o < out; ++o) {
+    const T center = s * (static_cast<T>(o) + T(0.5));
+    const int64_t first = std::max<int64_t>(static_cast<int64_t>(center - support + T(0.5)), 0);
+    const int64_t count = std::min<int64_t>(static_cast<int64_t>(center + support + T(0.5)), in) - first;
+    w.assign(static_cast<size_t>(std::max<int64_t>(count, 0)), T(0));
+    T total = T(0);
+    for (int64_t j = 0; j < count; ++j)
+      total += w[j] = filter((static_cast<T>(j + first) - center + T(0.5)) * inverse_scale);
+    for (int64_t j = 0; j < count; ++j) m[o * in + first + j] = total != T(0) ? w[j] / total : w[j];
+  }
+  return m;
+}
+
 // Row o of the (out, in) weight matrix, for linear, cubic and area modes; T is the input's precision.
 template <typename T>
 std::vector<T> weight_matrix(const Mode& mode, int64_t in, int64_t out, bool align_corners,
@@ -141,16 +173,21 @@ std::vector<T> weight_matrix(const Mode& mode, int64_t in, int64_t out, bool ali
 
 // Resizes dim d of x from in to out positions.
 Tensor resize_dim(const Tensor& x, int64_t d, int64_t out, const Mode& mode, bool align_corners,
-                  std::optional<double> scale) {
+                  std::optional<double> scale, bool antialias) {
   const int64_t in = x.size(d);
   const bool exact = std::holds_alternative<enumtype::kNearestExact>(mode);
   if (exact || std::holds_alternative<enumtype::kNearest>(mode)) {
     std::vector<int64_t> src = nearest_sources(in, out, scale, exact);
     return x.index_select(d, from_vector(src, {out}, dtype(kInt64)).to(x.device()));
   }
+  const bool cubic = std::holds_alternative<enumtype::kBicubic>(mode);
   Tensor m = x.dtype() == kFloat64
-                 ? from_vector(weight_matrix<double>(mode, in, out, align_corners, scale), {out, in}, dtype(kFloat64))
-                 : from_vector(weight_matrix<float>(mode, in, out, align_corners, scale), {out, in}, dtype(kFloat32))
+                 ? from_vector(antialias ? antialias_matrix<double>(cubic, in, out, align_corners, scale)
+                                         : weight_matrix<double>(mode, in, out, align_corners, scale),
+                               {out, in}, dtype(kFloat64))
+                 : from_vector(antialias ? antialias_matrix<float>(cubic, in, out, align_corners, scale)
+                                         : weight_matrix<float>(mode, in, out, align_corners, scale),
+                               {out, in}, dtype(kFloat32))
                        .to(x.dtype());
   m = m.to(x.device());
   const int64_t last = x.dim() - 1;
@@ -214,7 +251,10 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
         name);
     align_corners = false;
   }
-  EMBER_CHECK(!options.antialias(), "interpolate: antialias=true is not supported by Ember (mode {})", name);
+  const bool antialias = options.antialias();
+  EMBER_CHECK(!antialias || std::holds_alternative<enumtype::kBilinear>(mode) ||
+                  std::holds_alternative<enumtype::kBicubic>(mode),
+              "interpolate: anti-alias option is only supported for bilinear and bicubic modes (got mode {})", name);
   const int64_t dim = input.dim();
   EMBER_CHECK(dim >= 3 && dim <= 5,
               "interpolate: only 3D, 4D and 5D (N, C, ...) inputs are supported (got {}D input of shape {}, mode {})",
@@ -239,7 +279,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   for (int64_t i = spatial - 1; i >= 0; --i) {
     std::optional<double> scale;
     if (pass_scales) scale = (*options.scale_factor())[i];
-    x = resize_dim(x, i + 2, out[i], mode, align_corners.value_or(false), scale);
+    x = resize_dim(x, i + 2, out[i], mode, align_corners.value_or(false), scale, antialias);
   }
   return x.contiguous();
 }

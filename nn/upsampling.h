@@ -13,7 +13,7 @@
 // Each spatial dim is resized on its own: nearest modes pick input positions (index_select), the
 // others multiply by a (out, in) matrix of interpolation weights computed as PyTorch's kernels compute
 // them (float32 arithmetic for float32 inputs), so the gradients are the same weights transposed.
-// Not here: antialias (an error says so).
+// antialias (bilinear and bicubic) widens the filter when shrinking, as PyTorch's (and PIL's) resize.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,8 @@ struct InterpolateFuncOptions {
   EMBER_ARG(std::optional<bool>, align_corners) = std::nullopt;
   // true: interpolate with in / out computed from the output size instead of 1 / scale_factor.
   EMBER_ARG(std::optional<bool>, recompute_scale_factor) = std::nullopt;
+  // Bilinear and bicubic only: the filter is widened by in / out when shrinking, so that every input
+  // pixel contributes, as PIL's resize (bicubic's A is then PIL's -0.5).
   EMBER_ARG(bool, antialias) = false;
 };
 

@@ -105,6 +105,15 @@ case("bicubic_down_scale", {"x": wave(1, 1, 6, 7)}, interp(scale_factor=0.5, mod
 case("bicubic_f64", {"x": wave(1, 2, 3, 4, dtype=f64)}, interp(scale_factor=(2.0, 1.5), mode="bicubic",
                                                                align_corners=False))
 case("bicubic_align_f64", {"x": wave(1, 1, 4, 3, dtype=f64)}, interp(size=(5, 6), mode="bicubic", align_corners=True))
+# antialias: a widened, normalised filter when shrinking (and A = -0.5 for bicubic), by size and by scale.
+case("bilinear_aa_down", {"x": wave(1, 2, 9, 8)}, interp(size=(4, 3), mode="bilinear", align_corners=False,
+                                                         antialias=True))
+case("bilinear_aa_align_up", {"x": wave(1, 1, 4, 5)}, interp(size=(6, 3), mode="bilinear", align_corners=True,
+                                                             antialias=True))
+case("bicubic_aa_scale", {"x": wave(1, 2, 9, 7)}, interp(scale_factor=(0.4, 1.6), mode="bicubic", align_corners=False,
+                                                         antialias=True))
+case("bicubic_aa_align_f64", {"x": wave(1, 1, 8, 6, dtype=f64)}, interp(size=(3, 1), mode="bicubic",
+                                                                       align_corners=True, antialias=True))
 case("trilinear", {"x": wave(1, 1, 2, 3, 2)}, interp(scale_factor=2, mode="trilinear", align_corners=False))
 case("trilinear_align", {"x": wave(1, 1, 3, 4, 2)}, interp(size=(4, 5, 3), mode="trilinear", align_corners=True))
 case("trilinear_f64", {"x": wave(1, 1, 2, 3, 4, dtype=f64)}, interp(size=(3, 2, 6), mode="trilinear",

@@ -96,6 +96,10 @@ const std::map<std::string, Case>& cases() {
     t["bicubic_down_scale"] = interp(by_scale({0.5, 0.5}, kBicubic).align_corners(false));
     t["bicubic_f64"] = interp(by_scale({2.0, 1.5}, kBicubic).align_corners(false));
     t["bicubic_align_f64"] = interp(by_size({5, 6}, kBicubic).align_corners(true));
+    t["bilinear_aa_down"] = interp(by_size({4, 3}, kBilinear).align_corners(false).antialias(true));
+    t["bilinear_aa_align_up"] = interp(by_size({6, 3}, kBilinear).align_corners(true).antialias(true));
+    t["bicubic_aa_scale"] = interp(by_scale({0.4, 1.6}, kBicubic).align_corners(false).antialias(true));
+    t["bicubic_aa_align_f64"] = interp(by_size({3, 1}, kBicubic).align_corners(true).antialias(true));
     t["trilinear"] = interp(by_scale({2, 2, 2}, kTrilinear).align_corners(false));
     t["trilinear_align"] = interp(by_size({4, 5, 3}, kTrilinear).align_corners(true));
     t["trilinear_f64"] = interp(by_size({3, 2, 6}, kTrilinear).align_corners(false));
@@ -166,6 +170,7 @@ TEST(Resample, GradcheckFloat64) {
       {"pad circular 2d", pad({1, 2, -1, 2}, kCircular), {wave64({1, 1, 3, 4})}},
       {"bilinear", interp(by_scale({1.5, 0.7}, kBilinear).align_corners(false)), {strided}},
       {"bicubic align", interp(by_size({5, 2}, kBicubic).align_corners(true)), {wave64({1, 1, 3, 4})}},
+      {"bilinear antialias", interp(by_size({2, 3}, kBilinear).align_corners(false).antialias(true)), {strided}},
       {"trilinear", interp(by_size({3, 2, 3}, kTrilinear).align_corners(false)), {wave64({1, 1, 2, 3, 2})}},
       {"area", interp(by_size({2, 3}, kArea)), {wave64({1, 1, 5, 4})}},
       {"nearest", interp(by_scale({1.7}, kNearest)), {wave64({1, 2, 3})}},
@@ -270,8 +275,9 @@ TEST(Resample, BadInputNamesTheOpAndValues) {
   EXPECT_THROWS_WITH(F::interpolate(x4, by_size({0, 3}, kArea)),
                      "interpolate: input and output sizes should be greater than 0, but got input shape [1, 1, 2, 2] "
                      "and output size [0, 3]");
-  EXPECT_THROWS_WITH(F::interpolate(x4, by_size({3, 3}, kBilinear).align_corners(false).antialias(true)),
-                     "interpolate: antialias=true is not supported by Ember");
+  EXPECT_THROWS_WITH(
+      F::interpolate(x4, by_size({3, 3}, kNearest).antialias(true)),
+      "interpolate: anti-alias option is only supported for bilinear and bicubic modes (got mode kNearest)");
   EXPECT_THROWS_WITH(F::interpolate(ones({1, 1, 2}, dtype(kInt64)), by_size({3}, kLinear).align_corners(false)),
                      "interpolate: mode kLinear needs a floating-point input, but got int64");
 }
