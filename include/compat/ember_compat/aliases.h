@@ -3,6 +3,8 @@
 // caffe2:: and a few sub-namespaces get the names libtorch keeps there.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -67,6 +69,53 @@ std::string str(const Parts&... parts) {
   std::ostringstream stream;
   (stream << ... << parts);
   return stream.str();
+}
+
+// c10::irange(end) and c10::irange(begin, end): the integers [begin, end) for a range-for, empty
+// when end <= begin, of end's type (libtorch's c10/util/irange.h).
+template <typename Integer>
+class integer_range {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Integer;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Integer*;
+    using reference = const Integer&;
+    explicit iterator(Integer value) : value_(value) {}
+    const Integer& operator*() const { return value_; }
+    iterator& operator++() {
+      ++value_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator before = *this;
+      ++value_;
+      return before;
+    }
+    bool operator==(const iterator& other) const { return value_ == other.value_; }
+    bool operator!=(const iterator& other) const { return value_ != other.value_; }
+
+   private:
+    Integer value_;
+  };
+  integer_range(Integer begin, Integer end) : begin_(begin), end_(end < begin ? begin : end) {}
+  iterator begin() const { return iterator(begin_); }
+  iterator end() const { return iterator(end_); }
+
+ private:
+  Integer begin_;
+  Integer end_;
+};
+template <typename Integer1, typename Integer2,
+          typename = std::enable_if_t<std::is_integral_v<Integer1> && std::is_integral_v<Integer2>>>
+integer_range<Integer2> irange(Integer1 begin, Integer2 end) {
+  return {static_cast<Integer2>(begin), end};
+}
+template <typename Integer, typename = std::enable_if_t<std::is_integral_v<Integer>>>
+integer_range<Integer> irange(Integer end) {
+  return {Integer(), end};
 }
 
 // c10::List<c10::optional<Tensor>>, ATen's index list, is a std::vector here; torch::indexing and
