@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Ember against PyTorch on this machine: ember-charlstm's LSTM language-model training step
-# (bench/bench_lstm.cpp and bench/torch_lstm_step.py) at the same shapes and threads, under both
-# OpenBLAS settings: OPENBLAS_CORETYPE unset (on a CPU this OpenBLAS does not know, its pre-AVX
-# kernels) and SkylakeX (its AVX-512 kernels). Prints the CPU ms per step of each (the fair number on a
+# (bench/bench_lstm.cpp and bench/torch_lstm_step.py) at the same shapes and threads, with
+# OPENBLAS_CORETYPE unset (on a CPU this OpenBLAS does not know, its pre-AVX kernels) and, on AVX-512
+# CPUs, SkylakeX (its AVX-512 kernels). Prints the CPU ms per step of each (the fair number on a
 # machine others are using too) and PyTorch's time over Ember's.
 #
 #   bash scripts/bench_lstm.sh                          # build-bench, 2 threads
@@ -19,7 +19,10 @@ if [ ! -x "$BENCH" ]; then
 fi
 echo "# $(date -u +%Y-%m-%d) $(nproc) cores; $(lscpu | sed -n 's/^Model name: *//p'); $($PYTHON -c 'import torch; print("PyTorch", torch.__version__)')"
 printf "%-9s %-7s %12s %12s %14s\n" coretype shape ember_cpu_ms torch_cpu_ms "torch/ember"
-for coretype in unset SkylakeX; do
+# SkylakeX only where the CPU has AVX-512 (its kernels would stop with SIGILL elsewhere, e.g. on AMD
+# Zen 3, where OpenBLAS recognises the CPU by itself).
+coretypes=${CORETYPES:-unset $(grep -q avx512f /proc/cpuinfo && echo SkylakeX)}
+for coretype in $coretypes; do
   if [ "$coretype" = unset ]; then run=(env -u OPENBLAS_CORETYPE); else run=(env OPENBLAS_CORETYPE=$coretype); fi
   ember=$("${run[@]}" "$BENCH" --threads "$THREADS" --benchmark_format=csv 2>/dev/null | grep '^"lstm_step')
   torch=$("${run[@]}" "$PYTHON" bench/torch_lstm_step.py --threads "$THREADS")
