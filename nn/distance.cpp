@@ -1,13 +1,67 @@
 // CosineSimilarity and PairwiseDistance: F::cosine_similarity composed of norms, a clamp and a sum;
-// the modules call the functions.
+// the modules call the functions. F::pdist: the rows of each pair picked by index_select, then a
+// p-norm of their difference whose backward is PyTorch's (_pdist_backward).
 #include "nn/distance.h"
+
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "autograd/function.h"
 #include "core/shape.h"
 #include "core/trace.h"
 
 namespace ember::nn {
+
+namespace {
+
+// ||d||_p of each row of d (P, M) -> (P). Its backward is PyTorch's pdist backward, which the
+// composition of abs, pow and sum would not give where a distance is 0 (NaN there, PyTorch's 0), at
+// ties of p = inf (each tie gets the whole gradient there, not a share) or at p = 0 (a zero gradient):
+//   d/dd ||d||_p = sign(d) |d|^(p-1) / ||d||_p^(p-1), 0 where ||d||_p = 0 (and where d = 0 for p < 1)
+//   p = inf: sign(d) where |d| is the largest;  p = 0: 0
+struct RowNorm : autograd::Function<RowNorm> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& d, double p) {
+    Tensor a = d.abs();
+    Tensor dist;
+    if (d.numel() == 0) {
+      dist = zeros({d.size(0)}, d.options());  // no pairs, or rows of no entries
+    } else if (p == 0) {
+      dist = a.ne(0).to(d.dtype()).sum({1});
+    } else if (p == 1) {
+      dist = a.sum({1});
+    } else if (p == 2) {
+      dist = d.square().sum({1}).sqrt();
+    } else if (std::isinf(p)) {
+      dist = a.amax({1});
+    } else {
+      dist = a.pow(p).sum({1}).pow(1.0 / p);
+    }
+    ctx->save_for_backward({d, dist});
+    ctx->saved_data["p"] = p;
+    return dist;
+  }
+
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const Tensor& d = saved[0];
+    const double p = ctx->saved_data["p"].toDouble();
+    const Tensor dist = saved[1].unsqueeze(1);  // (P, 1)
+    const Tensor g = grad_outputs[0].unsqueeze(1);
+    const Tensor zero = zeros_like(d);
+    if (p == 0) return {zero, Tensor()};
+    if (p == 1) return {g * d.sign(), Tensor()};
+    if (std::isinf(p)) return {g * d.sign() * d.abs().eq(dist).to(d.dtype()), Tensor()};
+    Tensor none = dist.eq(0).expand(d.sizes());
+    if (p < 1) none = none.logical_or(d.eq(0));
+    const Tensor safe_dist = dist.masked_fill(dist.eq(0), 1);
+    Tensor grad = p == 2 ? d * g / safe_dist : d.sign() * d.abs().pow(p - 1) * g / safe_dist.pow(p - 1);
+    return {where(none, zero, grad), Tensor()};
+  }
+};
+
+}  // namespace
 
 namespace functional {
 
@@ -28,6 +82,28 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilar
   const Tensor na = a.square().sum({dim}, /*keepdim=*/true).clamp_min(eps2).sqrt();
   const Tensor nb = b.square().sum({dim}, /*keepdim=*/true).clamp_min(eps2).sqrt();
   return ((a / na) * (b / nb)).sum({dim});
+}
+
+Tensor pdist(const Tensor& input, double p) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: {}D (input of shape {})", input.dim(),
+              input.sizes());
+  EMBER_CHECK(input.is_floating_point(), "pdist only supports floating-point dtypes, got {}",
+              dtype_name(input.dtype()));
+  EMBER_CHECK(p >= 0, "pdist only supports non-negative p values, got p = {}", p);
+  const int64_t N = input.size(0);
+  // Row-major over the upper triangle: (0, 1), (0, 2), ..., (0, N - 1), (1, 2), ...
+  std::vector<int64_t> first, second;
+  for (int64_t i = 0; i < N; ++i) {
+    for (int64_t j = i + 1; j < N; ++j) {
+      first.push_back(i);
+      second.push_back(j);
+    }
+  }
+  const int64_t P = static_cast<int64_t>(first.size());
+  const Tensor i = from_vector(first, {P}, dtype(kInt64)).to(input.device());
+  const Tensor j = from_vector(second, {P}, dtype(kInt64)).to(input.device());
+  return RowNorm::apply(input.index_select(0, i) - input.index_select(0, j), p);
 }
 
 }  // namespace functional

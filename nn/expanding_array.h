@@ -111,7 +111,8 @@ std::ostream& operator<<(std::ostream& os, const ExpandingArrayWithOptionalElem<
 // modes and interpolation modes. Convolution layers take kZeros, kReflect, kReplicate and kCircular as
 // padding_mode (transposed ones only kZeros); F::pad takes kConstant, kReflect, kReplicate and
 // kCircular; F::interpolate the modes from kNearest on
-// and kLinear (nn/init.h, where it is also a nonlinearity).
+// and kLinear (nn/init.h, where it is also a nonlinearity); F::grid_sample kBilinear, kNearest and
+// kBicubic, with padding modes kZeros, kBorder and kReflection.
 namespace enumtype {
 struct kSame {};
 struct kValid {};
@@ -126,6 +127,8 @@ struct kBilinear {};
 struct kBicubic {};
 struct kTrilinear {};
 struct kArea {};
+struct kBorder {};
+struct kReflection {};
 struct kMax {};  // EmbeddingBag's mode (kSum and kMean are the loss reductions)
 }  // namespace enumtype
 inline constexpr enumtype::kSame kSame{};
@@ -141,6 +144,8 @@ inline constexpr enumtype::kBilinear kBilinear{};
 inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kBorder kBorder{};
+inline constexpr enumtype::kReflection kReflection{};
 inline constexpr enumtype::kMax kMax{};
 
 }  // namespace ember

@@ -19,6 +19,7 @@
 #include "nn/embedding.h"
 #include "nn/fold.h"
 #include "nn/functional.h"
+#include "nn/grid_sample.h"
 #include "nn/init.h"
 #include "nn/linear.h"
 #include "nn/loss.h"

@@ -1,7 +1,8 @@
 // <torch/torch.h>, part 3: ATen's torch:: functions (and at:: ones) for what Ember has as
 // nn::functional calls (losses, activations, pooling, dropout, linear, normalization, padding,
-// distances), with ATen's argument order and defaults; a reduction is torch::Reduction::Mean / Sum /
-// None. (The modules, options and nn::functional calls need nothing here: torch::nn is ember::nn.)
+// distances, sampling grids), with ATen's argument order and defaults; a reduction is
+// torch::Reduction::Mean / Sum / None. (The modules, options and nn::functional calls need nothing
+// here: torch::nn is ember::nn.)
 #pragma once
 
 #include <optional>
@@ -9,6 +10,25 @@
 #include <tuple>
 
 #include "ember_compat/aliases.h"
+
+namespace ember::compat_aten::detail {
+
+// grid_sampler's options from ATen's integer modes: interpolation 0 bilinear, 1 nearest, 2 bicubic;
+// padding 0 zeros, 1 border, 2 reflection.
+inline nn::functional::GridSampleFuncOptions grid_sampler_options(int64_t interpolation_mode, int64_t padding_mode,
+                                                                  bool align_corners) {
+  using Options = nn::functional::GridSampleFuncOptions;
+  EMBER_CHECK(interpolation_mode >= 0 && interpolation_mode <= 2,
+              "grid_sampler(): interpolation_mode must be 0 (bilinear), 1 (nearest) or 2 (bicubic), got {}",
+              interpolation_mode);
+  EMBER_CHECK(padding_mode >= 0 && padding_mode <= 2,
+              "grid_sampler(): padding_mode must be 0 (zeros), 1 (border) or 2 (reflection), got {}", padding_mode);
+  const Options::mode_t modes[] = {kBilinear, kNearest, kBicubic};
+  const Options::padding_mode_t paddings[] = {kZeros, kBorder, kReflection};
+  return Options().mode(modes[interpolation_mode]).padding_mode(paddings[padding_mode]).align_corners(align_corners);
+}
+
+}  // namespace ember::compat_aten::detail
 
 namespace torch {
 
@@ -283,6 +303,33 @@ inline Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2
   return nn::functional::pairwise_distance(
       x1, x2, nn::functional::PairwiseDistanceFuncOptions().p(p).eps(eps).keepdim(keepdim));
 }
+inline Tensor pdist(const Tensor& input, double p = 2) { return nn::functional::pdist(input, p); }
+
+// ---- sampling grids ----
+inline Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                           bool align_corners) {
+  return nn::functional::grid_sample(
+      input, grid, ember::compat_aten::detail::grid_sampler_options(interpolation_mode, padding_mode, align_corners));
+}
+inline Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                              bool align_corners) {
+  EMBER_CHECK(input.dim() == 4 && grid.dim() == 4,
+              "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with sizes "
+              "{} and grid with sizes {}",
+              input.sizes(), grid.sizes());
+  return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+inline Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                              bool align_corners) {
+  EMBER_CHECK(input.dim() == 5 && grid.dim() == 5,
+              "grid_sampler(): expected 5D input and grid with same number of dimensions, but got input with sizes "
+              "{} and grid with sizes {}",
+              input.sizes(), grid.sizes());
+  return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+inline Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_corners) {
+  return nn::functional::affine_grid(theta, size, align_corners);
+}
 
 // ---- in-place forms: the value computed from a copy, then written into self ----
 inline Tensor& dropout_(Tensor& self, double p, bool train) { return self.copy_(dropout(self.clone(), p, train)); }
@@ -318,6 +365,7 @@ using torch::adaptive_avg_pool1d;
 using torch::adaptive_avg_pool2d;
 using torch::adaptive_max_pool1d;
 using torch::adaptive_max_pool2d;
+using torch::affine_grid_generator;
 using torch::alpha_dropout;
 using torch::alpha_dropout_;
 using torch::avg_pool1d;
@@ -340,6 +388,9 @@ using torch::feature_alpha_dropout_;
 using torch::feature_dropout;
 using torch::feature_dropout_;
 using torch::glu;
+using torch::grid_sampler;
+using torch::grid_sampler_2d;
+using torch::grid_sampler_3d;
 using torch::group_norm;
 using torch::hardshrink;
 using torch::hardtanh;
@@ -364,6 +415,7 @@ using torch::mse_loss;
 using torch::nll_loss;
 using torch::pad;
 using torch::pairwise_distance;
+using torch::pdist;
 using torch::pixel_shuffle;
 using torch::poisson_nll_loss;
 using torch::prelu;
