@@ -6,12 +6,16 @@
 //     large x) and send 0 * inf = NaN into the gradient;
 //   - at a kink, the comparison picks the side PyTorch's backward picks (stated above each function).
 // The inplace options compute the value from a clone and write it into the input (as Tensor::relu_).
+// RReLU's and gumbel_softmax's noise is drawn from the CPU generator, as PyTorch's CPU kernels draw it.
 #include "nn/activation.h"
 
+#include <algorithm>
+#include <mutex>
 #include <ostream>
 
 #include "autograd/grad_mode.h"
 #include "core/print.h"
+#include "core/random.h"
 #include "core/trace.h"
 #include "nn/functional.h"
 
@@ -74,6 +78,44 @@ Tensor elu_like(const Tensor& x, double alpha, double scale) {
     positive = x.gt(0);
   }
   return where(positive, x, negative);
+}
+
+// at::uniform_real_distribution<double>: the low 53 bits of one 64-bit draw, scaled to [0, 1).
+constexpr uint64_t kMask53 = (uint64_t(1) << 53) - 1;
+constexpr double kTwoToMinus53 = 1.0 / double(uint64_t(1) << 53);
+
+// PyTorch's _rrelu_with_noise_train over n contiguous elements, in order: each x <= 0 draws one
+// at::uniform_real_distribution<double>(from, to) value u * (to - from) + from, with from and to the
+// bounds rounded to T (the kernel holds them in the input's type), and its slope is that value rounded
+// to T; each x > 0 gets slope 1 and draws nothing. PyTorch's Activation.cpp is compiled for baseline
+// x86-64 (no FMA), so the product and the sum round separately: two statements here, which neither
+// GCC's ISO mode nor Clang's default contraction fuses.
+template <typename T>
+void draw_rrelu_slopes(T* slopes, const T* x, int64_t n, double lower, double upper, Generator& g) {
+  const double from = static_cast<T>(lower), to = static_cast<T>(upper);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] <= 0) {
+      const double u = static_cast<double>(g.random64() & kMask53) * kTwoToMinus53;
+      const double scaled = u * (to - from);
+      slopes[i] = static_cast<T>(scaled + from);
+    } else {
+      slopes[i] = T(1);
+    }
+  }
+}
+
+// RReLU's slopes for `input` (its shape, dtype and device), drawn on the host in row-major order.
+Tensor rrelu_slopes(const Tensor& input, double lower, double upper, std::optional<Generator> generator) {
+  NoGradGuard no_grad;
+  Tensor x = input.detach().to(kCPU).contiguous();
+  Tensor slopes = empty(x.sizes(), TensorOptions(x.dtype()));
+  Generator g = generator ? *generator : default_generator();  // copies share the generator's state
+  if (x.dtype() == kFloat32)
+    draw_rrelu_slopes(slopes.data_ptr<float>(), x.data_ptr<float>(), x.numel(), lower, upper, g);
+  else
+    draw_rrelu_slopes(slopes.data_ptr<double>(), x.data_ptr<double>(), x.numel(), lower, upper, g);
+  return slopes.to(input.device());
 }
 
 }  // namespace
@@ -269,6 +311,57 @@ Tensor normalize(const Tensor& input, NormalizeFuncOptions options) {
   return result;
 }
 
+// While training, the output is x * slope with the slope held constant, so d/dx = slope (PyTorch's
+// grad * noise). PyTorch switches to leaky_relu's backward when upper - lower <= 1e-6; the slopes then
+// differ from their mean by at most 1e-6, and Ember keeps grad * noise.
+Tensor rrelu_with_noise(const Tensor& input, Tensor noise, double lower, double upper, bool training,
+                        std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(lower <= upper, "rrelu: lower bound ({}) must be less than or equal to upper bound ({})", lower, upper);
+  if (!training) return leaky_relu(input, LeakyReLUFuncOptions().negative_slope((lower + upper) / 2));
+  EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64,
+              "rrelu: training mode expects a float32 or float64 input, got {}", dtype_name(input.dtype()));
+  Tensor slopes = rrelu_slopes(input, lower, upper, generator);
+  if (noise.defined()) {
+    EMBER_CHECK(noise.sizes().vec() == input.sizes().vec(),
+                "rrelu_with_noise: noise must have the input's shape {}, got {}", input.sizes(), noise.sizes());
+    NoGradGuard no_grad;
+    noise.copy_(slopes);
+  }
+  return input * slopes;
+}
+
+Tensor rrelu(Tensor input, const RReLUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return maybe_inplace(input, options.inplace(), [&](const Tensor& x) {
+    return rrelu_with_noise(x, Tensor(), options.lower(), options.upper(), options.training());
+  });
+}
+
+// The noise carries no gradient; the hard sample's gradient is the soft one's (y_hard - y.detach() + y).
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(logits.is_floating_point(), "gumbel_softmax: expected floating point logits, got {}",
+              dtype_name(logits.dtype()));
+  EMBER_CHECK(options.tau() > 0, "gumbel_softmax: tau must be positive, got {}", options.tau());
+  Tensor gumbels;
+  {
+    NoGradGuard no_grad;
+    gumbels = -empty_like(logits).exponential_().log();  // ~ Gumbel(0, 1)
+  }
+  Tensor y_soft = ((logits + gumbels) / options.tau()).softmax(options.dim());
+  if (!options.hard()) return y_soft;
+  const int64_t dim = options.dim() < 0 ? options.dim() + std::max<int64_t>(logits.dim(), 1) : options.dim();
+  Tensor y_hard;
+  {
+    NoGradGuard no_grad;
+    Tensor index = std::get<1>(y_soft.max(dim, /*keepdim=*/true));  // the first maximum, as PyTorch's
+    const TensorOptions like = TensorOptions(y_soft.dtype()).device(y_soft.device());
+    y_hard = zeros(y_soft.sizes(), like).scatter_add(dim, index, ones(index.sizes(), like));
+  }
+  return y_hard - y_soft.detach() + y_soft;
+}
+
 }  // namespace functional
 
 // ---- modules ----
@@ -344,6 +437,26 @@ void LogSoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "LogSo
 
 void ThresholdImpl::pretty_print(std::ostream& stream) const {
   stream << "Threshold(threshold=" << options.threshold() << ", value=" << options.value();
+  if (options.inplace()) stream << ", inplace=true";
+  stream << ")";
+}
+
+RReLUImpl::RReLUImpl(const RReLUOptions& options_) : options(options_) {
+  EMBER_CHECK(options.lower() <= options.upper(),
+              "RReLU: lower bound ({}) must be less than or equal to upper bound ({})", options.lower(),
+              options.upper());
+}
+
+Tensor RReLUImpl::forward(Tensor input) {
+  return functional::rrelu(std::move(input), functional::RReLUFuncOptions()
+                                                 .lower(options.lower())
+                                                 .upper(options.upper())
+                                                 .training(is_training())
+                                                 .inplace(options.inplace()));
+}
+
+void RReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "RReLU(lower=" << options.lower() << ", upper=" << options.upper();
   if (options.inplace()) stream << ", inplace=true";
   stream << ")";
 }

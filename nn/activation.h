@@ -1,7 +1,7 @@
 // Activations, as torch::nn's modules and torch::nn::functional's functions: GELU, ReLU, Softmax;
 // Sigmoid, Tanh, SiLU, Mish, ELU, SELU, CELU, LeakyReLU, PReLU (learned slope), Hardtanh, ReLU6,
 // Softplus, Softsign, LogSigmoid, Softmin, Softmax2d, LogSoftmax, Threshold, Hardshrink, Softshrink,
-// Tanhshrink, GLU; and F::normalize.
+// Tanhshrink, GLU; RReLU (random slopes while training); and F::normalize, F::gumbel_softmax.
 //
 //   ember::nn::GELU gelu(ember::nn::GELUOptions().approximate("tanh"));   // GPT-2's variant
 //   ember::nn::Softmax softmax(-1);
@@ -25,6 +25,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "core/generator.h"
 #include "nn/module.h"
 #include "nn/options.h"
 
@@ -413,5 +414,55 @@ class ThresholdImpl : public Module {
   ThresholdOptions options;
 };
 EMBER_MODULE(Threshold);
+
+// ---- RReLU and gumbel_softmax: noise drawn from the CPU generator in PyTorch's order ----
+
+struct RReLUOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;  // the slopes' uniform distribution while training: [lower, upper)
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+
+namespace functional {
+
+struct RReLUFuncOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(bool, inplace) = false;
+};
+// Randomized leaky ReLU: x if x > 0 else a * x. In evaluation a = (lower + upper) / 2 (leaky_relu);
+// while training each x <= 0 gets its own a ~ U[lower, upper), and the gradient is the slope used.
+Tensor rrelu(Tensor input, const RReLUFuncOptions& options = {});
+// ATen's rrelu_with_noise: rrelu that also writes the slopes into `noise` (the input's shape) while
+// training (1 where x > 0); in evaluation noise is left alone. The draws: for each element in
+// row-major order with x <= 0, one uniform double from the generator's 64-bit draw, as PyTorch's
+// CPU kernel; float32 rounds lower and upper to float first, as that kernel does. A CUDA input's
+// slopes are drawn on the host from the same generator and copied over.
+Tensor rrelu_with_noise(const Tensor& input, Tensor noise, double lower, double upper, bool training,
+                        std::optional<Generator> generator = std::nullopt);
+
+struct GumbelSoftmaxFuncOptions {
+  EMBER_ARG(double, tau) = 1.0;  // the temperature, > 0
+  // One-hot samples forward, the soft sample's gradient backward (straight through).
+  EMBER_ARG(bool, hard) = false;
+  EMBER_ARG(int, dim) = -1;
+};
+// softmax((logits + g) / tau) over dim with g = -log(e), e ~ Exp(1) drawn by exponential_ (the
+// generator's numbers, as a PyTorch built without MKL draws them); hard: one_hot(argmax) - y.detach() + y.
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {});
+
+}  // namespace functional
+
+class RReLUImpl : public Module {
+ public:
+  explicit RReLUImpl(const RReLUOptions& options = {});
+  void reset_parameters() {}
+  // Random slopes in training mode, their mean in eval mode.
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+  RReLUOptions options;
+};
+EMBER_MODULE(RReLU);
 
 }  // namespace ember::nn

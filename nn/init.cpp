@@ -1,7 +1,10 @@
 // torch.nn.init in C++: the same formulas, evaluated in double as Python does, then one fill.
+// orthogonal_'s QR is a small Gram-Schmidt in double here (Ember has no linalg.qr).
 #include "nn/init.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
@@ -35,6 +38,31 @@ double erfinv(double y) {
   const double two_over_sqrt_pi = 2.0 / std::sqrt(M_PI);
   for (int i = 0; i < 2; ++i) x -= (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
   return x;
+}
+
+// The Q of the thin QR decomposition of `a` (m, n), m >= n, row-major, with R's diagonal positive:
+// modified Gram-Schmidt, each column orthogonalised twice ("twice is enough", Giraud et al. 2005) so Q is
+// orthogonal to double precision. Returned column by column: q[j * m + i] = Q(i, j). A column that
+// depends on the ones before it comes out zero, as PyTorch's q * sign(diag(r)) makes it.
+std::vector<double> orthonormal_columns(const std::vector<double>& a, int64_t m, int64_t n) {
+  std::vector<double> q(static_cast<size_t>(m * n));
+  for (int64_t j = 0; j < n; ++j) {
+    double* v = q.data() + j * m;
+    for (int64_t i = 0; i < m; ++i) v[i] = a[i * n + j];
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int64_t p = 0; p < j; ++p) {
+        const double* u = q.data() + p * m;
+        double dot = 0;
+        for (int64_t i = 0; i < m; ++i) dot += u[i] * v[i];
+        for (int64_t i = 0; i < m; ++i) v[i] -= dot * u[i];
+      }
+    }
+    double norm = 0;
+    for (int64_t i = 0; i < m; ++i) norm += v[i] * v[i];
+    norm = std::sqrt(norm);
+    for (int64_t i = 0; i < m; ++i) v[i] = norm > 0 ? v[i] / norm : 0.0;
+  }
+  return q;
 }
 
 double fan(const Tensor& t, FanMode mode) {
@@ -148,6 +176,61 @@ Tensor kaiming_normal_(Tensor tensor, double a, FanMode mode, Nonlinearity nonli
   if (tensor.numel() == 0) return tensor;
   const double std = calculate_gain(nonlinearity, a) / std::sqrt(fan(tensor, mode));
   return normal_(tensor, 0.0, std, generator);
+}
+
+Tensor dirac_(Tensor tensor, int64_t groups) {
+  EMBER_TRACE_OP();
+  const int64_t dims = tensor.dim();
+  EMBER_CHECK(dims >= 3 && dims <= 5, "dirac_: Only tensors with 3, 4, or 5 dimensions are supported (got shape {})",
+              tensor.sizes());
+  EMBER_CHECK(groups > 0 && tensor.size(0) % groups == 0,
+              "dirac_: dim 0 must be divisible by groups (dim 0 is {}, groups is {})", tensor.size(0), groups);
+  const int64_t out_per_group = tensor.size(0) / groups;
+  const int64_t channels = std::min(out_per_group, tensor.size(1));
+  Tensor values = zeros(tensor.sizes(), TensorOptions(kFloat64));  // built on the host, then one copy
+  double* v = values.data_ptr<double>();
+  int64_t centre = 0;  // the offset of the kernel's centre, sizes[k] / 2 in each kernel dim
+  for (int64_t k = 2; k < dims; ++k) centre += tensor.size(k) / 2 * values.stride(k);
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t d = 0; d < channels; ++d)
+      v[(g * out_per_group + d) * values.stride(0) + d * values.stride(1) + centre] = 1;
+  NoGradGuard no_grad;
+  tensor.copy_(values);
+  return tensor;
+}
+
+Tensor eye_(Tensor matrix) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(matrix.dim() == 2, "eye_: Only tensors with 2 dimensions are supported (got shape {})", matrix.sizes());
+  NoGradGuard no_grad;
+  matrix.copy_(eye(matrix.size(0), matrix.size(1), TensorOptions(kFloat64)));
+  return matrix;
+}
+
+Tensor orthogonal_(Tensor tensor, double gain, std::optional<Generator> generator) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(tensor.dim() >= 2, "orthogonal_: Only tensors with 2 or more dimensions are supported (got shape {})",
+              tensor.sizes());
+  if (tensor.numel() == 0) return tensor;  // PyTorch warns and leaves an empty tensor alone
+  NoGradGuard no_grad;
+  const int64_t rows = tensor.size(0), cols = tensor.numel() / rows;
+  Tensor draws = generator ? randn({rows, cols}, *generator) : randn({rows, cols});
+  Tensor flat = draws.to(kFloat64).contiguous();
+  // QR of the draws, or of their transpose when they are wide, as a (m, n) matrix with m >= n.
+  const bool wide = rows < cols;
+  const int64_t m = wide ? cols : rows, n = wide ? rows : cols;
+  std::vector<double> a(static_cast<size_t>(m * n));
+  const double* f = flat.data_ptr<double>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) a[wide ? c * n + r : r * n + c] = f[r * cols + c];
+  const std::vector<double> q = orthonormal_columns(a, m, n);
+  Tensor result = empty({rows, cols}, TensorOptions(kFloat64));  // Q, or Q^T when wide
+  double* out = result.data_ptr<double>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = wide ? q[r * m + c] : q[c * m + r];
+  tensor.copy_(result.reshape(tensor.sizes()));
+  tensor.mul_(gain);
+  return tensor;
 }
 
 }  // namespace ember::nn::init

@@ -55,6 +55,17 @@ Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanI
                        Nonlinearity nonlinearity = Nonlinearity::LeakyReLU,
                        std::optional<Generator> generator = std::nullopt);
 
+// A convolution weight (out, in, *kernel) of 3 to 5 dims that passes its input through: zero but for a
+// 1 at the kernel's centre of channel pair (d, d), d < min(out / groups, in), in each group's block.
+Tensor dirac_(Tensor tensor, int64_t groups = 1);
+// The identity matrix (2-d tensors only; rectangular ones get ones on the main diagonal).
+Tensor eye_(Tensor matrix);
+// A (semi-)orthogonal matrix (Saxe et al. 2013) times gain: the tensor seen as (size(0), rest) is the Q
+// of a QR decomposition of N(0, 1) draws of that shape (transposed while it is wide), with R's diagonal
+// made positive, so each seed gives one matrix. The draws are float32 (the default dtype), as libtorch's
+// torch::randn; Python's orthogonal_ draws in the tensor's own dtype.
+Tensor orthogonal_(Tensor tensor, double gain = 1, std::optional<Generator> generator = std::nullopt);
+
 }  // namespace ember::nn::init
 
 // libtorch's enum tags: calculate_gain(torch::kTanh), kaiming_normal_(w, 0, torch::kFanOut, torch::kReLU).

@@ -1,11 +1,15 @@
 // nn::LayerNorm: parameters and forward through functional::layer_norm; GroupNorm, RMSNorm and
-// LocalResponseNorm, composed.
+// LocalResponseNorm, composed; CrossMapLRN2d, composed forward with libtorch's backward formula.
 #include "nn/normalization.h"
 
+#include <algorithm>
 #include <limits>
 #include <ostream>
 
+#include "autograd/fused.h"
+#include "autograd/grad_mode.h"
 #include "core/shape.h"
+#include "core/trace.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 
@@ -116,6 +120,73 @@ Tensor LocalResponseNormImpl::forward(const Tensor& input) { return functional::
 
 void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {
   stream << "LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha() << ", beta=" << options.beta()
+         << ", k=" << options.k() << ")";
+}
+
+namespace {
+
+// (C, C) of 0/1 in `like`'s dtype and device: row c marks the channels [c + first, c + last] that
+// exist, and channel 0 too where `with_channel0`.
+Tensor channel_window(int64_t C, int64_t first, int64_t last, bool with_channel0, const Tensor& like) {
+  Tensor w = zeros({C, C}, TensorOptions(kFloat64));
+  double* m = w.data_ptr<double>();
+  for (int64_t c = 0; c < C; ++c) {
+    for (int64_t j = std::max<int64_t>(0, c + first); j <= std::min(C - 1, c + last); ++j) m[c * C + j] = 1;
+    if (with_channel0) m[c * C] = 1;
+  }
+  return w.to(TensorOptions(like.dtype()).device(like.device()));
+}
+
+}  // namespace
+
+CrossMapLRN2dImpl::CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options_) : options(options_) {
+  EMBER_CHECK(options.size() > 0, "CrossMapLRN2d: size must be positive, but got size={}", options.size());
+}
+
+// scale = k + alpha / size * (window sum of x^2), y = x * scale^-beta, with h = (size - 1) / 2 and the
+// window of channel c [c - h, c + h] plus channel 0. Backward, libtorch's CrossMapLRN2d::backward:
+//   dx[c] = scale[c]^-beta dy[c] - 2 alpha beta / size * x[c] * sum over j in [c - inv, c + size - 1 - inv]
+//           of dy[j] y[j] / scale[j],   inv = size - h
+// written with differentiable ops on the saved x, scale and y.
+Tensor CrossMapLRN2dImpl::forward(const Tensor& input) {
+  EMBER_TRACE_OP();
+  const int64_t size = options.size();
+  const double alpha = options.alpha(), beta = options.beta();
+  const auto k = static_cast<double>(options.k());
+  EMBER_CHECK(input.dim() == 4, "CrossMapLRN2d: expected a 4-D input (N, C, H, W), got shape {}", input.sizes());
+  EMBER_CHECK(input.is_floating_point(), "CrossMapLRN2d: expected a floating-point input, but got {}",
+              dtype_name(input.dtype()));
+  const int64_t N = input.size(0), C = input.size(1), HW = input.size(2) * input.size(3);
+  const int64_t half = (size - 1) / 2;
+  Tensor scale, output;  // (N, C, H, W)
+  {
+    NoGradGuard no_grad;
+    Tensor window = channel_window(C, -half, half, /*with_channel0=*/true, input);
+    Tensor sums = window.matmul(input.square().reshape({N, C, HW})).reshape(input.sizes());
+    scale = sums * (alpha / static_cast<double>(size)) + k;
+    output = scale.pow(-beta) * input;
+  }
+  if (!autograd::any_requires_grad({input})) return output;
+  const double ratio_scale = 2 * alpha * beta / static_cast<double>(size);
+  autograd::FusedBackward backward{.composed = [=](const Tensor& dy, const tensor_list& saved) -> tensor_list {
+    const Tensor &x = saved[0], &s = saved[1], &y = saved[2];
+    EMBER_CHECK(size >= 3,
+                "CrossMapLRN2d: backward needs size >= 3, got size={} (libtorch's backward window does "
+                "not fit smaller sizes)",
+                size);
+    const int64_t inv = size - half;
+    Tensor window = channel_window(C, -inv, size - 1 - inv, /*with_channel0=*/false, x);
+    Tensor ratio = (dy * y / s).reshape({N, C, HW});
+    Tensor spread = window.matmul(ratio).reshape(x.sizes());
+    return {s.pow(-beta) * dy - x * spread * ratio_scale};
+  }};
+  autograd::record_fused("CrossMapLRN2dBackward", output, {input}, {input, scale}, autograd::SaveOutput::kYes,
+                         std::move(backward));
+  return output;
+}
+
+void CrossMapLRN2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "CrossMapLRN2d(" << options.size() << ", alpha=" << options.alpha() << ", beta=" << options.beta()
          << ", k=" << options.k() << ")";
 }
 

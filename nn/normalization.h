@@ -1,5 +1,6 @@
 // nn::LayerNorm: normalises over the trailing dims, then a learned scale and shift, as torch::nn::LayerNorm;
-// also GroupNorm, RMSNorm and LocalResponseNorm, each with its function in nn::functional.
+// also GroupNorm, RMSNorm and LocalResponseNorm, each with its function in nn::functional, and
+// CrossMapLRN2d (libtorch's own variant of LocalResponseNorm, module only).
 //
 //   ember::nn::LayerNorm ln(ember::nn::LayerNormOptions({768}));           // weight = 1, bias = 0
 //   ember::nn::LayerNorm plain(ember::nn::LayerNormOptions({4}).eps(1e-6).elementwise_affine(false));
@@ -122,6 +123,37 @@ class LocalResponseNormImpl : public Module {
   LocalResponseNormOptions options;
 };
 EMBER_MODULE(LocalResponseNorm);
+
+// nn::CrossMapLRN2d: libtorch's port of Lua Torch's SpatialCrossMapLRN, for (N, C, H, W) inputs:
+// y = x / (k + alpha / size * sum of x^2 over a window of channels)^beta. It is not LocalResponseNorm:
+// the window of channel c is [c - (size-1)/2, c + (size-1)/2] within the channels plus channel 0 (the
+// running sum libtorch keeps never removes channel 0), and the gradient is libtorch's hand-written
+// backward, whose window sits one channel lower than the forward's; it is the true derivative only where
+// every window spans all channels (C <= (size-1)/2). Ember reproduces both, so gradients equal libtorch's.
+//   ember::nn::CrossMapLRN2d lrn(ember::nn::CrossMapLRN2dOptions(3).alpha(1e-3));
+struct CrossMapLRN2dOptions {
+  CrossMapLRN2dOptions(int64_t size) : size_(size) {}
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(int64_t, k) = 1;  // an integer, as libtorch has it
+};
+
+class CrossMapLRN2dImpl : public Module {
+ public:
+  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options_);
+  explicit CrossMapLRN2dImpl(int64_t size) : CrossMapLRN2dImpl(CrossMapLRN2dOptions(size)) {}
+  void reset_parameters() {}
+  // input (N, C, H, W) -> same shape. Backward needs size >= 3, as libtorch's does.
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return detail::clone_with_options(*this, device);
+  }
+
+  CrossMapLRN2dOptions options;
+};
+EMBER_MODULE(CrossMapLRN2d);
 
 namespace functional {
 

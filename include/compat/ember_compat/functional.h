@@ -146,6 +146,33 @@ inline Tensor mish(const Tensor& input) { return nn::functional::mish(input); }
 
 }  // namespace torch
 
+// ---- RReLU: ATen's rrelu family (the slopes drawn by nn::functional::rrelu_with_noise) ----
+namespace torch {
+// noise (self's shape) receives the slopes while training; in evaluation it is left alone.
+inline Tensor rrelu_with_noise(const Tensor& self, const Tensor& noise, double lower = 1.0 / 8, double upper = 1.0 / 3,
+                               bool training = false, std::optional<Generator> generator = std::nullopt) {
+  return nn::functional::rrelu_with_noise(self, noise, lower, upper, training, std::move(generator));
+}
+inline Tensor& rrelu_with_noise_(Tensor& self, const Tensor& noise, double lower = 1.0 / 8, double upper = 1.0 / 3,
+                                 bool training = false, std::optional<Generator> generator = std::nullopt) {
+  return self.copy_(rrelu_with_noise(self.clone(), noise, lower, upper, training, std::move(generator)));
+}
+inline Tensor rrelu(const Tensor& self, double lower = 1.0 / 8, double upper = 1.0 / 3, bool training = false,
+                    std::optional<Generator> generator = std::nullopt) {
+  return rrelu_with_noise(self, Tensor(), lower, upper, training, std::move(generator));
+}
+inline Tensor& rrelu_(Tensor& self, double lower = 1.0 / 8, double upper = 1.0 / 3, bool training = false,
+                      std::optional<Generator> generator = std::nullopt) {
+  return self.copy_(rrelu(self.clone(), lower, upper, training, std::move(generator)));
+}
+}  // namespace torch
+namespace at {
+using torch::rrelu;
+using torch::rrelu_;
+using torch::rrelu_with_noise;
+using torch::rrelu_with_noise_;
+}  // namespace at
+
 // ---- pooling ----
 // An IntArrayRef of one value stands for that value in each dim, and an empty stride for the kernel
 // size, as ATen reads them.
