@@ -257,6 +257,11 @@ Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
   });
 }
 
+Tensor relu(Tensor input, const ReLUFuncOptions& options) {
+  EMBER_TRACE_OP();
+  return options.inplace() ? input.relu_() : input.relu();
+}
+
 Tensor relu6(Tensor input, const ReLU6FuncOptions& options) {
   EMBER_TRACE_OP();
   return hardtanh(std::move(input), HardtanhFuncOptions().min_val(0).max_val(6).inplace(options.inplace()));

@@ -184,6 +184,9 @@ struct GLUOptions {
 namespace functional {
 
 using ReLU6FuncOptions = ReLU6Options;
+using ReLUFuncOptions = ReLUOptions;
+// max(x, 0), in place on input when options.inplace() (F::relu(x) without options is in nn/functional.h).
+Tensor relu(Tensor input, const ReLUFuncOptions& options);
 using HardshrinkFuncOptions = HardshrinkOptions;
 using SoftshrinkFuncOptions = SoftshrinkOptions;
 using GLUFuncOptions = GLUOptions;

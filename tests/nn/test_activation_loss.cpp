@@ -582,3 +582,12 @@ TEST(ActivationLoss, BadInputNamesTheOpAndValues) {
 }
 
 }  // namespace
+
+TEST(Activation, ReluWithOptionsIsInPlaceWhenAsked) {
+  Tensor x = from_vector<float>({-1.5, 0, 2}, {3});
+  Tensor y = F::relu(x, F::ReLUFuncOptions());
+  EXPECT_TENSOR_CLOSE(y, from_vector<float>({0, 0, 2}, {3}));
+  EXPECT_EQ(x[0].item<float>(), -1.5f);
+  F::relu(x, F::ReLUFuncOptions().inplace(true));
+  EXPECT_TENSOR_CLOSE(x, from_vector<float>({0, 0, 2}, {3}));
+}
