@@ -45,6 +45,28 @@ def write(path, data):
     print(f"wrote {len(data)} entries to {os.path.normpath(path)}")
 
 
+def record_case(table, name, inputs, fn, seed=None, no_grad=()):
+    """table[name] = fn(**inputs) and the gradients of sum(output * wave) for each floating input
+    (those in no_grad excepted); seed: torch.manual_seed before the call, kept in the entry."""
+    assert name not in table, name
+    inputs = {k: v.detach().clone() for k, v in inputs.items()}
+    for k, t in inputs.items():
+        if t.is_floating_point() and k not in no_grad:
+            t.requires_grad_()
+    if seed is not None:
+        torch.manual_seed(seed)
+    out = fn(**inputs)
+    entry = {"inputs": {k: encode(v) for k, v in inputs.items()}, "output": encode(out)}
+    if seed is not None:
+        entry["seed"] = seed
+    if out.requires_grad:
+        w = wave(*out.shape, dtype=out.dtype, phase=0.41) if out.dim() > 0 else torch.tensor(0.7, dtype=out.dtype)
+        (out * w).sum().backward()
+        entry["weight"] = encode(w)
+        entry["grads"] = {k: encode(v.grad) for k, v in inputs.items() if v.grad is not None}
+    table[name] = entry
+
+
 def load_script(name):
     """Another generator in scripts/ as a module (its cases run on loading; its __main__ does not)."""
     spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))

@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from fixture_common import FIXTURES, encode, f32, f64, load_script, wave, write
+from fixture_common import FIXTURES, encode, f32, f64, load_script, record_case, wave, write
 
 optim_fx = load_script("gen_optim_fixtures")  # problem, loss_fn, tensor
 
@@ -33,24 +33,7 @@ FUNCTIONAL = {}
 
 
 def case(name, inputs, fn, seed=None, no_grad=()):
-    """inputs: name -> tensor; floating ones require grad unless listed in no_grad."""
-    assert name not in FUNCTIONAL, name
-    inputs = {k: v.detach().clone() for k, v in inputs.items()}
-    for k, t in inputs.items():
-        if t.is_floating_point() and k not in no_grad:
-            t.requires_grad_()
-    if seed is not None:
-        torch.manual_seed(seed)
-    out = fn(**inputs)
-    entry = {"inputs": {k: encode(v) for k, v in inputs.items()}, "output": encode(out)}
-    if seed is not None:
-        entry["seed"] = seed
-    if out.requires_grad:
-        w = wave(*out.shape, dtype=out.dtype, phase=0.41) if out.dim() > 0 else torch.tensor(0.7, dtype=out.dtype)
-        (out * w).sum().backward()
-        entry["weight"] = encode(w)
-        entry["grads"] = {k: encode(v.grad) for k, v in inputs.items() if v.grad is not None}
-    FUNCTIONAL[name] = entry
+    record_case(FUNCTIONAL, name, inputs, fn, seed, no_grad)
 
 
 # Kinks and extremes: 0, hardtanh's bounds (-0.5, 0.8 below), threshold's 0.5, exp-overflowing 100.

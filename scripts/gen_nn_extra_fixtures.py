@@ -19,30 +19,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from fixture_common import FIXTURES, encode, f32, f64, wave, write
+from fixture_common import FIXTURES, encode, f32, f64, record_case, wave, write
 
 CASES = {}
 
 
 def case(name, inputs, fn, seed=None, no_grad=()):
-    """inputs: name -> tensor; floating ones require grad unless listed in no_grad."""
-    assert name not in CASES, name
-    inputs = {k: v.detach().clone() for k, v in inputs.items()}
-    for k, t in inputs.items():
-        if t.is_floating_point() and k not in no_grad:
-            t.requires_grad_()
-    if seed is not None:
-        torch.manual_seed(seed)
-    out = fn(**inputs)
-    entry = {"inputs": {k: encode(v) for k, v in inputs.items()}, "output": encode(out)}
-    if seed is not None:
-        entry["seed"] = seed
-    if out.requires_grad:
-        w = wave(*out.shape, dtype=out.dtype, phase=0.41)
-        (out * w).sum().backward()
-        entry["weight"] = encode(w)
-        entry["grads"] = {k: encode(v.grad) for k, v in inputs.items() if v.grad is not None}
-    CASES[name] = entry
+    record_case(CASES, name, inputs, fn, seed, no_grad)
 
 
 # ---- RReLU: eval is leaky_relu with slope (lower + upper) / 2; training draws a slope per x <= 0 ----
