@@ -466,4 +466,9 @@ void RReLUImpl::pretty_print(std::ostream& stream) const {
   stream << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(GELUImpl)
+EMBER_CLONE_WITH_OPTIONS(ReLUImpl)
+EMBER_CLONE_WITH_OPTIONS(SoftmaxImpl)
+
 }  // namespace ember::nn

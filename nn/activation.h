@@ -42,9 +42,7 @@ class GELUImpl : public Module {
   void reset_parameters() {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   GELUOptions options;
 };
 EMBER_MODULE(GELU);
@@ -60,9 +58,7 @@ class ReLUImpl : public Module {
   void reset_parameters() {}
   Tensor forward(Tensor input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   ReLUOptions options;
 };
 EMBER_MODULE(ReLU);
@@ -79,9 +75,7 @@ class SoftmaxImpl : public Module {
   void reset_parameters() {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   SoftmaxOptions options;
 };
 EMBER_MODULE(Softmax);

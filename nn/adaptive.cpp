@@ -13,6 +13,10 @@
 
 namespace ember::nn {
 
+AdaptiveLogSoftmaxWithLossImpl::AdaptiveLogSoftmaxWithLossImpl(int64_t in_features, int64_t n_classes,
+                                                               std::vector<int64_t> cutoffs)
+    : AdaptiveLogSoftmaxWithLossImpl(AdaptiveLogSoftmaxWithLossOptions(in_features, n_classes, std::move(cutoffs))) {}
+
 AdaptiveLogSoftmaxWithLossImpl::AdaptiveLogSoftmaxWithLossImpl(AdaptiveLogSoftmaxWithLossOptions options_)
     : options(std::move(options_)), cutoffs(options.cutoffs()) {
   reset();

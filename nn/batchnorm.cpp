@@ -234,4 +234,12 @@ template class InstanceNormImpl<1>;
 template class InstanceNormImpl<2>;
 template class InstanceNormImpl<3>;
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(BatchNorm1dImpl)
+EMBER_CLONE_WITH_OPTIONS(BatchNorm2dImpl)
+EMBER_CLONE_WITH_OPTIONS(BatchNorm3dImpl)
+EMBER_CLONE_WITH_OPTIONS(InstanceNorm1dImpl)
+EMBER_CLONE_WITH_OPTIONS(InstanceNorm2dImpl)
+EMBER_CLONE_WITH_OPTIONS(InstanceNorm3dImpl)
+
 }  // namespace ember::nn

@@ -114,9 +114,7 @@ class BatchNorm1dImpl : public BatchNormImplBase {
  public:
   using BatchNormImplBase::BatchNormImplBase;
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  protected:
   void check_input_dim(const Tensor& input) const override;  // (N, C) or (N, C, L)
@@ -127,9 +125,7 @@ class BatchNorm2dImpl : public BatchNormImplBase {
  public:
   using BatchNormImplBase::BatchNormImplBase;
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  protected:
   void check_input_dim(const Tensor& input) const override;  // (N, C, H, W)
@@ -140,9 +136,7 @@ class BatchNorm3dImpl : public BatchNormImplBase {
  public:
   using BatchNormImplBase::BatchNormImplBase;
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
  protected:
   void check_input_dim(const Tensor& input) const override;  // (N, C, D, H, W)
@@ -159,14 +153,12 @@ class InstanceNormImpl : public NormBase<InstanceNormOptions> {
   void pretty_print(std::ostream& stream) const override;
 };
 
-#define EMBER_INSTANCE_NORM_MODULE(D)                                                                  \
-  class InstanceNorm##D##dImpl : public InstanceNormImpl<D> {                                          \
-   public:                                                                                             \
-    using InstanceNormImpl<D>::InstanceNormImpl;                                                       \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-  };                                                                                                   \
+#define EMBER_INSTANCE_NORM_MODULE(D)                                                                 \
+  class InstanceNorm##D##dImpl : public InstanceNormImpl<D> {                                         \
+   public:                                                                                            \
+    using InstanceNormImpl<D>::InstanceNormImpl;                                                      \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+  };                                                                                                  \
   EMBER_MODULE(InstanceNorm##D##d)
 EMBER_INSTANCE_NORM_MODULE(1);
 EMBER_INSTANCE_NORM_MODULE(2);

@@ -1,6 +1,7 @@
 // Convolution layers and functions: options turned into the arguments of ember::conv2d and friends
 // (autograd/conv.cpp), PyTorch's initialisation, libtorch's printing.
 #include "nn/conv.h"
+#include "nn/fold.h"
 
 #include <algorithm>
 #include <cmath>
@@ -276,5 +277,26 @@ void ConvTransposeImpl<D>::pretty_print(std::ostream& stream) const {
 template class ConvTransposeImpl<1>;
 template class ConvTransposeImpl<2>;
 template class ConvTransposeImpl<3>;
+
+void FoldImpl::pretty_print(std::ostream& stream) const {
+  stream << "Fold(output_size=" << options.output_size() << ", kernel_size=" << options.kernel_size()
+         << ", dilation=" << options.dilation() << ", padding=" << options.padding() << ", stride=" << options.stride()
+         << ")";
+}
+
+void UnfoldImpl::pretty_print(std::ostream& stream) const {
+  stream << "Unfold(kernel_size=" << options.kernel_size() << ", dilation=" << options.dilation()
+         << ", padding=" << options.padding() << ", stride=" << options.stride() << ")";
+}
+
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(Conv1dImpl)
+EMBER_CLONE_WITH_OPTIONS(Conv2dImpl)
+EMBER_CLONE_WITH_OPTIONS(Conv3dImpl)
+EMBER_CLONE_WITH_OPTIONS(ConvTranspose1dImpl)
+EMBER_CLONE_WITH_OPTIONS(ConvTranspose2dImpl)
+EMBER_CLONE_WITH_OPTIONS(ConvTranspose3dImpl)
+EMBER_CLONE_WITH_OPTIONS(FoldImpl)
+EMBER_CLONE_WITH_OPTIONS(UnfoldImpl)
 
 }  // namespace ember::nn

@@ -195,23 +195,17 @@ class ConvImpl : public Module {
 class Conv1dImpl : public ConvImpl<1> {
  public:
   using ConvImpl<1>::ConvImpl;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 };
 class Conv2dImpl : public ConvImpl<2> {
  public:
   using ConvImpl<2>::ConvImpl;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 };
 class Conv3dImpl : public ConvImpl<3> {
  public:
   using ConvImpl<3>::ConvImpl;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 };
 EMBER_MODULE(Conv1d);
 EMBER_MODULE(Conv2d);
@@ -238,14 +232,12 @@ class ConvTransposeImpl : public Module {
   Tensor bias;    // (out_channels), undefined when options.bias() is false
 };
 
-#define EMBER_CONV_TRANSPOSE_MODULE(D)                                                                 \
-  class ConvTranspose##D##dImpl : public ConvTransposeImpl<D> {                                        \
-   public:                                                                                             \
-    using ConvTransposeImpl<D>::ConvTransposeImpl;                                                     \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-  };                                                                                                   \
+#define EMBER_CONV_TRANSPOSE_MODULE(D)                                                                \
+  class ConvTranspose##D##dImpl : public ConvTransposeImpl<D> {                                       \
+   public:                                                                                            \
+    using ConvTransposeImpl<D>::ConvTransposeImpl;                                                    \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+  };                                                                                                  \
   EMBER_MODULE(ConvTranspose##D##d)
 EMBER_CONV_TRANSPOSE_MODULE(1);
 EMBER_CONV_TRANSPOSE_MODULE(2);

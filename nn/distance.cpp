@@ -125,4 +125,8 @@ void PairwiseDistanceImpl::pretty_print(std::ostream& stream) const {
          << ", keepdim=" << options.keepdim() << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(CosineSimilarityImpl)
+EMBER_CLONE_WITH_OPTIONS(PairwiseDistanceImpl)
+
 }  // namespace ember::nn

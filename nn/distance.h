@@ -46,9 +46,7 @@ class CosineSimilarityImpl : public Module {
   explicit CosineSimilarityImpl(const CosineSimilarityOptions& options_ = {}) : options(options_) {}
   Tensor forward(const Tensor& input1, const Tensor& input2);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   CosineSimilarityOptions options;
 };
 EMBER_MODULE(CosineSimilarity);
@@ -58,9 +56,7 @@ class PairwiseDistanceImpl : public Module {
   explicit PairwiseDistanceImpl(const PairwiseDistanceOptions& options_ = {}) : options(options_) {}
   Tensor forward(const Tensor& input1, const Tensor& input2);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   PairwiseDistanceOptions options;
 };
 EMBER_MODULE(PairwiseDistance);

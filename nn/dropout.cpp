@@ -122,4 +122,7 @@ template class DropoutLikeImpl<detail::dropout3d_module>;
 template class DropoutLikeImpl<detail::alpha_dropout_module>;
 template class DropoutLikeImpl<detail::feature_alpha_dropout_module>;
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(DropoutImpl)
+
 }  // namespace ember::nn

@@ -56,9 +56,7 @@ class DropoutImpl : public Module {
   // Same shape as input; see functional::dropout for the draws.
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   DropoutOptions options;
 };

@@ -269,4 +269,8 @@ EmbeddingBag EmbeddingBag::from_pretrained(const Tensor& embeddings, const Embed
   return bag;
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(EmbeddingImpl)
+EMBER_CLONE_WITH_OPTIONS(EmbeddingBagImpl)
+
 }  // namespace ember::nn

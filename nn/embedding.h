@@ -49,9 +49,7 @@ class EmbeddingImpl : public Module {
   // input (*) int64 indices -> (*, embedding_dim)
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   EmbeddingOptions options;  // padding_idx stored non-negative
   Tensor weight;             // (num_embeddings, embedding_dim)
@@ -139,9 +137,7 @@ class EmbeddingBagImpl : public Module {
   Tensor forward(const Tensor& input, const Tensor& offsets = {}, const Tensor& per_sample_weights = {});
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())}, {2, AnyValue(Tensor())})
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   EmbeddingBagOptions options;  // padding_idx stored non-negative
   Tensor weight;                // (num_embeddings, embedding_dim)

@@ -1,5 +1,6 @@
 // nn::Fold and nn::Unfold, as torch::nn's: the modules around F::fold (col2im) and F::unfold (im2col)
-// of nn/conv.h, whose option classes they share (libtorch's FoldOptions is FoldFuncOptions).
+// of nn/conv.h, whose option classes they share (libtorch's FoldOptions is FoldFuncOptions); defined in
+// nn/conv.cpp.
 //
 //   ember::nn::Unfold unfold(ember::nn::UnfoldOptions({2, 2}).stride(2));
 //   ember::Tensor cols = unfold(x);          // x (N, C, H, W) -> (N, C*4, L)
@@ -25,9 +26,7 @@ class FoldImpl : public Module {
   // input (N, C*kh*kw, L) -> (N, C, output_size)
   Tensor forward(const Tensor& input) { return functional::fold(input, options); }
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   FoldOptions options;
 };
 EMBER_MODULE(Fold);
@@ -39,22 +38,9 @@ class UnfoldImpl : public Module {
   // input (N, C, H, W) -> (N, C*kh*kw, L)
   Tensor forward(const Tensor& input) { return functional::unfold(input, options); }
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   UnfoldOptions options;
 };
 EMBER_MODULE(Unfold);
-
-inline void FoldImpl::pretty_print(std::ostream& stream) const {
-  stream << "Fold(output_size=" << options.output_size() << ", kernel_size=" << options.kernel_size()
-         << ", dilation=" << options.dilation() << ", padding=" << options.padding() << ", stride=" << options.stride()
-         << ")";
-}
-
-inline void UnfoldImpl::pretty_print(std::ostream& stream) const {
-  stream << "Unfold(kernel_size=" << options.kernel_size() << ", dilation=" << options.dilation()
-         << ", padding=" << options.padding() << ", stride=" << options.stride() << ")";
-}
 
 }  // namespace ember::nn

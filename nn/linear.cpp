@@ -105,4 +105,8 @@ void UnflattenImpl::pretty_print(std::ostream& stream) const {
   stream << "Unflatten(dim=" << options.dim() << ", unflattened_size=" << IntArrayRef(options.sizes()) << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(LinearImpl)
+EMBER_CLONE_WITH_OPTIONS(BilinearImpl)
+
 }  // namespace ember::nn

@@ -36,9 +36,7 @@ class LinearImpl : public Module {
   // input (*, in_features) -> (*, out_features)
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   LinearOptions options;
   Tensor weight;  // (out_features, in_features)
@@ -71,9 +69,7 @@ class BilinearImpl : public Module {
   void reset_parameters();
   Tensor forward(const Tensor& input1, const Tensor& input2);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   BilinearOptions options;
   Tensor weight;  // (out_features, in1_features, in2_features)

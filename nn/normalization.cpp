@@ -241,4 +241,11 @@ void RMSNormImpl::pretty_print(std::ostream& stream) const {
   stream << ", elementwise_affine=" << options.elementwise_affine() << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(LayerNormImpl)
+EMBER_CLONE_WITH_OPTIONS(GroupNormImpl)
+EMBER_CLONE_WITH_OPTIONS(RMSNormImpl)
+EMBER_CLONE_WITH_OPTIONS(LocalResponseNormImpl)
+EMBER_CLONE_WITH_OPTIONS(CrossMapLRN2dImpl)
+
 }  // namespace ember::nn

@@ -32,9 +32,7 @@ class LayerNormImpl : public Module {
   // input (*, normalized_shape) -> same shape
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   LayerNormOptions options;
   Tensor weight;  // (normalized_shape), undefined without elementwise_affine
@@ -61,9 +59,7 @@ class GroupNormImpl : public Module {
   // input (N, C, *) -> same shape
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   GroupNormOptions options;
   Tensor weight;  // (C), undefined without affine
@@ -89,9 +85,7 @@ class RMSNormImpl : public Module {
   // input (*, normalized_shape) -> same shape
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   RMSNormOptions options;
   Tensor weight;  // (normalized_shape), undefined without elementwise_affine
@@ -116,9 +110,7 @@ class LocalResponseNormImpl : public Module {
   // input (N, C, *), at least 3 dims -> same shape
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   LocalResponseNormOptions options;
 };
@@ -147,9 +139,7 @@ class CrossMapLRN2dImpl : public Module {
   // input (N, C, H, W) -> same shape. Backward needs size >= 3, as libtorch's does.
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   CrossMapLRN2dOptions options;
 };

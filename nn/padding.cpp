@@ -180,4 +180,16 @@ void ConstantPad3dImpl::pretty_print(std::ostream& s) const {
   s << "ConstantPad3d(padding=" << options.padding() << ", value=" << options.value() << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(ReflectionPad1dImpl)
+EMBER_CLONE_WITH_OPTIONS(ReflectionPad2dImpl)
+EMBER_CLONE_WITH_OPTIONS(ReflectionPad3dImpl)
+EMBER_CLONE_WITH_OPTIONS(ReplicationPad1dImpl)
+EMBER_CLONE_WITH_OPTIONS(ReplicationPad2dImpl)
+EMBER_CLONE_WITH_OPTIONS(ReplicationPad3dImpl)
+EMBER_CLONE_WITH_OPTIONS(ZeroPad2dImpl)
+EMBER_CLONE_WITH_OPTIONS(ConstantPad1dImpl)
+EMBER_CLONE_WITH_OPTIONS(ConstantPad2dImpl)
+EMBER_CLONE_WITH_OPTIONS(ConstantPad3dImpl)
+
 }  // namespace ember::nn

@@ -86,17 +86,15 @@ class PadImplBase : public Module {
 };
 
 // Params: the constructor's parameters in parentheses, Args: how they build the options.
-#define EMBER_PAD_MODULE(Name, OptionsType, Params, Args)                                              \
-  class Name##Impl : public PadImplBase<OptionsType> {                                                 \
-   public:                                                                                             \
-    using PadImplBase<OptionsType>::PadImplBase;                                                       \
-    explicit Name##Impl Params : PadImplBase(OptionsType Args) {}                                      \
-    Tensor forward(const Tensor& input);                                                               \
-    void pretty_print(std::ostream& stream) const override;                                            \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-  };                                                                                                   \
+#define EMBER_PAD_MODULE(Name, OptionsType, Params, Args)                                             \
+  class Name##Impl : public PadImplBase<OptionsType> {                                                \
+   public:                                                                                            \
+    using PadImplBase<OptionsType>::PadImplBase;                                                      \
+    explicit Name##Impl Params : PadImplBase(OptionsType Args) {}                                     \
+    Tensor forward(const Tensor& input);                                                              \
+    void pretty_print(std::ostream& stream) const override;                                           \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+  };                                                                                                  \
   EMBER_MODULE(Name)
 
 EMBER_PAD_MODULE(ReflectionPad1d, ReflectionPad1dOptions, (ExpandingArray<2> padding), (padding));

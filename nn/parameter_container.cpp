@@ -4,6 +4,8 @@
 
 namespace ember::nn {
 
+ParameterDictImpl::ParameterDictImpl(const NamedTensors& params) { update(params); }
+
 namespace detail {
 
 void print_parameter_entries(std::ostream& stream, const char* title, const Module::NamedTensors& entries) {

@@ -96,7 +96,7 @@ class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
   using ConstIterator = NamedTensors::ConstIterator;
 
   ParameterDictImpl() = default;
-  explicit ParameterDictImpl(const NamedTensors& params) { update(params); }
+  explicit ParameterDictImpl(const NamedTensors& params);
 
   void reset() override {}
   std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;

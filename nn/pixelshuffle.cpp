@@ -77,4 +77,8 @@ void PixelUnshuffleImpl::pretty_print(std::ostream& stream) const {
   stream << "PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(PixelShuffleImpl)
+EMBER_CLONE_WITH_OPTIONS(PixelUnshuffleImpl)
+
 }  // namespace ember::nn

@@ -45,9 +45,7 @@ class PixelShuffleImpl : public Module {
   explicit PixelShuffleImpl(const PixelShuffleOptions& options_) : options(options_) {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   PixelShuffleOptions options;
 };
 EMBER_MODULE(PixelShuffle);
@@ -57,9 +55,7 @@ class PixelUnshuffleImpl : public Module {
   explicit PixelUnshuffleImpl(const PixelUnshuffleOptions& options_) : options(options_) {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   PixelUnshuffleOptions options;
 };
 EMBER_MODULE(PixelUnshuffle);

@@ -732,4 +732,25 @@ void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
   stream << "AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(MaxPool1dImpl)
+EMBER_CLONE_WITH_OPTIONS(MaxPool2dImpl)
+EMBER_CLONE_WITH_OPTIONS(MaxPool3dImpl)
+EMBER_CLONE_WITH_OPTIONS(AdaptiveMaxPool1dImpl)
+EMBER_CLONE_WITH_OPTIONS(AdaptiveMaxPool2dImpl)
+EMBER_CLONE_WITH_OPTIONS(AdaptiveMaxPool3dImpl)
+EMBER_CLONE_WITH_OPTIONS(AvgPool1dImpl)
+EMBER_CLONE_WITH_OPTIONS(AvgPool2dImpl)
+EMBER_CLONE_WITH_OPTIONS(AvgPool3dImpl)
+EMBER_CLONE_WITH_OPTIONS(AdaptiveAvgPool1dImpl)
+EMBER_CLONE_WITH_OPTIONS(AdaptiveAvgPool2dImpl)
+EMBER_CLONE_WITH_OPTIONS(AdaptiveAvgPool3dImpl)
+EMBER_CLONE_WITH_OPTIONS(FractionalMaxPool2dImpl)
+EMBER_CLONE_WITH_OPTIONS(FractionalMaxPool3dImpl)
+EMBER_CLONE_WITH_OPTIONS(MaxUnpool1dImpl)
+EMBER_CLONE_WITH_OPTIONS(MaxUnpool2dImpl)
+EMBER_CLONE_WITH_OPTIONS(MaxUnpool3dImpl)
+EMBER_CLONE_WITH_OPTIONS(LPPool1dImpl)
+EMBER_CLONE_WITH_OPTIONS(LPPool2dImpl)
+
 }  // namespace ember::nn

@@ -217,19 +217,17 @@ Tensor lp_pool2d(const Tensor& input, const LPPool2dFuncOptions& options);
 }  // namespace functional
 
 // The modules: options, forward, and libtorch's printout. Pooling has no parameters.
-#define EMBER_POOL_MODULE(Name, OptionsType)                                                           \
-  class Name##Impl : public Module {                                                                   \
-   public:                                                                                             \
-    explicit Name##Impl(const OptionsType& options_) : options(options_) {}                            \
-    explicit Name##Impl(const OptionsType::Size& size) : options(OptionsType(size)) {}                 \
-    Tensor forward(const Tensor& input);                                                               \
-    void pretty_print(std::ostream& stream) const override;                                            \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-    OptionsType options;                                                                               \
-    EMBER_POOL_MODULE_EXTRA                                                                            \
-  };                                                                                                   \
+#define EMBER_POOL_MODULE(Name, OptionsType)                                                          \
+  class Name##Impl : public Module {                                                                  \
+   public:                                                                                            \
+    explicit Name##Impl(const OptionsType& options_) : options(options_) {}                           \
+    explicit Name##Impl(const OptionsType::Size& size) : options(OptionsType(size)) {}                \
+    Tensor forward(const Tensor& input);                                                              \
+    void pretty_print(std::ostream& stream) const override;                                           \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+    OptionsType options;                                                                              \
+    EMBER_POOL_MODULE_EXTRA                                                                           \
+  };                                                                                                  \
   EMBER_MODULE(Name)
 
 // Max pooling modules also give the indices, as libtorch's forward_with_indices.
@@ -252,18 +250,16 @@ EMBER_POOL_MODULE(AdaptiveAvgPool3d, AdaptiveAvgPool3dOptions);
 #undef EMBER_POOL_MODULE
 
 // FractionalMaxPool2d / 3d: the options' checks when built, as libtorch's reset().
-#define EMBER_FRACTIONAL_MAX_POOL_MODULE(D)                                                            \
-  class FractionalMaxPool##D##dImpl : public Module {                                                  \
-   public:                                                                                             \
-    explicit FractionalMaxPool##D##dImpl(const FractionalMaxPool##D##dOptions& options_);              \
-    Tensor forward(const Tensor& input);                                                               \
-    std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);                              \
-    void pretty_print(std::ostream& stream) const override;                                            \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-    FractionalMaxPool##D##dOptions options;                                                            \
-  };                                                                                                   \
+#define EMBER_FRACTIONAL_MAX_POOL_MODULE(D)                                                           \
+  class FractionalMaxPool##D##dImpl : public Module {                                                 \
+   public:                                                                                            \
+    explicit FractionalMaxPool##D##dImpl(const FractionalMaxPool##D##dOptions& options_);             \
+    Tensor forward(const Tensor& input);                                                              \
+    std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);                             \
+    void pretty_print(std::ostream& stream) const override;                                           \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+    FractionalMaxPool##D##dOptions options;                                                           \
+  };                                                                                                  \
   EMBER_MODULE(FractionalMaxPool##D##d)
 EMBER_FRACTIONAL_MAX_POOL_MODULE(2);
 EMBER_FRACTIONAL_MAX_POOL_MODULE(3);
@@ -282,14 +278,12 @@ class MaxUnpoolImpl : public Module {
 
   MaxUnpoolOptions<D> options;
 };
-#define EMBER_MAX_UNPOOL_MODULE(D)                                                                     \
-  class MaxUnpool##D##dImpl : public MaxUnpoolImpl<D> {                                                \
-   public:                                                                                             \
-    using MaxUnpoolImpl<D>::MaxUnpoolImpl;                                                             \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-  };                                                                                                   \
+#define EMBER_MAX_UNPOOL_MODULE(D)                                                                    \
+  class MaxUnpool##D##dImpl : public MaxUnpoolImpl<D> {                                               \
+   public:                                                                                            \
+    using MaxUnpoolImpl<D>::MaxUnpoolImpl;                                                            \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+  };                                                                                                  \
   EMBER_MODULE(MaxUnpool##D##d)
 EMBER_MAX_UNPOOL_MODULE(1);
 EMBER_MAX_UNPOOL_MODULE(2);
@@ -297,17 +291,15 @@ EMBER_MAX_UNPOOL_MODULE(3);
 #undef EMBER_MAX_UNPOOL_MODULE
 
 // LPPool1d / LPPool2d: built from their options (norm_type and kernel_size).
-#define EMBER_LP_POOL_MODULE(D)                                                                        \
-  class LPPool##D##dImpl : public Module {                                                             \
-   public:                                                                                             \
-    explicit LPPool##D##dImpl(const LPPool##D##dOptions& options_) : options(options_) {}              \
-    Tensor forward(const Tensor& input);                                                               \
-    void pretty_print(std::ostream& stream) const override;                                            \
-    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override { \
-      return detail::clone_with_options(*this, device);                                                \
-    }                                                                                                  \
-    LPPool##D##dOptions options;                                                                       \
-  };                                                                                                   \
+#define EMBER_LP_POOL_MODULE(D)                                                                       \
+  class LPPool##D##dImpl : public Module {                                                            \
+   public:                                                                                            \
+    explicit LPPool##D##dImpl(const LPPool##D##dOptions& options_) : options(options_) {}             \
+    Tensor forward(const Tensor& input);                                                              \
+    void pretty_print(std::ostream& stream) const override;                                           \
+    std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override; \
+    LPPool##D##dOptions options;                                                                      \
+  };                                                                                                  \
   EMBER_MODULE(LPPool##D##d)
 EMBER_LP_POOL_MODULE(1);
 EMBER_LP_POOL_MODULE(2);

@@ -382,4 +382,9 @@ std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_inpu
   return {output, h_n};
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(RNNImpl)
+EMBER_CLONE_WITH_OPTIONS(LSTMImpl)
+EMBER_CLONE_WITH_OPTIONS(GRUImpl)
+
 }  // namespace ember::nn

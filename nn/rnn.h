@@ -171,9 +171,7 @@ class RNNImpl : public detail::RNNImplBase {
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())})
   std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return nn::detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   RNNOptions options;
 };
@@ -192,9 +190,7 @@ class LSTMImpl : public detail::RNNImplBase {
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
   std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return nn::detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   LSTMOptions options;
 };
@@ -211,9 +207,7 @@ class GRUImpl : public detail::RNNImplBase {
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())})
   std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
       const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return nn::detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   GRUOptions options;
 };

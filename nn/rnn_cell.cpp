@@ -111,4 +111,9 @@ GRUCellImpl::GRUCellImpl(const GRUCellOptions& o)
 
 Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) { return step(input, std::move(hx), Tensor()).first; }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(RNNCellImpl)
+EMBER_CLONE_WITH_OPTIONS(LSTMCellImpl)
+EMBER_CLONE_WITH_OPTIONS(GRUCellImpl)
+
 }  // namespace ember::nn

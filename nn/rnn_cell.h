@@ -90,9 +90,7 @@ class RNNCellImpl : public detail::RNNCellImplBase {
   // input (B, I) or (I); hx (B, H) or (H), zeros when undefined -> h' shaped as hx.
   Tensor forward(const Tensor& input, Tensor hx = {});
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())})
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return nn::detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   RNNCellOptions options;
 };
@@ -106,9 +104,7 @@ class LSTMCellImpl : public detail::RNNCellImplBase {
   // input (B, I) or (I); hx = (h (B, H), c (B, H)) or 1-D, zeros when absent -> (h', c').
   std::tuple<Tensor, Tensor> forward(const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return nn::detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   LSTMCellOptions options;
 };
@@ -122,9 +118,7 @@ class GRUCellImpl : public detail::RNNCellImplBase {
   // As RNNCellImpl::forward.
   Tensor forward(const Tensor& input, Tensor hx = {});
   EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(Tensor())})
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return nn::detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   GRUCellOptions options;
 };

@@ -181,6 +181,9 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, con
 
 }  // namespace functional
 
+MultiheadAttentionImpl::MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
+    : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
+
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
   reset();
 }
@@ -252,6 +255,9 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
 
 // ---- TransformerEncoderLayer ----
 
+TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead)
+    : TransformerEncoderLayerImpl(TransformerEncoderLayerOptions(d_model, nhead)) {}
+
 TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& options_)
     : options(options_) {
   reset();
@@ -303,6 +309,9 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
 }
 
 // ---- TransformerDecoderLayer ----
+
+TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(int64_t d_model, int64_t nhead)
+    : TransformerDecoderLayerImpl(TransformerDecoderLayerOptions(d_model, nhead)) {}
 
 TransformerDecoderLayerImpl::TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& options_)
     : options(options_) {
@@ -368,6 +377,9 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
 
 // ---- TransformerEncoder, TransformerDecoder: clones of one layer ----
 
+TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers)
+    : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers)) {}
+
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_) : options(std::move(options_)) {
   reset();
 }
@@ -399,6 +411,9 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask
   }
   return norm.is_empty() ? output : norm.forward(output);
 }
+
+TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers)
+    : TransformerDecoderImpl(TransformerDecoderOptions(std::move(decoder_layer), num_layers)) {}
 
 TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options_) : options(std::move(options_)) {
   reset();

@@ -104,8 +104,7 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, con
 // layers transpose batch-first inputs before calling it.
 class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
-  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
-      : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
+  MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads);
   explicit MultiheadAttentionImpl(const MultiheadAttentionOptions& options);
   // Registers the parameters, out_proj as a Linear (which draws its own), then _reset_parameters().
   void reset() override;
@@ -171,8 +170,7 @@ using TransformerDecoderLayerOptions = TransformerEncoderLayerOptions;
 // Self-attention then a feed-forward network, each with a residual connection and LayerNorm.
 class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
  public:
-  TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead)
-      : TransformerEncoderLayerImpl(TransformerEncoderLayerOptions(d_model, nhead)) {}
+  TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead);
   explicit TransformerEncoderLayerImpl(const TransformerEncoderLayerOptions& options);
   void reset() override;    // registers (and draws) every submodule, in PyTorch's order
   void reset_parameters();  // draws the parameters again, in the same order
@@ -196,8 +194,7 @@ EMBER_MODULE(TransformerEncoderLayer);
 // feed-forward network; each with a residual connection and LayerNorm.
 class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl> {
  public:
-  TransformerDecoderLayerImpl(int64_t d_model, int64_t nhead)
-      : TransformerDecoderLayerImpl(TransformerDecoderLayerOptions(d_model, nhead)) {}
+  TransformerDecoderLayerImpl(int64_t d_model, int64_t nhead);
   explicit TransformerDecoderLayerImpl(const TransformerDecoderLayerOptions& options);
   void reset() override;
   void reset_parameters();
@@ -245,8 +242,7 @@ struct TransformerDecoderOptions {
 // num_layers encoder layers applied in turn (parameters layers.0..., then norm.*).
 class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
  public:
-  TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers)
-      : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers)) {}
+  TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers);
   explicit TransformerEncoderImpl(TransformerEncoderOptions options);
   // src (S, N, E) (or (N, S, E) for batch_first layers); src_mask (S, S); src_key_padding_mask (N, S).
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {});
@@ -264,8 +260,7 @@ EMBER_MODULE(TransformerEncoder);
 // num_layers decoder layers applied in turn, each attending to the same memory.
 class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
  public:
-  TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers)
-      : TransformerDecoderImpl(TransformerDecoderOptions(std::move(decoder_layer), num_layers)) {}
+  TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers);
   explicit TransformerDecoderImpl(TransformerDecoderOptions options);
   // tgt (T, N, E); memory (S, N, E); tgt_mask (T, T); memory_mask (T, S); padding masks (N, T), (N, S).
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},

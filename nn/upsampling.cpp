@@ -305,4 +305,7 @@ void UpsampleImpl::pretty_print(std::ostream& stream) const {
   stream << ", mode=" << mode_name(mode) << ")";
 }
 
+// clone() of the modules above: a new one built from the same options, holding copies of the values.
+EMBER_CLONE_WITH_OPTIONS(UpsampleImpl)
+
 }  // namespace ember::nn

@@ -67,9 +67,7 @@ class UpsampleImpl : public Module {
   explicit UpsampleImpl(const UpsampleOptions& options_ = {}) : options(options_) {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
-  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
-    return detail::clone_with_options(*this, device);
-  }
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
 
   UpsampleOptions options;
 };
