@@ -22,10 +22,20 @@ run_suite() {  # build dir, extra cmake flags...
 emulated_suite() {  # build dir, extra cmake flags...: the emulated CUDA tests in all three thread orders
   local dir=$1
   EMBER_EMU_ORDER=forward run_suite "$@" -DEMBER_CUDA=EMULATE
-  for order in reverse shuffle; do  # the CUDA tests again: barriers must not depend on thread order
-    echo "CUDA tests, emulated, threads resumed in $order order"
-    EMBER_EMU_ORDER=$order "$dir"/tests/ember_tests --gtest_filter='*Cuda*' --gtest_brief=1
+  # The CUDA tests again (barriers must not depend on thread order), both orders at once: the
+  # emulator runs a kernel's threads on one core.
+  local order pids=() failed=0 i=0
+  for order in reverse shuffle; do
+    EMBER_EMU_ORDER=$order "$dir"/tests/ember_tests --gtest_filter='*Cuda*' --gtest_brief=1 >"$dir/emu_$order.log" 2>&1 &
+    pids+=($!)
   done
+  for order in reverse shuffle; do
+    wait "${pids[$i]}" || failed=1
+    i=$((i + 1))
+    echo "CUDA tests, emulated, threads resumed in $order order"
+    cat "$dir/emu_$order.log"
+  done
+  return $failed
 }
 if [ "${1:-}" = "--sanitize" ]; then
   # The library at -O1 -g1 (line tables: enough for the reports' stack traces), as ASan's documentation
