@@ -21,7 +21,7 @@ echo "# $(date -u +%Y-%m-%d) $(nproc) cores; $(lscpu | sed -n 's/^Model name: */
 printf "%-9s %-7s %12s %12s %14s\n" coretype shape ember_cpu_ms torch_cpu_ms "torch/ember"
 # SkylakeX only where the CPU has AVX-512 (its kernels would stop with SIGILL elsewhere, e.g. on AMD
 # Zen 3, where OpenBLAS recognises the CPU by itself).
-coretypes=${CORETYPES:-unset $(grep -q avx512f /proc/cpuinfo && echo SkylakeX)}
+coretypes=${CORETYPES:-unset $(grep -q avx512f /proc/cpuinfo && echo SkylakeX || true)}
 for coretype in $coretypes; do
   if [ "$coretype" = unset ]; then run=(env -u OPENBLAS_CORETYPE); else run=(env OPENBLAS_CORETYPE=$coretype); fi
   ember=$("${run[@]}" "$BENCH" --threads "$THREADS" --benchmark_format=csv 2>/dev/null | grep '^"lstm_step')

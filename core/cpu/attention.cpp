@@ -25,6 +25,7 @@
 
 #include "core/cpu/bfloat16_float.h"
 #include "core/cpu/cpu_backend.h"
+#include "core/cpu/per_isa.h"
 #include "core/cpu/small_gemm.h"
 #include "core/cpu/vec_math.h"
 
@@ -33,15 +34,15 @@ namespace ember::cpu {
 namespace {
 
 // C (m, n; ldc) = alpha * op(A) B through small_gemm.h: op(A) = A (m, k) or, `trans_a`, A^T with A
-// stored (k, m). The float kernels are compiled per instruction set.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void small_gemm_f32(bool trans_a, int64_t m, int64_t n,
-                                                                                 int64_t k, float alpha, const float* A,
-                                                                                 int64_t lda, const float* B,
-                                                                                 int64_t ldb, float* C, int64_t ldc) {
-  if (trans_a)
-    small_gemm<float, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
-  else
-    small_gemm<float, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+// stored (k, m). The float kernel is compiled per instruction set, each with its own vector width.
+void small_gemm_f32(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                    const float* B, int64_t ldb, float* C, int64_t ldc) {
+  per_isa_vector([&](auto vec_bytes) EMBER_ALWAYS_INLINE {
+    if (trans_a)
+      small_gemm<float, true, vec_bytes()>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+    else
+      small_gemm<float, false, vec_bytes()>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  });
 }
 template <typename T>
 void mm(bool trans_a, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T* C,
@@ -50,9 +51,9 @@ void mm(bool trans_a, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int6
     small_gemm_f32(trans_a, m, n, k, alpha, A, lda, B, ldb, C, ldc);
   } else {
     if (trans_a)
-      small_gemm<T, true>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+      small_gemm<T, true, 16>(m, n, k, alpha, A, lda, B, ldb, C, ldc);  // double: the baseline's width
     else
-      small_gemm<T, false>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+      small_gemm<T, false, 16>(m, n, k, alpha, A, lda, B, ldb, C, ldc);
   }
 }
 

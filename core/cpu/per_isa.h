@@ -9,6 +9,8 @@
 // The body must be always-inline, so it is compiled inside each target-specific wrapper.
 #pragma once
 
+#include <type_traits>
+
 namespace ember::cpu {
 
 #define EMBER_ALWAYS_INLINE __attribute__((always_inline))
@@ -34,6 +36,10 @@ __attribute__((target("avx2"))) void run_avx2(const Body& body) {
   body();
 }
 template <typename Body>
+__attribute__((target("avx2,fma"))) void run_avx2_fma(const Body& body) {
+  body();
+}
+template <typename Body>
 void run_baseline(const Body& body) {
   body();
 }
@@ -49,6 +55,22 @@ void per_isa(const Body& body) {
       break;
   }
   run_baseline(body);
+}
+
+// per_isa for kernels written for the instruction set's vector width: the body gets it in bytes as a
+// std::integral_constant (64 for AVX-512, 32 for AVX2 with FMA, 16 for the baseline). GCC compiles a
+// vector wider than the set's registers through the stack, so one width for all is slow on some.
+template <typename Body>
+void per_isa_vector(const Body& body) {
+  switch (cpu_isa()) {
+    case Isa::kAvx512:
+      return run_avx512([&]() EMBER_ALWAYS_INLINE { body(std::integral_constant<int, 64>()); });
+    case Isa::kAvx2:
+      return run_avx2_fma([&]() EMBER_ALWAYS_INLINE { body(std::integral_constant<int, 32>()); });
+    case Isa::kBaseline:
+      break;
+  }
+  run_baseline([&]() EMBER_ALWAYS_INLINE { body(std::integral_constant<int, 16>()); });
 }
 
 }  // namespace ember::cpu

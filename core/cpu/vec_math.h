@@ -19,7 +19,7 @@ inline constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23: adding it roun
 inline constexpr float kExpMin = -87.33654f;       // below this exp underflows float
 inline constexpr float kExpMax = 88.72283f;
 
-inline float exp_vec(float x) {
+inline __attribute__((always_inline)) float exp_vec(float x) {
   // Plain compares, not std::fmin/fmax (library calls with NaN rules the vectoriser won't take).
   float xc = x < kExpMin ? kExpMin : x;  // NaN passes through both clamps untouched...
   xc = xc > kExpMax ? kExpMax : xc;
@@ -45,7 +45,7 @@ inline float exp_vec(float x) {
 // with x's sign. Absolute error below 1.5e-7, the formula PyTorch's vectorised CPU erf uses, so the
 // exact GELU here agrees with PyTorch's float kernel. Branch-free: loops over it vectorise.
 // erf_with_exp takes e^(-x^2) from the caller, who may need it too (GELU's backward does).
-inline float erf_with_exp(float x, float exp_minus_x2) {
+inline __attribute__((always_inline)) float erf_with_exp(float x, float exp_minus_x2) {
   constexpr float p = 0.3275911f, a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f, a4 = -1.453152027f,
                   a5 = 1.061405429f;
   // |x| and x's sign as bit operations (fabs, copysign): with selects instead, the compiler
@@ -56,7 +56,7 @@ inline float erf_with_exp(float x, float exp_minus_x2) {
   const float r = 1.0f - poly * exp_minus_x2;
   return std::copysign(r, x);
 }
-inline float erf_vec(float x) { return erf_with_exp(x, exp_vec(-x * x)); }
+inline __attribute__((always_inline)) float erf_vec(float x) { return erf_with_exp(x, exp_vec(-x * x)); }
 
 // sum of term(i) for i < n in 64 bytes of lanes folded by a tree: for short rows inside a function
 // compiled per instruction set. A loop-carried `omp simd reduction` instead ends each row in a
