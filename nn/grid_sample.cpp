@@ -16,6 +16,7 @@
 // bilinear and bicubic modes give (its nearest mode gives 0 there, its border mode is undefined).
 #include "nn/grid_sample.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -23,12 +24,11 @@
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
 #include "core/trace.h"
+#include "nn/cubic.h"
 
 namespace ember::nn::functional {
 
 namespace {
-
-constexpr double kCubicA = -0.75;  // the cubic convolution's A, as PyTorch's grid sampler and interpolate
 
 enum class Padding { kZeros, kBorder, kReflection };
 
@@ -89,15 +89,6 @@ struct Tap {
   Tensor weight;  // (N, L), with history
 };
 
-// cubic convolution weights of the 4 taps at floor(x) - 1 .. floor(x) + 2, t = x - floor(x)
-// (get_cubic_upsample_coefficients)
-std::vector<Tensor> cubic_weights(const Tensor& t) {
-  const double A = kCubicA;
-  auto near = [&](const Tensor& x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
-  auto far = [&](const Tensor& x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
-  return {far(t + 1), near(t), near(1 - t), far(2 - t)};
-}
-
 // The taps along one dim for grid coordinates g (N, L) (grid values, with history).
 std::vector<Tap> taps_along(const Tensor& g, int64_t size, const GridSampleFuncOptions::mode_t& mode, Padding padding,
                             bool align_corners) {
@@ -118,7 +109,7 @@ std::vector<Tap> taps_along(const Tensor& g, int64_t size, const GridSampleFuncO
   }
   const Tensor t = x - base;
   if (!bicubic) return {{base, 1 - t}, {base + 1, t}};
-  std::vector<Tensor> w = cubic_weights(t);
+  const std::array<Tensor, 4> w = detail::cubic_weights(t, detail::kCubicA);  // at base - 1 .. base + 2
   std::vector<Tap> taps;
   for (int64_t i = 0; i < 4; ++i) {
     Tensor index = no_grad([&] {

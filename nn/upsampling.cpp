@@ -9,6 +9,7 @@
 #include "nn/upsampling.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -16,14 +17,13 @@
 #include <fmt/format.h>
 
 #include "core/trace.h"
+#include "nn/cubic.h"
 
 namespace ember::nn {
 
 namespace {
 
 using Mode = functional::InterpolateFuncOptions::mode_t;
-
-constexpr double kCubicA = -0.75;  // the cubic convolution's A, as PyTorch and OpenCV
 
 std::string mode_name(const Mode& mode) {
   return std::visit(
@@ -142,14 +142,11 @@ std::vector<T> weight_matrix(const Mode& mode, int64_t in, int64_t out, bool ali
   } else if (std::holds_alternative<enumtype::kBicubic>(mode)) {
     // Four taps at floor(x) - 1 .. floor(x) + 2, clamped to the border (upsample_get_value_bounded).
     const T s = pixel_scale<T>(in, out, align_corners, scale);
-    const T A = static_cast<T>(kCubicA);
-    auto near = [&](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
-    auto far = [&](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
     for (int64_t o = 0; o < out; ++o) {
       const T x = source_position<T>(s, o, align_corners, /*cubic=*/true);
       const int64_t i0 = static_cast<int64_t>(std::floor(x));
       const T t = x - static_cast<T>(i0);
-      const T w[4] = {far(t + T(1)), near(t), near(T(1) - t), far(T(2) - t)};
+      const std::array<T, 4> w = detail::cubic_weights(t, static_cast<T>(detail::kCubicA));
       for (int64_t j = 0; j < 4; ++j) add(o, std::clamp<int64_t>(i0 - 1 + j, 0, in - 1), w[j]);
     }
   } else {
