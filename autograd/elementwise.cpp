@@ -216,10 +216,32 @@ Tensor Tensor::gelu(const std::string& approximate) const {
 
 // ---- binary ----
 
+namespace {
+// add's and sub's alpha, checked against the result's dtype as PyTorch's alpha_check does.
+void check_alpha(const char* op, ScalarType result, const Scalar& alpha) {
+  EMBER_CHECK(!alpha.isBool() || result == kBool,
+              "{}: Boolean alpha only supported for Boolean results (alpha {}, result dtype {})", op, alpha.toDouble(),
+              dtype_name(result));
+  EMBER_CHECK(is_floating_point(result) || alpha.isIntegral(/*include_bool=*/true),
+              "{}: For integral input tensors, argument alpha must not be a floating point number (alpha {}, "
+              "result dtype {})",
+              op, alpha.toDouble(), dtype_name(result));
+}
+// alpha * other in the result's dtype, as PyTorch's kernels compute a + alpha * b: a float64 result
+// does not round the product to float32 first, and bools stay bools.
+Tensor times_alpha(const Tensor& other, ScalarType result, const Scalar& alpha) {
+  if (alpha.toDouble() == 1.0) return other;
+  if (result == kBool) return alpha.toBool() ? other : zeros_like(other);
+  return (other.dtype() == result ? other : other.to(result)) * alpha;
+}
+}  // namespace
+
 // d(a+αb) = (g, αg), each summed back to its input's shape
 Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
   EMBER_TRACE_OP();
-  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  const ScalarType result = kernel::result_type(*this, other);
+  check_alpha("add", result, alpha);
+  Tensor b = times_alpha(other, result, alpha);
   Tensor y = kernel::binary(BinaryOp::Add, *this, b);
   if (any_requires_grad({this, &b})) {
     record("AddBackward0", y, {*this, b}, [as = sizes().vec(), bs = b.sizes().vec()](const Tensor& g) -> tensor_list {
@@ -239,6 +261,7 @@ Scalar scaled(const Scalar& other, const Scalar& alpha) {
 
 Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const {
   EMBER_TRACE_OP();
+  check_alpha("add", kernel::result_type(*this, other), alpha);
   return add(wrap(*this, scaled(other, alpha)), 1);
 }
 
@@ -252,7 +275,9 @@ Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
               "sub: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
               "mask, use the `~` or `logical_not()` operator instead (shapes {} {} and {} {})",
               sizes(), dtype_name(dtype()), other.sizes(), dtype_name(other.dtype()));
-  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  const ScalarType result = kernel::result_type(*this, other);
+  check_alpha("sub", result, alpha);
+  Tensor b = times_alpha(other, result, alpha);
   Tensor y = kernel::binary(BinaryOp::Sub, *this, b);
   if (any_requires_grad({this, &b})) {
     record("SubBackward0", y, {*this, b}, [as = sizes().vec(), bs = b.sizes().vec()](const Tensor& g) -> tensor_list {
@@ -263,6 +288,7 @@ Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
 }
 Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const {
   EMBER_TRACE_OP();
+  check_alpha("sub", kernel::result_type(*this, other), alpha);
   return sub(wrap(*this, scaled(other, alpha)), 1);
 }
 
@@ -524,20 +550,26 @@ Tensor& Tensor::div_(const Scalar& other) { return div_(wrap(*this, other).to(dt
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
   EMBER_TRACE_OP();
-  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  const ScalarType common = kernel::result_type(*this, other);
+  check_alpha("add_", common, alpha);
+  Tensor b = times_alpha(other, common, alpha);
   return inplace_binary(*this, BinaryOp::Add, "add_", b, [&](const Tensor& s) { return s.add(b); });
 }
 Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
   EMBER_TRACE_OP();
+  check_alpha("add_", dtype(), alpha);
   return add_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
 }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
   EMBER_TRACE_OP();
-  Tensor b = alpha.toDouble() == 1.0 ? other : other * alpha;
+  const ScalarType common = kernel::result_type(*this, other);
+  check_alpha("sub_", common, alpha);
+  Tensor b = times_alpha(other, common, alpha);
   return inplace_binary(*this, BinaryOp::Sub, "sub_", b, [&](const Tensor& s) { return s.sub(b); });
 }
 Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
   EMBER_TRACE_OP();
+  check_alpha("sub_", dtype(), alpha);
   return sub_(wrap(*this, other.toDouble() * alpha.toDouble()).to(dtype()));
 }
 

@@ -101,6 +101,31 @@ TEST(OpChecks, BoolSubtractionAndNegationAreRefusedAsInPyTorch) {
   EXPECT_EQ(m.logical_not()[1].item<bool>(), true);
 }
 
+// PyTorch 1.13: torch.add(int, int, alpha=0.5), a.add_(b, alpha=0.5) and a.add(1, alpha=0.5) raise "For
+// integral input tensors, argument alpha must not be a floating point number."; alpha=True with a
+// non-bool result raises "Boolean alpha only supported for Boolean results."; bool + bool with alpha=2 is
+// tensor([True, True]).
+TEST(OpChecks, AlphaMatchesTheResultDtypeAsInPyTorch) {
+  Tensor a = from_vector<int64_t>({1, 2}, {2}), b = from_vector<int64_t>({3, 4}, {2});
+  EXPECT_THROWS_WITH(a.add(b, 0.5),
+                     "add: For integral input tensors, argument alpha must not be a floating point "
+                     "number (alpha 0.5, result dtype int64)");
+  EXPECT_THROWS_WITH(a.sub(b, 0.5), "sub: For integral input tensors, argument alpha must not be a floating point");
+  EXPECT_THROWS_WITH(a.add(1, 0.5), "add: For integral input tensors");
+  EXPECT_THROWS_WITH(a.sub(1, 0.5), "sub: For integral input tensors");
+  EXPECT_THROWS_WITH(a.add_(b, 0.5), "add_: For integral input tensors");
+  EXPECT_THROWS_WITH(a.sub_(1, 0.5), "sub_: For integral input tensors");
+  EXPECT_EQ(values64(a), (std::vector<int64_t>{1, 2}));  // the failed in-place ops left it alone
+  EXPECT_THROWS_WITH(a.add(b, true), "add: Boolean alpha only supported for Boolean results");
+  EXPECT_THROWS_WITH(a.to(kFloat32).add(b, true), "Boolean alpha only supported for Boolean results");
+  // Allowed: an integral alpha on integers, a float alpha on a float result, any bool alpha on bools.
+  EXPECT_EQ(values64(a.add(b, 2)), (std::vector<int64_t>{7, 10}));
+  EXPECT_FLOAT_EQ(a.add(b.to(kFloat32), 0.5)[1].item<float>(), 4.0f);
+  EXPECT_FLOAT_EQ(a.add(1.5, 0.5)[0].item<float>(), 1.75f);
+  Tensor m = from_vector<bool>({true, false}, {2}, dtype(kBool));
+  EXPECT_EQ(m.add(m, 2).sum().item<int64_t>(), 1);
+}
+
 // ---- convolution sizes ----
 
 TEST(OpChecks, ConvolutionSizesThatOverflowAreErrorsNamingTheValues) {
