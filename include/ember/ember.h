@@ -12,6 +12,7 @@
 
 #include <iostream>
 
+#include "autograd/aten_functions.h"
 #include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/explain.h"
