@@ -26,6 +26,17 @@ std::vector<double> host_doubles(const Tensor& t) {
 std::vector<int64_t> host_longs(const Tensor& t) {
   return t.detach().to(kCPU).to(kInt64).contiguous().to_vector<int64_t>();
 }
+// For comparing values of any dtype exactly: x86's long double holds every int64 (a double rounds
+// those above 2^53, so two different int64 values could compare equal) and every float.
+std::vector<long double> host_values(const Tensor& t) {
+  std::vector<long double> out;
+  if (t.is_floating_point()) {
+    for (double v : host_doubles(t)) out.push_back(v);
+  } else {
+    for (int64_t v : host_longs(t)) out.push_back(static_cast<long double>(v));
+  }
+  return out;
+}
 
 Tensor index_tensor(const std::vector<int64_t>& values, IntArrayRef sizes, bool out_int32, Device device) {
   Tensor t = from_vector<int64_t>(values, sizes);
@@ -335,12 +346,12 @@ std::tuple<Tensor, Tensor> cumulative_extreme(const Tensor& self, int64_t dim, b
   if (self.dim() == 0) return {self.clone(), zeros({}, dtype(kInt64).device(self.device()))};
   const Tensor moved = self.movedim(d, -1).contiguous();
   const int64_t n = moved.size(-1), rows = n == 0 ? 0 : moved.numel() / n;
-  const std::vector<double> v = host_doubles(moved);
+  const std::vector<long double> v = host_values(moved);
   std::vector<int64_t> index(v.size());
   for (int64_t r = 0; r < rows; ++r) {
     int64_t best = 0;
     for (int64_t j = 0; j < n; ++j) {
-      const double x = v[r * n + j], b = v[r * n + best];
+      const long double x = v[r * n + j], b = v[r * n + best];
       if (std::isnan(b)) {
         // a NaN stays the extreme
       } else if (std::isnan(x) || (is_max ? x >= b : x <= b)) {
@@ -379,7 +390,7 @@ Tensor insertion_points(const Tensor& seq, const Tensor& self, bool out_int32, b
                 op, seq.sizes(), self.sizes());
   }
   const int64_t len = seq.dim() == 0 ? 1 : seq.size(-1);
-  const std::vector<double> s = host_doubles(seq.dim() == 0 ? seq.reshape({1}) : seq);
+  const std::vector<long double> s = host_values(seq.dim() == 0 ? seq.reshape({1}) : seq);
   std::vector<int64_t> order;
   if (sorter) {
     EMBER_CHECK(sorter->sizes() == seq.sizes(),
@@ -390,7 +401,7 @@ Tensor insertion_points(const Tensor& seq, const Tensor& self, bool out_int32, b
     for (int64_t o : order)
       EMBER_CHECK(o >= 0 && o < len, "{}: sorter index out of range (got {} for size {})", op, o, len);
   }
-  const std::vector<double> x = host_doubles(self);
+  const std::vector<long double> x = host_values(self);
   const int64_t inner = self.dim() == 0 ? 1 : self.size(-1);
   std::vector<int64_t> out(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
@@ -494,8 +505,8 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
 
 Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
   EMBER_TRACE_OP();
-  const std::vector<double> x = host_doubles(elements), t = host_doubles(test_elements);
-  const std::unordered_set<double> members(t.begin(), t.end());
+  const std::vector<long double> x = host_values(elements), t = host_values(test_elements);
+  const std::unordered_set<long double> members(t.begin(), t.end());
   std::vector<uint8_t> out(x.size());
   for (size_t i = 0; i < x.size(); ++i) out[i] = (members.count(x[i]) > 0) != invert;
   return from_vector<uint8_t>(out, elements.sizes()).to(kBool).to(elements.device());

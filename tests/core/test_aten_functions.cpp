@@ -165,6 +165,19 @@ TEST(AtenFunctions, CdistOfIdenticalRowsHasZeroGradient) {
   EXPECT_FALSE(x2.grad().isnan().any().item<bool>());
 }
 
+// int64 values above 2^53, where doubles round neighbours together. PyTorch 1.13 with a = 2^53:
+// isin([a + 1, a], [a]) = [False, True], searchsorted([a], [a + 1]) = [1], cummax([a + 1, a]).indices
+// = [0, 0], bucketize([a + 1], [a, a + 2]) = [1].
+TEST(AtenFunctions, Int64BeyondDoublePrecisionComparesExactly) {
+  const int64_t a = int64_t{1} << 53;
+  const Tensor pair = from_vector<int64_t>({a + 1, a}, {2}), just_a = from_vector<int64_t>({a}, {1});
+  EXPECT_EQ(isin(pair, just_a)[0].item<bool>(), false);
+  EXPECT_EQ(isin(pair, just_a)[1].item<bool>(), true);
+  EXPECT_EQ(searchsorted(just_a, from_vector<int64_t>({a + 1}, {1}))[0].item<int64_t>(), 1);
+  EXPECT_EQ(std::get<1>(cummax(pair, 0)).to_vector<int64_t>(), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(bucketize(from_vector<int64_t>({a + 1}, {1}), from_vector<int64_t>({a, a + 2}, {2}))[0].item<int64_t>(), 1);
+}
+
 TEST(AtenFunctions, CudaMatchesCpu) {
   if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   Tensor a = wave64({2, 3}).to(kFloat32), b = wave64({3, 2}, 0.4).to(kFloat32);
