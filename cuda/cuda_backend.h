@@ -14,6 +14,7 @@
 #include <cublas_v2.h>
 
 #include "core/backend.h"
+#include "cuda/plugin.h"
 
 // Throws ember::Error naming the failed call and CUDA's description of the error (and, for a
 // kernel's fault, that an earlier kernel may have caused it: cuda::kernel_fault_hint).
@@ -39,7 +40,7 @@ namespace ember::cuda {
 
 // Makes `device` current for this thread (throws a clear error when it does not exist) and
 // returns its stream; every kernel of the backend is launched on it.
-cudaStream_t prepare(Device device);
+EMBER_CUDA_EXPORT cudaStream_t prepare(Device device);
 // The stream of `device` (created at first use).
 cudaStream_t stream(Device device);
 // The cuBLAS handle of `device`, bound to its stream, TF32 as set by set_allow_tf32().
@@ -51,7 +52,7 @@ bool sync_launches();
 void set_sync_launches(bool sync);
 // For an error a running kernel raises, when launches are not synchronised: text saying that an
 // earlier kernel may be the one that failed and how to find it; "" otherwise.
-std::string kernel_fault_hint(cudaError_t err);
+EMBER_CUDA_EXPORT std::string kernel_fault_hint(cudaError_t err);
 
 class CudaBackend final : public Backend {
  public:

@@ -20,6 +20,7 @@
 #include "cuda/cuda.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/kernels.h"
+#include "cuda/plugin.h"
 
 namespace ember {
 
@@ -234,4 +235,26 @@ void CudaBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Devi
 }
 
 }  // namespace cuda
+#ifdef EMBER_CUDA_PLUGIN_BUILD
+// libember_cuda.so's one entry point (cuda/plugin.h): the backend and the ember::cuda API above.
+extern "C" EMBER_CUDA_EXPORT const void* ember_cuda_plugin() {
+  static const cuda::PluginTable table = [] {
+    cuda::PluginTable t;
+    t.backend = &cuda_backend();
+    t.is_available = cuda::is_available;
+    t.device_count = cuda::device_count;
+    t.synchronize = cuda::synchronize;
+    t.memory_allocated = cuda::memory_allocated;
+    t.max_memory_allocated = cuda::max_memory_allocated;
+    t.memory_reserved = cuda::memory_reserved;
+    t.reset_peak_memory_stats = cuda::reset_peak_memory_stats;
+    t.empty_cache = cuda::empty_cache;
+    t.set_allow_tf32 = cuda::set_allow_tf32;
+    t.allow_tf32 = cuda::allow_tf32;
+    return t;
+  }();
+  return &table;
+}
+#endif
+
 }  // namespace ember

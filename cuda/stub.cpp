@@ -2,37 +2,16 @@
 //
 // Linked instead of cuda/*.cu and cuda/*.cpp when EMBER_CUDA is OFF (or AUTO found no nvcc), so code that asks
 // for a CUDA tensor gets a clear error instead of a link failure or an #ifdef in its own code.
-#include "core/backend.h"
 #include "core/generator.h"
 #include "cuda/cuda.h"
+#include "cuda/unavailable.h"
 
 namespace ember {
 
-namespace {
-
-[[noreturn]] void no_cuda() {
-  EMBER_FAIL(
+Backend& cuda_backend() {
+  static cuda::UnavailableBackend stub(
       "CUDA: Ember was built without CUDA support; rebuild with -DEMBER_CUDA=ON on a machine with the CUDA "
       "Toolkit, or use device cpu");
-}
-
-class StubBackend final : public Backend {
- public:
-  const char* name() const override { return "cuda (not built)"; }
-  void* allocate(size_t, Device) override { no_cuda(); }
-  void deallocate(void*, Device) override {}
-  void copy_to_host(void*, const void*, size_t, Device) override { no_cuda(); }
-  void copy_from_host(void*, const void*, size_t, Device) override { no_cuda(); }
-#define EMBER_STUB_KERNEL(name, params, ...) \
-  void name params override { no_cuda(); }
-  EMBER_BACKEND_KERNELS(EMBER_STUB_KERNEL)
-#undef EMBER_STUB_KERNEL
-};
-
-}  // namespace
-
-Backend& cuda_backend() {
-  static StubBackend stub;
   return stub;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -102,6 +103,13 @@ std::shared_ptr<ProcessGroup> make_mpi_process_group();
 // on a machine without a GPU, throws saying so. Compile-checked only: not yet run on a GPU.
 std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank, int world_size,
                                                       std::chrono::milliseconds timeout = kDefaultTimeout);
+
+// What the nccl plugin (libember_nccl.so, in a build with the CUDA plugin: cuda/plugin.h) returns.
+struct NcclPluginTable {
+  uint32_t abi_version;  // kPluginAbiVersion (core/plugin.h)
+  std::shared_ptr<ProcessGroup> (*make)(std::shared_ptr<Store> store, int rank, int world_size,
+                                        std::chrono::milliseconds timeout);
+};
 
 inline constexpr const char* kNcclNeedsAGpu =
     "the nccl backend needs a CUDA GPU and this machine has none that CUDA can use (check nvidia-smi); use the "

@@ -10,6 +10,7 @@
 #include <gloo/rendezvous/file_store.h>
 
 #include "core/error.h"
+#include "core/plugin.h"
 #include "cuda/cuda.h"
 #include "distributed/process_group.h"
 
@@ -80,6 +81,21 @@ std::shared_ptr<Store> make_file_store(const std::string& path) { return std::ma
 #ifndef EMBER_WITH_MPI
 std::shared_ptr<ProcessGroup> make_mpi_process_group() {
   EMBER_FAIL("createProcessGroupMPI: this Ember was built without MPI (apt-get install libopenmpi-dev and rebuild)");
+}
+#endif
+
+#ifdef EMBER_NCCL_PLUGIN
+// The nccl backend lives in libember_nccl.so beside this library, so that programs linking
+// libember_distributed start without NCCL and the CUDA runtime (cuda/plugin.h).
+std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank, int world_size,
+                                                      std::chrono::milliseconds timeout) {
+  static const PluginEntry entry =
+      load_plugin(reinterpret_cast<const void*>(&make_nccl_process_group), "libember_nccl.so", "ember_nccl_plugin");
+  EMBER_CHECK(entry.table != nullptr,
+              "init_process_group: the nccl backend could not be loaded ({}); NCCL and the CUDA runtime of CUDA 13 "
+              "must be where the dynamic linker finds them (LD_LIBRARY_PATH), or use the gloo backend",
+              entry.error);
+  return static_cast<const NcclPluginTable*>(entry.table)->make(std::move(store), rank, world_size, timeout);
 }
 #endif
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs a CUDA build (nvcc, -DEMBER_CUDA=ON) into a folder that runs on a bare GPU machine: the CUDA
 # test programs, ember-charlm, bench_cuda, the distributed tests, every shared library they need that
-# a bare Ubuntu 24.04 + CUDA 13 image lacks, tiny Shakespeare, and the runner (run.sh, from
+# a bare Ubuntu 24.04 + CUDA 13 image lacks (Ember's own libraries and CUDA plugins among them), tiny Shakespeare, and the runner (run.sh, from
 # scripts/gpu_run.sh, with scripts/gpu_steps.sh as steps.sh). Also writes OUT_DIR.tar.xz, which
 # must stay under 60 MiB (what travels to the device machine is at most 64 MiB).
 #
@@ -20,8 +20,15 @@ max_packed_mib=${MAX_PACKED_MIB:-60}
 
 tests=$build/tests/ember_tests
 [ -x "$tests" ] || { echo "gpu_bundle: no $tests: build the ember_tests target first" >&2; exit 1; }
-if ! readelf -d "$tests" | grep -q 'libcudart\.so'; then
-  echo "gpu_bundle: $tests does not link libcudart: $build is not a CUDA build by nvcc (configure with -DEMBER_CUDA=ON)" >&2
+# The CUDA backend's plugins (cuda/plugin.h), loaded at run time from beside libember.so; a build
+# with -DEMBER_CUDA_PLUGIN=OFF links the CUDA libraries into the programs instead.
+plugins=()
+for so in libember_cuda.so libember_nccl.so; do
+  if [ -f "$build/$so" ]; then plugins+=("$build/$so"); fi
+done
+if [ ${#plugins[@]} -eq 0 ] && ! readelf -d "$tests" | grep -q 'libcudart\.so'; then
+  echo "gpu_bundle: no libember_cuda.so and $tests does not link libcudart: $build is not a CUDA build by nvcc" \
+    "(configure with -DEMBER_CUDA=ON)" >&2
   exit 1
 fi
 
@@ -39,8 +46,8 @@ target_lib='^(libcuda|libcublas|libcublasLt|libcurand|libnccl|libcufft|libcuspar
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/data"
 declare -A carried=() left=()
-for p in "${programs[@]}"; do
-  cp "$p" "$out/bin/"
+for p in "${programs[@]}" "${plugins[@]}"; do
+  case " ${plugins[*]} " in *" $p "*) cp "$p" "$out/lib/" ;; *) cp "$p" "$out/bin/" ;; esac
   # ldd lists the whole closure: each library's own needs too.
   while read -r name _ path _; do
     [ -n "$name" ] || continue
@@ -73,6 +80,7 @@ highest() { readelf -V --wide "$out"/bin/* "$out"/lib/* 2>/dev/null | grep -oE "
   echo "needs-glibcxx $(highest GLIBCXX_3)"
   echo "needs-cxxabi $(highest CXXABI_1)"
   for p in "$out"/bin/*; do echo "program $(basename "$p")"; done
+  for p in "${plugins[@]}"; do echo "plugin $(basename "$p")"; done
   for name in $(printf '%s\n' "${!carried[@]}" | sort); do echo "carried-lib $name"; done
   for name in $(printf '%s\n' "${!left[@]}" | sort); do echo "target-lib $name"; done
 } >"$out/MANIFEST"

@@ -77,14 +77,31 @@ gpu_step_environment() {
   sanitizer=$(gpu_find_sanitizer)
   echo "compute-sanitizer: ${sanitizer:-not found}"
   if command -v ldd >/dev/null && [ -x "$EMBER_TESTS" ]; then
-    echo "ldd $(basename "$EMBER_TESTS") (CUDA libraries and anything missing):"
-    ldd "$EMBER_TESTS" | grep -E 'not found|cublas|cudart|curand|nccl|libcuda' | sed 's/^/  /'
-    ! ldd "$EMBER_TESTS" | grep -q 'not found'
+    # The CUDA libraries are the plugins' (cuda/plugin.h), loaded beside libember.so at the first CUDA
+    # call; a plugin that cannot load would look like a machine without a GPU, so they are checked here.
+    local object objects=("$EMBER_TESTS") missing=0
+    for object in "$(dirname "$EMBER_TESTS")"/../lib/libember_cuda.so "$(dirname "$EMBER_TESTS")"/../lib/libember_nccl.so; do
+      if [ -f "$object" ]; then objects+=("$object"); fi
+    done
+    for object in "${objects[@]}"; do
+      echo "ldd $(basename "$object") (CUDA libraries and anything missing):"
+      ldd "$object" | grep -E 'not found|cublas|cudart|curand|nccl|libcuda|libember' | sed 's/^/  /'
+      if ldd "$object" | grep -q 'not found'; then missing=1; fi
+    done
+    [ "$missing" = 0 ]
   fi
 }
 
 gpu_step_smoke() {
-  local out status
+  local out status plugin
+  # The tests start without the CUDA libraries, which only the CUDA plugin needs (cuda/plugin.h), and
+  # a plugin that cannot load looks like a machine without a GPU: that is "cannot start" too.
+  plugin="$(dirname "$EMBER_TESTS")/../lib/libember_cuda.so"
+  if [ -f "$plugin" ] && ldd "$plugin" 2>&1 | grep -q 'not found'; then
+    ldd "$plugin" 2>&1 | grep 'not found' | sed 's/^/  /'
+    echo "SMOKE: the CUDA plugin cannot start (a library is missing: see the environment step)"
+    return 3
+  fi
   out=$("$EMBER_TESTS" --gtest_filter="$GPU_SMOKE_TEST" 2>&1)
   status=$?
   echo "$out"

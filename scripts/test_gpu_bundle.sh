@@ -5,7 +5,9 @@
 # holds only the base system's libraries (glibc, libstdc++, libgcc_s and what the shell tools need),
 # with the CUDA libraries of this machine's toolkit mounted where a CUDA 13 image keeps them, or only
 # where pip's nvidia-* wheels keep them; with neither, the runner must say which library is missing
-# and exit 3. Also checks that every group of the sanitizer steps' test filter selects tests.
+# and exit 3; and that, with the CUDA backend as a plugin (cuda/plugin.h), ember-charlm starts and
+# trains on the CPU in that root without the CUDA libraries, while --device cuda names what is
+# missing. Also checks that every group of the sanitizer steps' test filter selects tests.
 #
 #   bash scripts/test_gpu_bundle.sh [BUILD_DIR]   # default build (scripts/test.sh's); skipped without nvcc
 #   KEEP_BUNDLE=/path/ember-gpu.tar.xz bash scripts/test_gpu_bundle.sh build-sm90   # and keep the bundle
@@ -18,12 +20,16 @@ nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cuda_lib=${CUDA_LIB_DIR:-/usr/local/cuda/lib64}
 [ -x "$nvcc" ] || { echo "test_gpu_bundle: no nvcc at $nvcc; skipped"; exit 0; }
 build=${1:-build}
-if ! [ -x "$build/tests/ember_tests" ] || ! readelf -d "$build/tests/ember_tests" | grep -q 'libcudart\.so'; then
+cuda_build() {  # the CUDA backend by nvcc: its plugin (cuda/plugin.h), or linked in
+  [ -x "$1/tests/ember_tests" ] && { [ -f "$1/libember_cuda.so" ] || readelf -d "$1/tests/ember_tests" | grep -q 'libcudart\.so'; }
+}
+if ! cuda_build "$build"; then
   echo "test_gpu_bundle: $build is not a CUDA build by nvcc; building the bundled targets in build-gpu-bundle (sm_90)"
   build="build-gpu-bundle"
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DEMBER_CUDA_ARCHITECTURES=90-real \
     -DEMBER_BUILD_TESTS=ON -DEMBER_BUILD_EXAMPLES=ON >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target ember_tests ember-charlm
+  plugin_targets=$(grep -q '^EMBER_CUDA_PLUGIN:BOOL=ON' "$build/CMakeCache.txt" && echo ember_cuda || true)
+  cmake --build "$build" -j "$(nproc)" --target ember_tests ember-charlm $plugin_targets
 fi
 
 work=$(mktemp -d)
@@ -123,7 +129,32 @@ else
   run_bare none
   [ "$status" = 3 ] || fail "no CUDA libraries: exit $status, expected 3 (cannot start)"
   grep -qE 'libcublas\.so\.[0-9]+ +MISSING' <<<"$output" || fail "no CUDA libraries: libcublas not reported missing"
+  # With the CUDA backend as a plugin, the programs start and train on the CPU without the CUDA
+  # libraries (cuBLAS is not there), and asking for CUDA says which library is missing.
+  if [ -f "$bundle/lib/libember_cuda.so" ] && [ -x "$bundle/bin/ember-charlm" ]; then
+    head -c 3000 data/tinyshakespeare.txt >"$bundle/corpus.txt"
+    bare() {  # runs a bundled program in the bare root, no CUDA libraries mounted; sets status and output
+      set +e
+      output=$(timeout 120 unshare --mount bash -c "mount --bind /dev/null '$root/dev/null' && \
+        mount --bind /proc '$root/proc' && mount --bind '$bundle' '$root/bundle' && \
+        chroot '$root' /usr/bin/env -i PATH=/usr/bin HOME=/tmp LD_LIBRARY_PATH=/bundle/lib $*" 2>&1)
+      status=$?
+      set -e
+    }
+    small="--data /bundle/corpus.txt --n_layer 1 --n_head 2 --n_embd 16 --block_size 8 --batch_size 4 --eval_iters 2"
+    small+=" --eval_interval 2 --max_iters 2 --threads 1 --overwrite"
+    bare /bundle/bin/ember-charlm --help
+    [ "$status" = 0 ] || fail "ember-charlm --help without the CUDA libraries: exit $status: $output"
+    bare /bundle/bin/ember-charlm train "$small" --device cpu --out_dir /tmp/cpu
+    [ "$status" = 0 ] || fail "a CPU training run without the CUDA libraries: exit $status: $output"
+    bare /bundle/bin/ember-charlm train "$small" --device cuda --out_dir /tmp/cuda
+    { [ "$status" != 0 ] && grep -q "CUDA plugin could not be loaded" <<<"$output" &&
+      grep -q "libember_cuda.so" <<<"$output" && grep -q "libcublas" <<<"$output"; } ||
+      fail "--device cuda without the CUDA libraries: exit $status, expected an error naming the plugin and cuBLAS: $output"
+    echo "test_gpu_bundle: without the CUDA libraries, ember-charlm --help and a CPU run work; --device cuda says: "
+    grep -m1 "CUDA plugin" <<<"$output" | sed 's/^/  | /'
+  fi
 fi
 
 [ "$failures" = 0 ] || { echo "test_gpu_bundle: $failures failures"; exit 1; }
-echo "test_gpu_bundle: OK (bundle packed to $(du -m "$work/built/ember-gpu.tar.xz" | cut -f1) MiB; bare-root runs: toolkit and pip layouts exit 2 with 'no CUDA device', none exits 3)"
+echo "test_gpu_bundle: OK (bundle packed to $(du -m "$work/built/ember-gpu.tar.xz" | cut -f1) MiB; bare-root runs: toolkit and pip layouts exit 2 with 'no CUDA device', none exits 3, and without CUDA libraries the programs start)"

@@ -323,9 +323,25 @@ class NcclProcessGroup final : public ProcessGroup {
 
 }  // namespace
 
+#ifndef EMBER_NCCL_PLUGIN_BUILD
 std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank, int world_size,
                                                       std::chrono::milliseconds timeout) {
   return std::make_shared<NcclProcessGroup>(std::move(store), rank, world_size, timeout);
 }
+#endif
 
 }  // namespace ember::distributed
+
+#ifdef EMBER_NCCL_PLUGIN_BUILD
+// libember_nccl.so's one entry point (distributed/process_group.h's NcclPluginTable), loaded by
+// make_nccl_process_group in libember_distributed (distributed/store.cpp).
+extern "C" EMBER_CUDA_EXPORT const void* ember_nccl_plugin() {
+  static const ember::distributed::NcclPluginTable table{
+      ember::kPluginAbiVersion,
+      [](std::shared_ptr<ember::distributed::Store> store, int rank, int world_size,
+         std::chrono::milliseconds timeout) -> std::shared_ptr<ember::distributed::ProcessGroup> {
+        return std::make_shared<ember::distributed::NcclProcessGroup>(std::move(store), rank, world_size, timeout);
+      }};
+  return &table;
+}
+#endif

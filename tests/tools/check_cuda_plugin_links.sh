@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# With the CUDA backend as a plugin (cuda/plugin.h): the programs given do not need the CUDA runtime,
+# cuBLAS, cuRAND or NCCL (ldd, the whole closure), and the plugin does need the CUDA runtime and cuBLAS.
+#   check_cuda_plugin_links.sh PLUGIN PROGRAM...
+set -euo pipefail
+plugin=$1
+shift
+cuda_libs='lib(cudart|cublas|cublasLt|curand|nccl)\.so'
+status=0
+for program in "$@"; do
+  if ldd "$program" | grep -E "$cuda_libs"; then
+    echo "FAIL: $(basename "$program") needs the CUDA libraries above; only $(basename "$plugin") should"
+    status=1
+  fi
+done
+for lib in libcudart libcublas; do
+  ldd "$plugin" | grep -q "$lib\.so" || { echo "FAIL: $(basename "$plugin") does not need $lib"; status=1; }
+done
+[ "$status" = 0 ] && echo "OK: $# programs start without the CUDA libraries; $(basename "$plugin") needs them"
+exit "$status"
