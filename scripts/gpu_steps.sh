@@ -83,10 +83,12 @@ gpu_step_environment() {
     for object in "$(dirname "$EMBER_TESTS")"/../lib/libember_cuda.so "$(dirname "$EMBER_TESTS")"/../lib/libember_nccl.so; do
       if [ -f "$object" ]; then objects+=("$object"); fi
     done
+    local needs
     for object in "${objects[@]}"; do
       echo "ldd $(basename "$object") (CUDA libraries and anything missing):"
-      ldd "$object" | grep -E 'not found|cublas|cudart|curand|nccl|libcuda|libember' | sed 's/^/  /'
-      if ldd "$object" | grep -q 'not found'; then missing=1; fi
+      needs=$(ldd "$object" 2>&1)  # read whole: `ldd | grep -q` fails under pipefail when grep stops early
+      grep -E 'not found|cublas|cudart|curand|nccl|libcuda|libember' <<<"$needs" | sed 's/^/  /'
+      if grep -q 'not found' <<<"$needs"; then missing=1; fi
     done
     [ "$missing" = 0 ]
   fi
@@ -97,7 +99,7 @@ gpu_step_smoke() {
   # The tests start without the CUDA libraries, which only the CUDA plugin needs (cuda/plugin.h), and
   # a plugin that cannot load looks like a machine without a GPU: that is "cannot start" too.
   plugin="$(dirname "$EMBER_TESTS")/../lib/libember_cuda.so"
-  if [ -f "$plugin" ] && ldd "$plugin" 2>&1 | grep -q 'not found'; then
+  if [ -f "$plugin" ] && grep -q 'not found' <<<"$(ldd "$plugin" 2>&1)"; then
     ldd "$plugin" 2>&1 | grep 'not found' | sed 's/^/  /'
     echo "SMOKE: the CUDA plugin cannot start (a library is missing: see the environment step)"
     return 3

@@ -7,14 +7,17 @@ plugin=$1
 shift
 cuda_libs='lib(cudart|cublas|cublasLt|curand|nccl)\.so'
 status=0
+# ldd's output is read whole first: with pipefail, `ldd | grep -q` fails when grep stops early.
 for program in "$@"; do
-  if ldd "$program" | grep -E "$cuda_libs"; then
+  needs=$(ldd "$program")
+  if grep -E "$cuda_libs" <<<"$needs"; then
     echo "FAIL: $(basename "$program") needs the CUDA libraries above; only $(basename "$plugin") should"
     status=1
   fi
 done
+plugin_needs=$(ldd "$plugin")
 for lib in libcudart libcublas; do
-  ldd "$plugin" | grep -q "$lib\.so" || { echo "FAIL: $(basename "$plugin") does not need $lib"; status=1; }
+  grep -q "$lib\.so" <<<"$plugin_needs" || { echo "FAIL: $(basename "$plugin") does not need $lib"; status=1; }
 done
 [ "$status" = 0 ] && echo "OK: $# programs start without the CUDA libraries; $(basename "$plugin") needs them"
 exit "$status"
