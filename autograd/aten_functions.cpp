@@ -336,6 +336,102 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, const TensorOption
   return triangle_indices(row, col, offset, options, /*lower=*/false, "triu_indices");
 }
 
+Tensor fliplr(const Tensor& self) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(self.dim() >= 2, "Input must be >= 2-d.");
+  return self.flip({1});
+}
+
+Tensor flipud(const Tensor& self) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(self.dim() >= 1, "Input must be >= 1-d.");
+  return self.flip({0});
+}
+
+namespace {
+// hsplit/vsplit/dsplit: tensor_split along `dim` of a tensor with at least min_dims dims.
+tensor_list split_along(const char* op, const Tensor& self, int64_t min_dims, int64_t dim,
+                        std::optional<int64_t> sections, IntArrayRef indices) {
+  EMBER_CHECK(self.dim() >= min_dims,
+              "torch.{} requires a tensor with at least {} dimension, but got a tensor with {} "
+              "dimensions!",
+              op, min_dims, self.dim());
+  if (!sections) return self.tensor_split(indices, dim);
+  EMBER_CHECK(*sections != 0 && self.size(dim) % *sections == 0,
+              "torch.{} attempted to split along dimension {}, but the size of the dimension {} is not divisible by "
+              "the split_size {}!",
+              op, dim, self.size(dim), *sections);
+  return self.tensor_split(*sections, dim);
+}
+}  // namespace
+
+tensor_list hsplit(const Tensor& self, int64_t sections) {
+  EMBER_TRACE_OP();
+  return split_along("hsplit", self, 1, self.dim() == 1 ? 0 : 1, sections, {});
+}
+tensor_list hsplit(const Tensor& self, IntArrayRef indices) {
+  EMBER_TRACE_OP();
+  return split_along("hsplit", self, 1, self.dim() == 1 ? 0 : 1, std::nullopt, indices);
+}
+tensor_list vsplit(const Tensor& self, int64_t sections) {
+  EMBER_TRACE_OP();
+  return split_along("vsplit", self, 2, 0, sections, {});
+}
+tensor_list vsplit(const Tensor& self, IntArrayRef indices) {
+  EMBER_TRACE_OP();
+  return split_along("vsplit", self, 2, 0, std::nullopt, indices);
+}
+tensor_list dsplit(const Tensor& self, int64_t sections) {
+  EMBER_TRACE_OP();
+  return split_along("dsplit", self, 3, 2, sections, {});
+}
+tensor_list dsplit(const Tensor& self, IntArrayRef indices) {
+  EMBER_TRACE_OP();
+  return split_along("dsplit", self, 3, 2, std::nullopt, indices);
+}
+
+Tensor concat(const tensor_list& tensors, int64_t dim) { return cat(tensors, dim); }
+Tensor concatenate(const tensor_list& tensors, int64_t dim) { return cat(tensors, dim); }
+
+tensor_list broadcast_tensors(const tensor_list& tensors) {
+  EMBER_TRACE_OP();
+  std::vector<int64_t> shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
+  tensor_list out;
+  for (const Tensor& t : tensors) out.push_back(t.expand(shape));
+  return out;
+}
+
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  EMBER_TRACE_OP();
+  return self.contiguous().view({-1}).diag(offset);
+}
+
+Tensor msort(const Tensor& self) {
+  EMBER_TRACE_OP();
+  return std::get<0>(self.sort(0));
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(index.dtype() == kInt64, "take(): Expected a long tensor for index, but got {}",
+              dtype_name(index.dtype()));
+  const int64_t n = self.numel();
+  for (int64_t i : host_longs(index))
+    EMBER_CHECK(i >= -n && i < n, "out of range: tried to access index {} on a tensor of {} elements.", i, n);
+  const Tensor flat = index.reshape({-1});
+  return self.reshape({-1}).index_select(0, flat.remainder(std::max<int64_t>(n, 1))).view(index.sizes());
+}
+
+// On the host, so that the sign of a NaN and of -0.0 count (x < 0 sees neither).
+Tensor signbit(const Tensor& self) {
+  EMBER_TRACE_OP();
+  if (!self.is_floating_point()) return self.lt(0);
+  std::vector<uint8_t> bits;
+  for (double v : host_doubles(self)) bits.push_back(std::signbit(v) ? 1 : 0);
+  return from_vector<uint8_t>(bits, self.sizes()).to(kBool).to(self.device());
+}
+
 // ---- cumulative extremes ----
 
 namespace {

@@ -35,7 +35,50 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
 // Every combination of the elements of 1-d tensors, as rows (n1 * n2 * ..., k); one tensor: itself.
 Tensor cartesian_prod(const tensor_list& tensors);
 
+// Einstein summation: "ij,jk->ik" multiplies matrices, "ii" is the trace, "...ij->...ji" transposes
+// the last two dims. Subscripts [a-zA-Z], one "..." per operand; without "->" the output is the
+// ellipsis dims then the subscripts seen once, in ASCII order. Size-1 dims broadcast. Contracted left
+// to right with batched matrix products; path (libtorch's contraction order) is accepted and unused.
+Tensor einsum(std::string_view equation, const tensor_list& tensors, std::optional<IntArrayRef> path = std::nullopt);
+// beta * self + alpha * (the product), self broadcast to the product's shape; with beta 0, self is
+// not read (a NaN in it does not propagate).
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+            const Scalar& alpha = 1);
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+// The batched products summed over the batch: (n, p).
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+              const Scalar& alpha = 1);
+// Sums over the last dims of both: (..a, n) and (..b, n) give (..a, ..b); a 0-d operand multiplies.
+Tensor inner(const Tensor& self, const Tensor& other);
+// The dot product of two 1-d tensors (real: no conjugation to do).
+Tensor vdot(const Tensor& self, const Tensor& other);
+// The product of 2-d tensors left to right (libtorch 1.13 deprecates it for linalg_multi_dot).
+Tensor chain_matmul(const tensor_list& matrices);
+
 // ---- arranging ----
+// Flipped left-right (dim 1, needs 2-d) and up-down (dim 0, needs 1-d).
+Tensor fliplr(const Tensor& self);
+Tensor flipud(const Tensor& self);
+// tensor_split along dim 1 (dim 0 for 1-d), 0 and 2; a count of sections must divide the dim.
+tensor_list hsplit(const Tensor& self, int64_t sections);
+tensor_list hsplit(const Tensor& self, IntArrayRef indices);
+tensor_list vsplit(const Tensor& self, int64_t sections);
+tensor_list vsplit(const Tensor& self, IntArrayRef indices);
+tensor_list dsplit(const Tensor& self, int64_t sections);
+tensor_list dsplit(const Tensor& self, IntArrayRef indices);
+// cat under its other names.
+Tensor concat(const tensor_list& tensors, int64_t dim = 0);
+Tensor concatenate(const tensor_list& tensors, int64_t dim = 0);
+// Each tensor expanded (a view) to the shape they broadcast to.
+tensor_list broadcast_tensors(const tensor_list& tensors);
+// The flattened input on the offset diagonal of a square matrix.
+Tensor diagflat(const Tensor& self, int64_t offset = 0);
+// Sorted along dim 0 (the values of sort(0)).
+Tensor msort(const Tensor& self);
+// The elements at the given indices of the flattened input, in the indices' shape.
+Tensor take(const Tensor& self, const Tensor& index);
 // Each element (or slice along dim) repeated: repeats one count or one per element. Without dim the
 // input is flattened. The Tensor-only form gives the indices: repeat_interleave([2, 1]) = [0, 0, 1].
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
@@ -58,6 +101,65 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, const TensorOp
 // ---- cumulative extremes: values and the index where each was reached (the last of ties) ----
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
+
+// ---- elementwise ----
+// maximum/minimum that take the number where one side is NaN; the gradient goes to self on ties.
+Tensor fmax(const Tensor& self, const Tensor& other);
+Tensor fmin(const Tensor& self, const Tensor& other);
+// 0 where x < 0, values where x == 0, 1 where x > 0 (same dtype; no gradient, as in PyTorch).
+Tensor heaviside(const Tensor& self, const Tensor& values);
+// +inf / -inf (false for integers); the sign bit (true for -0.0 and a NaN with its sign bit set).
+Tensor isposinf(const Tensor& self);
+Tensor isneginf(const Tensor& self);
+Tensor signbit(const Tensor& self);
+// self itself (unary +); refused for bool, as in PyTorch.
+Tensor positive(const Tensor& self);
+// other - alpha * self.
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+// The p-norm of self - other (broadcast).
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
+// log(cumsum(exp(self))) along dim, without overflow or underflow.
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
+
+// ---- numerical integration and statistics ----
+// The trapezoid rule along dim, with sample points x (1-d, or broadcasting with y) or a spacing dx;
+// trapz is the old name; cumulative_trapezoid keeps the running sums (one fewer along dim).
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+// The covariance of the rows of self (variables, observations), or of a 1-d tensor's values; weights
+// per observation (fweights integer counts, aweights importance); correction 1: Bessel's.
+Tensor cov(const Tensor& self, int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+           const std::optional<Tensor>& aweights = {});
+// Pearson's correlation coefficients of the rows, clipped to [-1, 1].
+Tensor corrcoef(const Tensor& self);
+// The Vandermonde matrix of a 1-d x: columns x^(N-1) ... x^0 (increasing: x^0 ... x^(N-1)).
+Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool increasing = false);
+
+// ---- sequences and windows (the default dtype unless options say) ----
+// base ** linspace(start, end, steps).
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
+                const TensorOptions& options = {});
+// start, start + step, ... up to end inclusive (deprecated in libtorch for arange).
+Tensor range(const Scalar& start, const Scalar& end, const Scalar& step = 1, const TensorOptions& options = {});
+Tensor range(const Scalar& start, const Scalar& end, const TensorOptions& options);
+// Signal windows of window_length points; periodic (the default) drops the last point of the
+// symmetric window of window_length + 1.
+Tensor hann_window(int64_t window_length, const TensorOptions& options = {});
+Tensor hann_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, const TensorOptions& options = {});
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta,
+                      const TensorOptions& options = {});
+Tensor blackman_window(int64_t window_length, const TensorOptions& options = {});
+Tensor blackman_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
+Tensor bartlett_window(int64_t window_length, const TensorOptions& options = {});
+Tensor bartlett_window(int64_t window_length, bool periodic, const TensorOptions& options = {});
 
 // ---- searching and counting ----
 // The bucket of each element: i with boundaries[i-1] < x <= boundaries[i] (right: <= x <).
