@@ -183,11 +183,34 @@ Tensor einsum(std::string_view equation, const tensor_list& tensors, std::option
     }
   }
 
-  // Each operand with one label per dim: the ellipsis expanded, repeated labels reduced to their
-  // diagonal. Sizes of a label must agree across operands, or be 1 (broadcast).
+  // The output's labels, checked before the operands' sizes as PyTorch does: as written, else the
+  // ellipsis then every label seen once in the equation, in label order.
+  std::vector<int> in_equation(kLetters, 0);  // how often each label is written on the left
+  for (const Term& term : eq.inputs)
+    for (int l : term.labels)
+      if (l != kEllipsis) ++in_equation[l];
+  std::vector<int> out_labels;
+  for (int64_t e = 0; !eq.explicit_output && e < ellipsis_dims; ++e)
+    out_labels.push_back(kEllipsisBase + static_cast<int>(e));
+  for (int l : eq.explicit_output ? eq.output.labels : std::vector<int>{}) {
+    if (l == kEllipsis) {
+      for (int64_t e = 0; e < ellipsis_dims; ++e) out_labels.push_back(kEllipsisBase + static_cast<int>(e));
+      continue;
+    }
+    EMBER_CHECK(!contains(out_labels, l), "einsum(): output subscript {} appears more than once in the output",
+                letter_of(l));
+    EMBER_CHECK(in_equation[l] > 0,
+                "einsum(): output subscript {} does not appear in the equation for any input operand", letter_of(l));
+    out_labels.push_back(l);
+  }
+  for (int l = 0; !eq.explicit_output && l < kLetters; ++l)
+    if (in_equation[l] == 1) out_labels.push_back(l);
+
+  // Each operand with one label per dim: the ellipsis expanded, then, dim by dim, a repeated label's
+  // size checked against its first dim and every size against the label's size in earlier operands
+  // (equal, or 1 on either side: broadcast); then repeated labels reduced to their diagonal.
   std::array<int64_t, kEllipsisBase + 64> seen_size;
   seen_size.fill(-1);
-  std::vector<int> count(kEllipsisBase + 64, 0);  // in how many operands each label appears
   std::vector<Labeled> operands;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Term& term = eq.inputs[i];
@@ -201,33 +224,24 @@ Tensor einsum(std::string_view equation, const tensor_list& tensors, std::option
       for (int64_t e = ellipsis_dims - covered; e < ellipsis_dims; ++e)
         x.labels.push_back(kEllipsisBase + static_cast<int>(e));
     }
-    for (size_t d = 0; d < x.labels.size();) {  // a repeated label: the diagonal of its two dims
-      const auto again = std::find(x.labels.begin() + static_cast<int64_t>(d) + 1, x.labels.end(), x.labels[d]);
-      if (again == x.labels.end()) {
-        ++d;
-        continue;
-      }
-      const int64_t d2 = again - x.labels.begin();
-      EMBER_CHECK(x.t.size(static_cast<int64_t>(d)) == x.t.size(d2),
-                  "einsum(): subscript {} is repeated for operand {} but the sizes don't match, {} != {}",
-                  label_name(x.labels[d]), i, x.t.size(d2), x.t.size(static_cast<int64_t>(d)));
-      const int l = x.labels[d];
-      x.t = x.t.diagonal(0, static_cast<int64_t>(d), d2);
-      x.labels.erase(x.labels.begin() + d2);
-      x.labels.erase(x.labels.begin() + static_cast<int64_t>(d));
-      x.labels.push_back(l);
-    }
     for (size_t d = 0; d < x.labels.size(); ++d) {
       const int l = x.labels[d];
       const int64_t n = x.t.size(static_cast<int64_t>(d));
-      ++count[l];
+      const auto first = std::find(x.labels.begin(), x.labels.begin() + static_cast<int64_t>(d), l);
+      if (first != x.labels.begin() + static_cast<int64_t>(d)) {
+        const int64_t before = x.t.size(first - x.labels.begin());
+        EMBER_CHECK(n == before,
+                    "einsum(): subscript {} is repeated for operand {} but the sizes don't match, {} != {}",
+                    label_name(l), i, n, before);
+        continue;
+      }
       if (n == 1) continue;
       if (seen_size[l] > 1 && seen_size[l] != n) {
         if (l >= kEllipsisBase)
           EMBER_FAIL(
               "einsum(): dimension {} covered by ellipsis in operand {} has size {} which does not broadcast with "
               "previously seen ellipsis with size {} for the respective dimension",
-              l - kEllipsisBase, i, n, seen_size[l]);
+              d, i, n, seen_size[l]);
         EMBER_FAIL(
             "einsum(): subscript {} has size {} for operand {} which does not broadcast with previously seen "
             "size {}",
@@ -235,33 +249,20 @@ Tensor einsum(std::string_view equation, const tensor_list& tensors, std::option
       }
       seen_size[l] = n;
     }
-    operands.push_back(std::move(x));
-  }
-
-  // The output's labels: as written, else the ellipsis then every label seen once, in label order.
-  std::vector<int> out_labels;
-  if (eq.explicit_output) {
-    for (int l : eq.output.labels) {
-      if (l == kEllipsis) {
-        for (int64_t e = 0; e < ellipsis_dims; ++e) out_labels.push_back(kEllipsisBase + static_cast<int>(e));
+    for (size_t d = 0; d < x.labels.size();) {  // a repeated label: the diagonal of its two dims
+      const auto again = std::find(x.labels.begin() + static_cast<int64_t>(d) + 1, x.labels.end(), x.labels[d]);
+      if (again == x.labels.end()) {
+        ++d;
         continue;
       }
-      EMBER_CHECK(!contains(out_labels, l), "einsum(): output subscript {} appears more than once in the output",
-                  letter_of(l));
-      EMBER_CHECK(count[l] > 0, "einsum(): output subscript {} does not appear in the equation for any input operand",
-                  letter_of(l));
-      out_labels.push_back(l);
+      const int64_t d2 = again - x.labels.begin();
+      const int l = x.labels[d];
+      x.t = x.t.diagonal(0, static_cast<int64_t>(d), d2);
+      x.labels.erase(x.labels.begin() + d2);
+      x.labels.erase(x.labels.begin() + static_cast<int64_t>(d));
+      x.labels.push_back(l);
     }
-  } else {
-    for (int64_t e = 0; e < ellipsis_dims; ++e) out_labels.push_back(kEllipsisBase + static_cast<int>(e));
-    std::vector<int> once;
-    for (int l = 0; l < kLetters; ++l) {
-      int in_terms = 0;  // a label repeated within one operand counts as seen twice
-      for (const Term& term : eq.inputs)
-        in_terms += static_cast<int>(std::count(term.labels.begin(), term.labels.end(), l));
-      if (in_terms == 1) once.push_back(l);
-    }
-    out_labels.insert(out_labels.end(), once.begin(), once.end());
+    operands.push_back(std::move(x));
   }
 
   // Left to right: a label stays while the output or a later operand has it.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <regex>
 #include <string>
 
 #include "cuda_test_util.h"
@@ -403,6 +404,33 @@ TEST(AtenFunctions, EinsumBadInputSaysWhatIsWrong) {
                      "with previously seen ellipsis with size 2 for the respective dimension");
   EXPECT_THROWS_WITH(einsum("ij", {}), "einsum(): must specify the equation string and at least one operand");
   EXPECT_THROWS_WITH(einsum("ij-k", {a}), "einsum(): found '-' at index 2 of the equation that is not part of '->'");
+}
+
+// Random equations (scripts/gen_einsum_fixtures.py) against PyTorch 1.13: each one it accepts gives
+// torch.einsum's result, each one it rejects is rejected with its text (but for PyTorch's missing
+// space in "operand 1has size").
+TEST(AtenFunctions, EinsumRandomEquationsMatchPyTorch) {
+  const nlohmann::json& fixture = cached_fixture("einsum_random.json");
+  auto tensor_of = [](const nlohmann::json& t) {
+    return from_vector<double>(t.at("values").get<std::vector<double>>(), t.at("shape").get<std::vector<int64_t>>());
+  };
+  for (const auto& c : fixture.at("valid")) {
+    const std::string equation = c.at("equation");
+    tensor_list inputs;
+    for (const auto& t : c.at("inputs")) inputs.push_back(tensor_of(t));
+    Tensor out;
+    ASSERT_NO_THROW(out = einsum(equation, inputs)) << equation;
+    EXPECT_TENSOR_CLOSE(out, tensor_of(c.at("output")), 1e-9, 1e-9) << equation;
+  }
+  const std::regex missing_space("operand (\\d+)has");
+  for (const auto& c : fixture.at("invalid")) {
+    tensor_list inputs;
+    for (const auto& shape : c.at("shapes")) inputs.push_back(ones(shape.get<std::vector<int64_t>>(), dtype(kFloat64)));
+    const std::string error = std::regex_replace(c.at("error").get<std::string>(), missing_space, "operand $1 has");
+    EXPECT_THROWS_WITH(einsum(c.at("equation").get<std::string>(), inputs), error) << c.at("equation");
+  }
+  EXPECT_EQ(fixture.at("valid").size(), 150u);
+  EXPECT_EQ(fixture.at("invalid").size(), 60u);
 }
 
 TEST(AtenFunctions, MoreBadInputNamesTheOpAndShapes) {
