@@ -24,9 +24,6 @@ constexpr int kEllipsisBase = kLetters;
 
 int label_of(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c - 'a' + 26; }
 char letter_of(int label) { return static_cast<char>(label < 26 ? 'A' + label : 'a' + label - 26); }
-std::string label_name(int label) {
-  return label < kLetters ? std::string(1, letter_of(label)) : "... dim " + std::to_string(label - kEllipsisBase);
-}
 
 // One term of the equation: its labels in order, kEllipsis where "..." stands.
 constexpr int kEllipsis = -1;
@@ -232,7 +229,7 @@ Tensor einsum(std::string_view equation, const tensor_list& tensors, std::option
         const int64_t before = x.t.size(first - x.labels.begin());
         EMBER_CHECK(n == before,
                     "einsum(): subscript {} is repeated for operand {} but the sizes don't match, {} != {}",
-                    label_name(l), i, n, before);
+                    letter_of(l), i, n, before);  // an ellipsis dim is never repeated
         continue;
       }
       if (n == 1) continue;

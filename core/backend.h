@@ -340,7 +340,7 @@ decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
 }  // namespace ember
 
 namespace ember {
-// The CUDA backend: defined in cuda/runtime.cpp when built with CUDA, else by cuda/stub.cpp,
-// whose every kernel throws "built without CUDA support". The linker picks exactly one.
+// The CUDA backend: defined in cuda/runtime.cpp when it is linked in, else by cuda/loader.cpp (the
+// plugin's, or one whose every kernel throws "built without CUDA support"). The build links one.
 Backend& cuda_backend();
 }  // namespace ember

@@ -2,7 +2,7 @@
 //
 // In a CUDA build by nvcc (EMBER_CUDA_PLUGIN, the default) the CUDA backend, its kernels, the CUDA
 // runtime and cuBLAS live in the plugin: libember does not link them, and loads the plugin the
-// first time a CUDA device or the ember::cuda API is used (cuda/plugin_loader.cpp). The plugin
+// first time a CUDA device or the ember::cuda API is used (cuda/loader.cpp). The plugin
 // exports one C function, ember_cuda_plugin(), returning this table; everything else in it is
 // hidden (it sees libember's symbols, libember sees only the table).
 #pragma once
