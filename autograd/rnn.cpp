@@ -1,4 +1,4 @@
-// lstm_layer (autograd/rnn.h): the fused LSTM kernels of core/backend.h as one node of the graph,
+// lstm_layer (autograd/rnn.h): the fused LSTM kernels of core/backend_kernels.h as one node of the graph,
 // with the composed recurrence as the fallback forward and as the differentiable backward.
 //
 // The node's backward, given the gradients of (output, h_n, c_n), returns those of (xw, w_hh,

@@ -31,6 +31,7 @@
 #include "core/philox.h"
 #include "cuda/block_reduce.cuh"  // shared_scratch
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 // Loops over a thread's accumulators are unrolled, so acc[a] has constant indices and lives in
 // registers rather than local memory (nvcc's pragma; the emulator's compiler needs no hint).
@@ -379,40 +380,70 @@ bool flash_attention_fits(int64_t BH, int64_t L, int64_t S, int64_t E, int64_t E
          (S + kMinTile - 1) / kMinTile <= kMaxGrid;
 }
 
-void launch_flash_attention(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S, int64_t E,
-                            int64_t Ev, const AttentionHeads& out, void* lse, const AttentionHeads& q,
-                            const AttentionHeads& k, const AttentionHeads& v, double scale,
-                            const PhiloxDropout& dropout) {
-  dispatch_floating_type("flash_attention", type, [&]<typename T>() {
+namespace {
+// A (B, H, rows, cols) view with unit-stride rows, as the kernels read it.
+AttentionHeads heads_of(const TensorView& t) { return {t.data, t.strides[0], t.strides[1], t.strides[2]}; }
+}  // namespace
+
+// Sizes the launches cannot take (flash_attention_fits) return false: the op composes instead.
+bool launchers::flash_attention(const TensorView& out, const TensorView& lse, const TensorView& q, const TensorView& k,
+                                const TensorView& v, double scale, const PhiloxDropout& dropout) {
+  const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
+  if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
+  cudaStream_t s = prepare(out.device);
+  require_floating(q.dtype, "flash_attention");
+  dispatch_floating_type("flash_attention", q.dtype, [&]<typename T>() {
     constexpr int64_t kT = kTile<T>, sT = padded(kT);
     const int64_t sE = padded(E), sEv = padded(Ev);
     const size_t shmem = (kT * (2 * sE + sEv) + 2 * kT * sT + kT) * sizeof(T);
     EMBER_LAUNCH(tile_grid<T>(B * H, L), kFlashThreads, shmem, s, flash_attention_forward_kernel<T>)
-    (out, static_cast<T*>(lse), q, k, v, H, L, S, static_cast<int>(E), static_cast<int>(Ev), static_cast<T>(scale),
-     dropout);
+    (heads_of(out), lse.ptr<T>(), heads_of(q), heads_of(k), heads_of(v), H, L, S, static_cast<int>(E),
+     static_cast<int>(Ev), static_cast<T>(scale), dropout);
     check_launch("flash_attention");
   });
+  return true;
 }
 
-void launch_flash_attention_backward(cudaStream_t s, ScalarType type, int64_t B, int64_t H, int64_t L, int64_t S,
-                                     int64_t E, int64_t Ev, const AttentionHeads& dq, const AttentionHeads& dk,
-                                     const AttentionHeads& dv, void* delta, const AttentionHeads& dout,
-                                     const AttentionHeads& q, const AttentionHeads& k, const AttentionHeads& v,
-                                     const void* lse, double scale, const PhiloxDropout& dropout) {
-  dispatch_floating_type("flash_attention_backward", type, [&]<typename T>() {
+bool launchers::flash_attention_backward(const TensorView& dq, const TensorView& dk, const TensorView& dv,
+                                         const TensorView& dout, const TensorView& q, const TensorView& k,
+                                         const TensorView& v, const TensorView& lse, double scale,
+                                         const PhiloxDropout& dropout) {
+  const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
+  if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
+  cudaStream_t s = prepare(q.device);
+  require_floating(q.dtype, "flash_attention_backward");
+  const DeviceBuffer delta(q.device, B * H * L * element_size(q.dtype));  // rowsum(dP * P), written by the dq pass
+  dispatch_floating_type("flash_attention_backward", q.dtype, [&]<typename T>() {
     constexpr int64_t kT = kTile<T>;
     const int e = static_cast<int>(E), ev = static_cast<int>(Ev);
-    const T* ls = static_cast<const T*>(lse);
-    T* d = static_cast<T*>(delta);
+    const T* ls = lse.ptr<const T>();
+    T* d = delta.as<T>();
     const int64_t sT = padded(kT), sE = padded(E), sEv = padded(Ev);
     const size_t shmem = (2 * kT * (sE + sEv) + 2 * kT * sT + 2 * kT) * sizeof(T);
     EMBER_LAUNCH(tile_grid<T>(B * H, L), kFlashThreads, shmem, s, flash_attention_dq_kernel<T>)
-    (dq, d, dout, q, k, v, ls, H, L, S, e, ev, static_cast<T>(scale), dropout);
+    (heads_of(dq), d, heads_of(dout), heads_of(q), heads_of(k), heads_of(v), ls, H, L, S, e, ev, static_cast<T>(scale),
+     dropout);
     check_launch("flash_attention_backward");
     EMBER_LAUNCH(tile_grid<T>(B * H, S), kFlashThreads, shmem, s, flash_attention_dkdv_kernel<T>)
-    (dk, dv, dout, q, k, v, ls, d, H, L, S, e, ev, static_cast<T>(scale), dropout);
+    (heads_of(dk), heads_of(dv), heads_of(dout), heads_of(q), heads_of(k), heads_of(v), ls, d, H, L, S, e, ev,
+     static_cast<T>(scale), dropout);
     check_launch("flash_attention_backward");
   });
+  return true;
+}
+
+// The CPU's attention kernels keep the (L, S) weights for the backward; the CUDA backend keeps one
+// logsumexp per row instead (flash_attention above), so it declines these and sizes the flash
+// kernels cannot take compose.
+bool launchers::causal_attention(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                 const TensorView&, const TensorView&, double) {
+  return false;
+}
+
+bool launchers::causal_attention_backward(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                          const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                          const TensorView&, double) {
+  return false;
 }
 
 }  // namespace ember::cuda

@@ -6,6 +6,7 @@
 // atomics, so the sum's order is fixed and the result is the same on every run).
 #include "core/conv_shape.h"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -52,22 +53,24 @@ __global__ void __launch_bounds__(kBlockSize) col2im_kernel(int64_t n, Im2colSha
 
 }  // namespace
 
-void launch_im2col(cudaStream_t s, ScalarType type, int64_t N, const Im2colShape& g, void* cols, const void* in) {
-  dispatch_floating_type("im2col", type, [&]<typename T>() {
-    const int64_t n = N * g.C * g.kernel_h * g.kernel_w * g.out_h * g.out_w;
+void launchers::im2col(const TensorView& cols, const TensorView& in, const Im2colShape& g) {
+  cudaStream_t s = prepare(cols.device);
+  dispatch_floating_type("im2col", in.dtype, [&]<typename T>() {
+    const int64_t n = cols.numel;  // N * C * kernel_h * kernel_w * out_h * out_w
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, im2col_kernel<T>)(n, g, static_cast<T*>(cols), static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, im2col_kernel<T>)(n, g, cols.ptr<T>(), in.ptr<const T>());
     check_launch("im2col");
   });
 }
 
-void launch_col2im(cudaStream_t s, ScalarType type, int64_t N, const Im2colShape& g, void* out, const void* cols) {
-  dispatch_floating_type("col2im", type, [&]<typename T>() {
-    const int64_t n = N * g.C * g.H * g.W;
+void launchers::col2im(const TensorView& out, const TensorView& cols, const Im2colShape& g) {
+  cudaStream_t s = prepare(out.device);
+  dispatch_floating_type("col2im", out.dtype, [&]<typename T>() {
+    const int64_t n = out.numel;  // N * C * H * W
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, col2im_kernel<T>)(n, g, static_cast<T*>(out), static_cast<const T*>(cols));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, col2im_kernel<T>)(n, g, out.ptr<T>(), cols.ptr<const T>());
     check_launch("col2im");
   });
 }

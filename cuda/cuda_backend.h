@@ -1,9 +1,9 @@
 // The CUDA backend: Backend's kernels on device memory, with cuBLAS for matmul.
 //
-// One class: runtime.cpp holds devices, streams, memory and host copies; backend.cpp turns
-// Tensors into pointers and OffsetCalcs and calls the kernel launchers defined
-// in elementwise.cu, reduce.cu, nn.cu, norm.cu, optim.cu and index.cu (named as core/cpu/'s
-// files); matmul.cpp calls cuBLAS. Every kernel runs on the device's one stream, so kernels run
+// One class: runtime.cpp holds devices, streams, memory and host copies; every kernel method is
+// generated (backend.cpp) as a call of the launcher of the same name (cuda/launchers.h) with
+// TensorViews for Tensors, defined in the .cu file of its family (named as core/cpu/'s files);
+// matmul.cpp's launchers call cuBLAS. Every kernel runs on the device's one stream, so kernels run
 // in order and a copy to the host waits for the kernels before it. Every CUDA and cuBLAS call is
 // checked with EMBER_CUDA_CHECK / EMBER_CUBLAS_CHECK, which throw ember::Error naming the call.
 // Only cuda/ includes this header; everyone else reaches the backend through backend_for().
@@ -14,6 +14,7 @@
 #include <cublas_v2.h>
 
 #include "core/backend.h"
+#include "cuda/kernels.h"
 #include "cuda/plugin.h"
 
 // Throws ember::Error naming the failed call and CUDA's description of the error (and, for a
@@ -38,9 +39,7 @@
 
 namespace ember::cuda {
 
-// Makes `device` current for this thread (throws a clear error when it does not exist) and
-// returns its stream; every kernel of the backend is launched on it.
-EMBER_CUDA_EXPORT cudaStream_t prepare(Device device);
+// prepare(device), which makes `device` current and returns its stream: cuda/kernels.h.
 // The stream of `device` (created at first use).
 cudaStream_t stream(Device device);
 // The cuBLAS handle of `device`, bound to its stream, TF32 as set by set_allow_tf32().
@@ -62,25 +61,12 @@ class CudaBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t nbytes, Device device) override;
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device device) override;
 
+  // Every kernel of every list (core/backend_kernels.h); the optional ones the CUDA side lacks
+  // return false from their launchers, and the op composes them (docs/GPU.md).
   EMBER_BACKEND_KERNELS(EMBER_DECLARE_KERNEL)
-  // The fused kernels it has (contracts in core/backend.h); the others the ops compose from the
-  // kernels above (docs/GPU.md). LayerNorm: norm.cu.
-  bool layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in, const Tensor& weight,
-                  const Tensor& bias, double eps) override;
-  bool layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
-                           const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) override;
-  // Cross-entropy of class indices, one pass per row each way (loss.cu).
-  bool cross_entropy(const Tensor& losses, const Tensor& lse, const Tensor& status, const Tensor& logits,
-                     const Tensor& target, int64_t ignore_index, double label_smoothing) override;
-  bool cross_entropy_backward(const Tensor& dlogits, const Tensor& dlosses, const Tensor& logits, const Tensor& lse,
-                              const Tensor& target, int64_t ignore_index, double label_smoothing) override;
-  // addend + a @ b as one cuBLAS gemm with beta = 1 over the addend copied into out (matmul.cpp).
-  bool matmul_add(const Tensor& out, const Tensor& addend, const Tensor& a, const Tensor& b) override;
-  // Causal attention that keeps only out and a logsumexp per row (attention.cu, FlashAttention-2 style).
+  EMBER_FUSED_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
   EMBER_FLASH_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
-  // Dropout's mask from the Philox stream (random.cu).
   EMBER_PHILOX_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
-  // The optimizer kernels, multi-tensor: a few launches for all parameters (optim.cu).
   EMBER_OPTIMIZER_KERNELS(EMBER_DECLARE_FUSED_KERNEL)
 };
 

@@ -6,6 +6,7 @@
 // the very ones core/cpu/elementwise.cpp applies. Integer and bool tensors skip the formulas that
 // only make sense in floating point (the op layer computes those in float).
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -65,64 +66,75 @@ struct WhereOp {
 
 }  // namespace
 
-void launch_copy(cudaStream_t s, ScalarType dst_type, ScalarType src_type, int64_t n, const OffsetCalc<2>& calc,
-                 void* dst, const void* src) {
-  dispatch_type(dst_type, [&]<typename D>() {
-    dispatch_type(src_type, [&]<typename S>() {
-      launch<2>("copy", s, n, calc, CopyOp<D, S>{static_cast<D*>(dst), static_cast<const S*>(src)});
+void launchers::copy(const TensorView& dst, const TensorView& src) {
+  cudaStream_t s = prepare(dst.device);
+  if (dst.numel == 0) return;
+  if (dst.dtype == src.dtype && dst.contiguous && src.contiguous) {
+    check_cuda(cudaMemcpyAsync(dst.data, src.data, dst.nbytes(), cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+    return;
+  }
+  const OffsetCalc<2> calc = offset_calc<2>("copy", {&dst, &src});
+  dispatch_type(dst.dtype, [&]<typename D>() {
+    dispatch_type(src.dtype, [&]<typename S>() {
+      launch<2>("copy", s, dst.numel, calc, CopyOp<D, S>{dst.ptr<D>(), src.ptr<const S>()});
     });
   });
 }
 
-void launch_fill(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, void* dst, double fvalue,
-                 int64_t ivalue) {
-  dispatch_type(type, [&]<typename T>() {
-    const T v = std::is_floating_point_v<T> ? static_cast<T>(fvalue) : static_cast<T>(ivalue);
-    launch<1>("fill", s, n, calc, FillOp<T>{static_cast<T*>(dst), v});
+void launchers::fill(const TensorView& dst, const Scalar& value) {
+  cudaStream_t s = prepare(dst.device);
+  const OffsetCalc<1> calc = offset_calc<1>("fill", {&dst});
+  dispatch_type(dst.dtype, [&]<typename T>() {
+    launch<1>("fill", s, dst.numel, calc, FillOp<T>{dst.ptr<T>(), value.to<T>()});
   });
 }
 
-void launch_unary(cudaStream_t s, UnaryOp op, ScalarType type, int64_t n, const OffsetCalc<2>& calc, void* out,
-                  const void* in) {
-  dispatch_type(type, [&]<typename T>() {
-    T* o = static_cast<T*>(out);
-    const T* x = static_cast<const T*>(in);
+void launchers::unary(UnaryOp op, const TensorView& out, const TensorView& in) {
+  cudaStream_t s = prepare(out.device);
+  if (in.dtype == kInt64 && !unary_on_integers(op))
+    fail(std::string(op_name(op)) + ": not implemented on CUDA for int64 tensors; convert to a floating dtype first");
+  const OffsetCalc<2> calc = offset_calc<2>(op_name(op), {&out, &in});
+  dispatch_type(in.dtype, [&]<typename T>() {
+    T* o = out.ptr<T>();
+    const T* x = in.ptr<const T>();
     switch (op) {
 #define EMBER_UNARY_CASE(Name, name, ...)                                                                \
   case UnaryOp::Name:                                                                                    \
     if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool> || unary_on_integers(UnaryOp::Name)) \
-      return launch<2>(#name, s, n, calc, UnaryApply<T, UnaryFn<UnaryOp::Name>>{o, x});                  \
+      return launch<2>(#name, s, out.numel, calc, UnaryApply<T, UnaryFn<UnaryOp::Name>>{o, x});          \
     return;
       EMBER_UNARY_OPS(EMBER_UNARY_CASE)
 #undef EMBER_UNARY_CASE
       default:
-        unsupported("launch_unary", "op", static_cast<int>(op));
+        unsupported("unary", "op", static_cast<int>(op));
     }
   });
 }
 
-void launch_binary(cudaStream_t s, BinaryOp op, ScalarType type, int64_t n, const OffsetCalc<3>& calc, void* out,
-                   const void* a, const void* b) {
-  dispatch_type(type, [&]<typename T>() {
-    const T* x = static_cast<const T*>(a);
-    const T* y = static_cast<const T*>(b);
+void launchers::binary(BinaryOp op, const TensorView& out, const TensorView& a, const TensorView& b) {
+  cudaStream_t s = prepare(out.device);
+  const OffsetCalc<3> calc = offset_calc<3>(op_name(op), {&out, &a, &b});
+  dispatch_type(a.dtype, [&]<typename T>() {
+    const T* x = a.ptr<const T>();
+    const T* y = b.ptr<const T>();
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R) \
   case BinaryOp::Name:                         \
-    return launch<3>(#name, s, n, calc, BinaryApply<R, T, BinaryFn<BinaryOp::Name>>{static_cast<R*>(out), x, y});
+    return launch<3>(#name, s, out.numel, calc, BinaryApply<R, T, BinaryFn<BinaryOp::Name>>{out.ptr<R>(), x, y});
       EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE
       default:
-        unsupported("launch_binary", "op", static_cast<int>(op));
+        unsupported("binary", "op", static_cast<int>(op));
     }
   });
 }
 
-void launch_where(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<4>& calc, void* out, const bool* cond,
-                  const void* a, const void* b) {
-  dispatch_type(type, [&]<typename T>() {
-    launch<4>("where", s, n, calc,
-              WhereOp<T>{static_cast<T*>(out), cond, static_cast<const T*>(a), static_cast<const T*>(b)});
+void launchers::where(const TensorView& out, const TensorView& cond, const TensorView& a, const TensorView& b) {
+  cudaStream_t s = prepare(out.device);
+  const OffsetCalc<4> calc = offset_calc<4>("where", {&out, &cond, &a, &b});
+  dispatch_type(out.dtype, [&]<typename T>() {
+    launch<4>("where", s, out.numel, calc,
+              WhereOp<T>{out.ptr<T>(), cond.ptr<const bool>(), a.ptr<const T>(), b.ptr<const T>()});
   });
 }
 

@@ -6,11 +6,16 @@
 // is not fixed, so scatter_add's results may differ from the CPU in the last bits and between runs
 // (PyTorch's CUDA scatter_add behaves the same way). index_add on floating types (embedding's
 // backward) is deterministic instead: the host sorts the index positions by index value into
-// segments (cuda/backend.cpp), split into chunks of at most kIndexAddChunk positions; a first pass
+// segments (sort_index below), split into chunks of at most kIndexAddChunk positions; a first pass
 // sums each chunk's src rows in position order, a second adds each segment's chunk sums, in chunk
 // order, to its row of out. No atomics, the same bits every run. bool has no atomic add and is
-// rejected by cuda/backend.cpp before it gets here.
+// rejected before a launch.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -90,63 +95,140 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
-void launch_index_select(cudaStream_t s, ScalarType type, Blocks3 in_blocks, int64_t n_index, const int64_t* idx,
-                         void* out, const void* in) {
-  dispatch_type(type, [&]<typename T>() {
-    const LaunchShape ls = launch_1d(in_blocks.outer * n_index * in_blocks.inner);
+namespace {
+
+// bool has no atomic add.
+void check_atomic_dtype(const TensorView& t, const char* op) {
+  if (t.dtype == kBool) fail(std::string(op) + ": not implemented for bool tensors on CUDA (no atomic add)");
+}
+
+// IndexSegments of n indices in [0, len), made on the host and uploaded as one int64 buffer
+// holding order, chunk_begin, rows and seg_begin.
+struct SortedIndex {
+  DeviceBuffer buffer;
+  IndexSegments seg;
+};
+
+SortedIndex sort_index(const int64_t* idx, int64_t n, int64_t len, Device device) {
+  std::vector<int64_t> order(n);
+  if (len <= 2 * n + 1024) {  // a counting sort by value; stable: positions stay in order
+    std::vector<int64_t> next(len + 1, 0);
+    for (int64_t i = 0; i < n; ++i) ++next[idx[i] + 1];
+    for (int64_t v = 0; v < len; ++v) next[v + 1] += next[v];
+    for (int64_t i = 0; i < n; ++i) order[next[idx[i]]++] = i;
+  } else {  // few indices into a long dim
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return idx[a] < idx[b]; });
+  }
+  std::vector<int64_t> chunk_begin, rows, seg_begin;
+  for (int64_t p = 0; p < n;) {
+    const int64_t value = idx[order[p]];
+    rows.push_back(value);
+    seg_begin.push_back(static_cast<int64_t>(chunk_begin.size()));
+    int64_t end = p;
+    while (end < n && idx[order[end]] == value) ++end;
+    for (; p < end; p += kIndexAddChunk) chunk_begin.push_back(p);
+    p = end;
+  }
+  const int64_t chunks = static_cast<int64_t>(chunk_begin.size()), segments = static_cast<int64_t>(rows.size());
+  chunk_begin.push_back(n);
+  seg_begin.push_back(chunks);
+  std::vector<int64_t> all = order;
+  for (const std::vector<int64_t>* part : {&chunk_begin, &rows, &seg_begin})
+    all.insert(all.end(), part->begin(), part->end());
+  SortedIndex sorted{upload(device, all), {}};
+  const int64_t* base = sorted.buffer.as<const int64_t>();
+  sorted.seg = {base, base + n, base + n + chunks + 1, base + n + chunks + 1 + segments, chunks, segments};
+  return sorted;
+}
+
+// A copy of `dim` held at 0 in these strides: the offsets of gather / scatter_add's other dims.
+std::vector<int64_t> with_zero_at(IntList strides, int64_t dim) {
+  std::vector<int64_t> s = strides.vec();
+  s[dim] = 0;
+  return s;
+}
+
+}  // namespace
+
+// index is int64, contiguous and in range (the op checked); out and in / src contiguous.
+
+void launchers::index_select(const TensorView& out, const TensorView& in, int64_t dim, const TensorView& index) {
+  cudaStream_t s = prepare(out.device);
+  const Blocks3 blocks = blocks_around(in.sizes.vec(), dim);
+  const int64_t n_index = index.numel;
+  dispatch_type(in.dtype, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(blocks.outer * n_index * blocks.inner);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_select_kernel<T>)
-    (in_blocks, n_index, idx, static_cast<T*>(out), static_cast<const T*>(in));
+    (blocks, n_index, index.ptr<const int64_t>(), out.ptr<T>(), in.ptr<const T>());
     check_launch("index_select");
   });
 }
 
-void launch_index_add(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index, const int64_t* idx,
-                      void* out, const void* src) {
-  dispatch_type(type, [&]<typename T>() {
-    const LaunchShape ls = launch_1d(out_blocks.outer * n_index * out_blocks.inner);
-    if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_add_kernel<T>)
-    (out_blocks, n_index, idx, static_cast<T*>(out), static_cast<const T*>(src));
-    check_launch("index_add");
-  });
-}
-
-void launch_index_add_sorted(cudaStream_t s, ScalarType type, Blocks3 out_blocks, int64_t n_index,
-                             const IndexSegments& seg, void* partial, void* out, const void* src) {
-  dispatch_floating_type("index_add", type, [&]<typename T>() {
-    const LaunchShape chunk_ls = launch_1d(out_blocks.outer * seg.chunks * out_blocks.inner);
+// Floating types: deterministic, the index sorted on the host (one read back of the index, which
+// the op read already to check its range); int64 adds exactly in any order, so it keeps the atomics.
+void launchers::index_add(const TensorView& out, int64_t dim, const TensorView& index, const TensorView& src) {
+  cudaStream_t s = prepare(out.device);
+  check_atomic_dtype(out, "index_add");
+  const Blocks3 blocks = blocks_around(out.sizes.vec(), dim);
+  const int64_t n = index.numel;
+  if (!is_floating_point(out.dtype) || n == 0 || src.numel == 0) {
+    dispatch_type(out.dtype, [&]<typename T>() {
+      const LaunchShape ls = launch_1d(blocks.outer * n * blocks.inner);
+      if (ls.grid == 0) return;
+      EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_add_kernel<T>)
+      (blocks, n, index.ptr<const int64_t>(), out.ptr<T>(), src.ptr<const T>());
+      check_launch("index_add");
+    });
+    return;
+  }
+  require_floating(out.dtype, "index_add");
+  std::vector<int64_t> host(n);
+  download(host.data(), index.data, n * sizeof(int64_t), index.device);
+  const SortedIndex sorted = sort_index(host.data(), n, blocks.len, out.device);
+  const IndexSegments& seg = sorted.seg;
+  // the chunks' sums: outer * chunks * inner values of out's dtype
+  const DeviceBuffer partial(out.device, blocks.outer * seg.chunks * blocks.inner * element_size(out.dtype));
+  dispatch_floating_type("index_add", out.dtype, [&]<typename T>() {
+    const LaunchShape chunk_ls = launch_1d(blocks.outer * seg.chunks * blocks.inner);
     if (chunk_ls.grid == 0) return;
     EMBER_LAUNCH(chunk_ls.grid, chunk_ls.block, 0, s, index_add_chunks_kernel<T>)
-    (out_blocks, n_index, seg.chunks, seg.order, seg.chunk_begin, static_cast<T*>(partial),
-     static_cast<const T*>(src));
+    (blocks, n, seg.chunks, seg.order, seg.chunk_begin, partial.as<T>(), src.ptr<const T>());
     check_launch("index_add");
-    const LaunchShape seg_ls = launch_1d(out_blocks.outer * seg.segments * out_blocks.inner);
+    const LaunchShape seg_ls = launch_1d(blocks.outer * seg.segments * blocks.inner);
     EMBER_LAUNCH(seg_ls.grid, seg_ls.block, 0, s, index_add_segments_kernel<T>)
-    (out_blocks, seg.chunks, seg.segments, seg.rows, seg.seg_begin, static_cast<T*>(out),
-     static_cast<const T*>(partial));
+    (blocks, seg.chunks, seg.segments, seg.rows, seg.seg_begin, out.ptr<T>(), partial.as<const T>());
     check_launch("index_add");
   });
 }
 
-void launch_gather(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
-                   const int64_t* idx, void* out, const void* in) {
-  dispatch_type(type, [&]<typename T>() {
+// For each index position, an OffsetCalc over index's shape gives the offset into the strided
+// tensor with `dim` held at 0. gather: out[i] = in[off + idx[i] * dim_stride]; scatter_add:
+// out[off + idx[i] * dim_stride] += src[i].
+void launchers::gather(const TensorView& out, const TensorView& in, int64_t dim, const TensorView& index) {
+  cudaStream_t s = prepare(out.device);
+  const int64_t n = index.numel;
+  const OffsetCalc<1> calc = offset_calc<1>("gather", index.sizes.vec(), {with_zero_at(in.strides, dim)});
+  dispatch_type(in.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, gather_kernel<T>)
-    (n, calc, dim_stride, idx, static_cast<T*>(out), static_cast<const T*>(in));
+    (n, calc, in.strides[dim], index.ptr<const int64_t>(), out.ptr<T>(), in.ptr<const T>());
     check_launch("gather");
   });
 }
 
-void launch_scatter_add(cudaStream_t s, ScalarType type, int64_t n, const OffsetCalc<1>& calc, int64_t dim_stride,
-                        const int64_t* idx, void* out, const void* src) {
-  dispatch_type(type, [&]<typename T>() {
+void launchers::scatter_add(const TensorView& out, int64_t dim, const TensorView& index, const TensorView& src) {
+  cudaStream_t s = prepare(out.device);
+  check_atomic_dtype(out, "scatter_add");
+  const int64_t n = index.numel;
+  const OffsetCalc<1> calc = offset_calc<1>("scatter_add", index.sizes.vec(), {with_zero_at(out.strides, dim)});
+  dispatch_type(out.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, scatter_add_kernel<T>)
-    (n, calc, dim_stride, idx, static_cast<T*>(out), static_cast<const T*>(src));
+    (n, calc, out.strides[dim], index.ptr<const int64_t>(), out.ptr<T>(), src.ptr<const T>());
     check_launch("scatter_add");
   });
 }

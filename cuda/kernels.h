@@ -1,32 +1,112 @@
-// What the device side of the CUDA backend shares: launch checks, dtype dispatch, and the layout
-// helpers and plain structs that a .cu file's launcher and cuda/backend.cpp both use.
+// What the .cu files of the CUDA backend share: the stream, scratch memory, errors, launch checks,
+// dtype dispatch, and the layout helpers and plain structs of their host sides.
 //
-// Each .cu file defines kernel launchers on plain pointers, sizes and OffsetCalcs
-// (`launch_unary(stream, UnaryOp::Exp, kFloat32, n, calc, out_ptr, in_ptr)`), declared in
-// cuda/backend.cpp, their one caller, after it has turned Tensors into pointers and checked
-// everything a user could get wrong. This header and the .cu files stay free of Tensor and fmt, so
-// nvcc compiles only kernels (quickly) and never parses the rest of Ember. Every launcher checks
-// its launch; `name` is how errors name the op.
+// Each .cu file defines the launchers of its family (cuda/launchers.h): host code that takes
+// TensorViews, checks what only the CUDA side can reject (a dtype without a CUDA kernel, too many
+// dims), picks the device's stream, allocates scratch memory and launches the kernels on plain
+// pointers, sizes and OffsetCalcs. The op (autograd/) has already checked everything a user could
+// get wrong. This header and the .cu files stay free of Tensor and fmt, so nvcc compiles only
+// kernels and their launch code (quickly) and never parses the rest of Ember; what needs
+// formatting is a function of cuda/runtime.cpp. Every launch is checked; `name` is how errors
+// name the op.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "core/dispatch.h"
 #include "core/dtype.h"
 #include "core/functors.h"
 #include "core/optim_rules.h"
+#include "core/tensor_view.h"
 #include "cuda/launch.h"
+#include "cuda/plugin.h"
 
 namespace ember::cuda {
 
-// Throws ember::Error if the last kernel launch failed (defined in cuda/runtime.cpp).
+// Makes `device` current for this thread (throws a clear error when it does not exist) and
+// returns its stream; every kernel of the backend is launched on it.
+EMBER_CUDA_EXPORT cudaStream_t prepare(Device device);
+
+// ---- defined in cuda/runtime.cpp ----
+// Throws ember::Error if the last kernel launch failed.
 void check_launch(const char* name);
 // Throws ember::Error: `what` (a dtype or op, by number) reached a switch of `where` with no case for it.
 [[noreturn]] void unsupported(const char* where, const char* what, int value);
+// Throws ember::Error with this message.
+[[noreturn]] void fail(const std::string& message);
+// Throws ember::Error naming `call` unless err is cudaSuccess (EMBER_CUDA_CHECK's message).
+void check_cuda(cudaError_t err, const char* call);
+// Throws, unless dtype is float32 or float64, the error core/backend.h's dispatch_floating gives.
+void require_floating(ScalarType dtype, const char* op);
+
+// Device memory for one launcher's scratch (partial results, an uploaded table), from the
+// device's caching allocator, returned to it when the buffer goes out of scope. Every kernel runs
+// on the device's one stream, so the kernels queued before the return finish before any later
+// user of the memory starts.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Device device, size_t nbytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  Device device_;
+  void* ptr_ = nullptr;
+};
+
+// A DeviceBuffer holding a copy of host memory.
+DeviceBuffer upload(Device device, const void* host, size_t nbytes);
+template <typename T>
+DeviceBuffer upload(Device device, const std::vector<T>& host) {
+  return upload(device, host.data(), host.size() * sizeof(T));
+}
+// Copies device memory to the host, once the kernels queued before have run.
+void download(void* host, const void* src, size_t nbytes, Device device);
+
+// An OffsetCalc over `sizes` for operands with these strides (after merging dims); past kMaxDims
+// after merging, the error names the op and the shape.
+[[noreturn]] void fail_too_many_dims(const char* op, const std::vector<int64_t>& sizes);
+template <int N>
+OffsetCalc<N> offset_calc(const char* op, const std::vector<int64_t>& sizes,
+                          const std::array<std::vector<int64_t>, N>& strides) {
+  const MergedDims<N> m = merge_dims<N>(sizes, strides);
+  if (m.sizes.size() > static_cast<size_t>(kMaxDims)) fail_too_many_dims(op, sizes);
+  return make_offset_calc<N>(m);
+}
+// The same over views of one shape (sizes[0]'s): operand k's strides are views[k]'s.
+template <int N>
+OffsetCalc<N> offset_calc(const char* op, const std::array<const TensorView*, N>& views) {
+  std::array<std::vector<int64_t>, N> strides;
+  for (int k = 0; k < N; ++k) strides[k] = views[k]->strides.vec();
+  return offset_calc<N>(op, views[0]->sizes.vec(), strides);
+}
+
+// A contiguous view as rows of its last dim (cols 1 for a 0-dim view, rows 0 when it is empty):
+// what the row kernels (softmax, sort, cumsum) take.
+struct Rows {
+  int64_t rows, cols;
+};
+inline Rows rows_of(const TensorView& t) {
+  const int64_t cols = t.dim() ? t.sizes[t.dim() - 1] : 1;
+  return {cols ? t.numel / cols : 0, cols};
+}
 
 // ---- elementwise.cu ----
 // Unary ops built for int64 too; the others need floating-point math (exp, log, tanh, ...).
@@ -63,14 +143,6 @@ inline constexpr int64_t kMultiTensorChunk = 16384;  // elements one block of a 
 // Blocks (chunks) a multi-tensor launch gives a tensor of n elements; a sum_of_squares call's
 // `partial` holds one double per chunk of all its tensors, `starts` (n + 1) where each tensor's begin.
 int64_t multi_tensor_chunks(int64_t n);
-// One parameter's arrays for a multi-tensor update, in the order of its rule's update(...) in
-// core/optim_rules.h (param, grad, then the state; null where the rule does not use one), and its
-// element count.
-template <int kArrays>
-struct UpdateArrays {
-  std::array<void*, kArrays> ptrs;
-  int64_t n;
-};
 
 // ---- attention.cu: causal attention, FlashAttention-2 style ----
 inline constexpr int64_t kMaxHeadDim = 128;  // the largest head dim (of q and k, and of v) the kernels take

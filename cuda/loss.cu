@@ -13,6 +13,7 @@
 // a block's warps no worse than rows of 50,000). Sums accumulate in the row's type, as softmax does.
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -87,30 +88,40 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
-void launch_cross_entropy(cudaStream_t s, ScalarType type, int64_t N, int64_t V, void* losses, void* lse,
-                          int64_t* status, const void* logits, const int64_t* target, int64_t ignore_index,
-                          double label_smoothing) {
-  dispatch_floating_type("cross_entropy", type, [&]<typename T>() {
+// logits, dlogits (N, V) and target (N) contiguous; float32 and float64 (other dtypes compose).
+bool launchers::cross_entropy(const TensorView& losses, const TensorView& lse, const TensorView& status,
+                              const TensorView& logits, const TensorView& target, int64_t ignore_index,
+                              double label_smoothing) {
+  if (logits.dtype != kFloat32 && logits.dtype != kFloat64) return false;
+  cudaStream_t s = prepare(logits.device);
+  const int64_t N = logits.sizes[0], V = logits.sizes[1];
+  dispatch_floating_type("cross_entropy", logits.dtype, [&]<typename T>() {
     if (N == 0) return;
     const int block = block_for_row(V);
     EMBER_LAUNCH(std::min(N, kLossGrid), block, block * sizeof(T), s, cross_entropy_kernel<T>)
-    (N, V, static_cast<T*>(losses), static_cast<T*>(lse), reinterpret_cast<unsigned long long*>(status),
-     static_cast<const T*>(logits), target, ignore_index, static_cast<T>(label_smoothing));
+    (N, V, losses.ptr<T>(), lse.ptr<T>(), status.ptr<unsigned long long>(), logits.ptr<const T>(),
+     target.ptr<const int64_t>(), ignore_index, static_cast<T>(label_smoothing));
     check_launch("cross_entropy");
   });
+  return true;
 }
 
-void launch_cross_entropy_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t V, void* dlogits,
-                                   const void* dlosses, int64_t g_stride, const void* logits, const void* lse,
-                                   const int64_t* target, int64_t ignore_index, double label_smoothing) {
-  dispatch_floating_type("cross_entropy_backward", type, [&]<typename T>() {
+// dlosses[i * its stride] is row i's gradient (stride 0: one for every row).
+bool launchers::cross_entropy_backward(const TensorView& dlogits, const TensorView& dlosses, const TensorView& logits,
+                                       const TensorView& lse, const TensorView& target, int64_t ignore_index,
+                                       double label_smoothing) {
+  if (logits.dtype != kFloat32 && logits.dtype != kFloat64) return false;
+  cudaStream_t s = prepare(logits.device);
+  const int64_t N = logits.sizes[0], V = logits.sizes[1];
+  dispatch_floating_type("cross_entropy_backward", logits.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(N * V);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, cross_entropy_backward_kernel<T>)
-    (N, V, static_cast<T*>(dlogits), static_cast<const T*>(dlosses), g_stride, static_cast<const T*>(logits),
-     static_cast<const T*>(lse), target, ignore_index, static_cast<T>(label_smoothing));
+    (N, V, dlogits.ptr<T>(), dlosses.ptr<const T>(), dlosses.strides[0], logits.ptr<const T>(), lse.ptr<const T>(),
+     target.ptr<const int64_t>(), ignore_index, static_cast<T>(label_smoothing));
     check_launch("cross_entropy_backward");
   });
+  return true;
 }
 
 }  // namespace ember::cuda

@@ -1,10 +1,12 @@
-// CUDA kernels for nn ops: softmax / log-softmax over the last dim and their backward, tril/triu.
+// CUDA kernels for nn ops: softmax / log-softmax over the last dim and their backward, tril/triu
+// (and the LSTM layer, which the CUDA backend composes).
 //
 // Softmax gives one block to one contiguous row of C values: a block-wide max, a block-wide sum of
 // exp(x - max), then one more pass to write, so large logits never overflow and a row of -inf
 // gives zeros, as on the CPU (core/cpu/nn.cpp). Sums accumulate in the row's type.
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -66,37 +68,59 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
-void launch_softmax(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* out, const void* in, bool log) {
-  dispatch_floating_type("softmax", type, [&]<typename T>() {
+void launchers::softmax(const TensorView& out, const TensorView& in, bool log) {
+  cudaStream_t s = prepare(out.device);
+  require_floating(in.dtype, log ? "log_softmax" : "softmax");
+  const Rows shape = rows_of(in);
+  const int64_t rows = shape.rows, cols = shape.cols;
+  dispatch_floating_type("softmax", in.dtype, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
     EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_kernel<T>)
-    (rows, cols, static_cast<T*>(out), static_cast<const T*>(in), log);
+    (rows, cols, out.ptr<T>(), in.ptr<const T>(), log);
     check_launch(log ? "log_softmax" : "softmax");
   });
 }
 
-void launch_softmax_backward(cudaStream_t s, ScalarType type, int64_t rows, int64_t cols, void* din, const void* dout,
-                             const void* out, bool log) {
-  dispatch_floating_type("softmax", type, [&]<typename T>() {
+void launchers::softmax_backward(const TensorView& din, const TensorView& dout, const TensorView& out, bool log) {
+  cudaStream_t s = prepare(din.device);
+  require_floating(out.dtype, "softmax_backward");
+  const Rows shape = rows_of(out);
+  const int64_t rows = shape.rows, cols = shape.cols;
+  dispatch_floating_type("softmax", out.dtype, [&]<typename T>() {
     if (rows == 0 || cols == 0) return;
     const int block = block_for_row(cols);
     EMBER_LAUNCH(std::min<int64_t>(rows, kMaxGrid), block, block * sizeof(T), s, softmax_backward_kernel<T>)
-    (rows, cols, static_cast<T*>(din), static_cast<const T*>(dout), static_cast<const T*>(out), log);
+    (rows, cols, din.ptr<T>(), dout.ptr<const T>(), out.ptr<const T>(), log);
     check_launch(log ? "log_softmax_backward" : "softmax_backward");
   });
 }
 
-void launch_triangle(cudaStream_t s, ScalarType type, int64_t mats, int64_t R, int64_t C, int64_t k, bool lower,
-                     void* out, const void* in) {
-  dispatch_type(type, [&]<typename T>() {
-    const int64_t n = mats * R * C;
+void launchers::triangle(const TensorView& out, const TensorView& in, int64_t k, bool lower) {
+  cudaStream_t s = prepare(out.device);
+  const int64_t R = in.sizes[in.dim() - 2], C = in.sizes[in.dim() - 1];
+  dispatch_type(in.dtype, [&]<typename T>() {
+    const int64_t n = in.numel;  // mats of (R, C), contiguous
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, triangle_kernel<T>)
-    (n, R, C, k, lower, static_cast<T*>(out), static_cast<const T*>(in));
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, triangle_kernel<T>)(n, R, C, k, lower, out.ptr<T>(), in.ptr<const T>());
     check_launch(lower ? "tril" : "triu");
   });
+}
+
+// The LSTM layer's kernels are the CPU's only (a GPU runs the composed steps: cuBLAS products and
+// elementwise gates); false tells the op to compose.
+bool launchers::lstm_layer(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                           const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                           const TensorView&, const TensorView&, IntList, bool) {
+  return false;
+}
+
+bool launchers::lstm_layer_backward(const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                    const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                    const TensorView&, const TensorView&, const TensorView&, const TensorView&,
+                                    const TensorView&, const TensorView&, IntList, bool) {
+  return false;
 }
 
 }  // namespace ember::cuda

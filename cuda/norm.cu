@@ -11,6 +11,7 @@
 // accumulate in the row's type in tree order (block_reduce), as PyTorch's CUDA kernels do.
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -134,53 +135,69 @@ int64_t layer_norm_param_bands(int64_t N) {
   return bands < 1 ? 1 : (bands > kMaxBands ? kMaxBands : bands);
 }
 
-void launch_layer_norm(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* out, void* mean, void* rstd,
-                       const void* in, const void* weight, const void* bias, double eps) {
-  dispatch_floating_type("layer_norm", type, [&]<typename T>() {
+// in, dout (N, D) contiguous; weight and bias (D) or undefined.
+bool launchers::layer_norm(const TensorView& out, const TensorView& mean, const TensorView& rstd, const TensorView& in,
+                           const TensorView& weight, const TensorView& bias, double eps) {
+  cudaStream_t s = prepare(out.device);
+  require_floating(in.dtype, "layer_norm");
+  const int64_t N = in.sizes[0], D = in.sizes[1];
+  dispatch_floating_type("layer_norm", in.dtype, [&]<typename T>() {
     if (N == 0 || D == 0) return;
     const int block = block_for_row(D);
     EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<T>)
-    (static_cast<T*>(out), static_cast<T*>(mean), static_cast<T*>(rstd), static_cast<const T*>(in),
-     static_cast<const T*>(weight), static_cast<const T*>(bias), N, D, static_cast<T>(eps));
+    (out.ptr<T>(), mean.ptr<T>(), rstd.ptr<T>(), in.ptr<const T>(), static_cast<const T*>(weight.ptr_or_null()),
+     static_cast<const T*>(bias.ptr_or_null()), N, D, static_cast<T>(eps));
     check_launch("layer_norm");
   });
+  return true;
 }
 
-void launch_layer_norm_backward(cudaStream_t s, ScalarType type, int64_t N, int64_t D, void* din, void* dweight,
-                                void* dbias, void* partial, const void* dout, const void* in, const void* mean,
-                                const void* rstd, const void* weight) {
-  dispatch_floating_type("layer_norm", type, [&]<typename T>() {
-    if (N == 0 || D == 0) return;
-    const T* g = static_cast<const T*>(dout);
-    const T* x = static_cast<const T*>(in);
-    const T* mu = static_cast<const T*>(mean);
-    const T* rs = static_cast<const T*>(rstd);
-    if (din) {
+// din, dweight and dbias are each written when defined; weight may be undefined (no affine weight).
+bool launchers::layer_norm_backward(const TensorView& din, const TensorView& dweight, const TensorView& dbias,
+                                    const TensorView& dout, const TensorView& in, const TensorView& mean,
+                                    const TensorView& rstd, const TensorView& weight) {
+  cudaStream_t s = prepare(in.device);
+  require_floating(in.dtype, "layer_norm_backward");
+  const int64_t N = in.sizes[0], D = in.sizes[1];
+  if (N == 0 || D == 0) return true;
+  const int64_t bands = layer_norm_param_bands(N);
+  // (2, bands, D): the bands' partial dweight and dbias, where there are several bands
+  const bool params = dweight.defined || dbias.defined;
+  const DeviceBuffer partial =
+      params && bands > 1 ? DeviceBuffer(in.device, 2 * bands * D * element_size(in.dtype)) : DeviceBuffer();
+  dispatch_floating_type("layer_norm", in.dtype, [&]<typename T>() {
+    const T* g = dout.ptr<const T>();
+    const T* x = in.ptr<const T>();
+    const T* mu = mean.ptr<const T>();
+    const T* rs = rstd.ptr<const T>();
+    if (din.defined) {
       const int block = block_for_row(D);
       EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(SumPair<T>), s,
                    layer_norm_backward_input_kernel<T>)
-      (static_cast<T*>(din), g, x, mu, rs, static_cast<const T*>(weight), N, D);
+      (din.ptr<T>(), g, x, mu, rs, static_cast<const T*>(weight.ptr_or_null()), N, D);
       check_launch("layer_norm_backward");
     }
-    if (!dweight && !dbias) return;
-    const int64_t bands = layer_norm_param_bands(N);
+    if (!params) return;
     const int64_t rows_per_band = (N + bands - 1) / bands;
     const int64_t col_blocks = (D + kColumnsPerBlock - 1) / kColumnsPerBlock;
     // One band writes the gradients directly; several write partials, summed by a last pass.
-    T* p = static_cast<T*>(partial);
-    T* pdw = !dweight ? nullptr : bands == 1 ? static_cast<T*>(dweight) : p;
-    T* pdb = !dbias ? nullptr : bands == 1 ? static_cast<T*>(dbias) : p + bands * D;
+    T* p = partial.as<T>();
+    T* dw = static_cast<T*>(dweight.ptr_or_null());
+    T* db = static_cast<T*>(dbias.ptr_or_null());
+    T* pdw = !dw ? nullptr : bands == 1 ? dw : p;
+    T* pdb = !db ? nullptr : bands == 1 ? db : p + bands * D;
     EMBER_LAUNCH(col_blocks * bands, kBlockSize, 2 * kBlockSize * sizeof(T), s, layer_norm_backward_params_kernel<T>)
     (pdw, pdb, g, x, mu, rs, N, D, col_blocks, rows_per_band);
     check_launch("layer_norm_backward");
     if (bands == 1) return;
     const LaunchShape ls = launch_1d(D);
-    for (auto [result, part] : {std::pair{dweight, pdw}, std::pair{dbias, pdb}}) {
+    for (auto [result, part] : {std::pair{dw, pdw}, std::pair{db, pdb}}) {
       if (!result) continue;
-      EMBER_LAUNCH(ls.grid, ls.block, 0, s, sum_bands_kernel<T>)(static_cast<T*>(result), part, bands, D);
+      EMBER_LAUNCH(ls.grid, ls.block, 0, s, sum_bands_kernel<T>)(result, part, bands, D);
       check_launch("layer_norm_backward");
     }
   });
+  return true;
 }
 
 }  // namespace ember::cuda

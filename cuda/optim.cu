@@ -9,8 +9,13 @@
 // chunking changes no bit; the arithmetic is the CPU loops' (fma where PyTorch rounds once).
 // The sum of squares writes one double per chunk, then adds each tensor's chunks in order: one
 // reduction over all gradients, with the same result on every run.
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -116,21 +121,39 @@ struct RuleOp {
   }
 };
 
+// True when every defined view is contiguous and of `dtype`, a floating type: the kernels read
+// them as plain arrays. Lists that are not compose (the optimizer's tensor ops).
+bool plain(const TensorList& views, ScalarType dtype) {
+  if (dtype != kFloat32 && dtype != kFloat64) return false;
+  for (const TensorView& t : views)
+    if (t.defined && (!t.contiguous || t.dtype != dtype)) return false;
+  return true;
+}
+
 // One multi-tensor launch sequence for all parameters, each with its rule built from its step.
+// lists: params, grads, then the state, in the order of the rule's update(...) in
+// core/optim_rules.h (undefined entries where the rule does not use one); false where a list is
+// not plain arrays.
 template <template <typename> class Rule, int kArrays, typename Step>
-void launch_rule(cudaStream_t s, const char* name, ScalarType type, const std::vector<UpdateArrays<kArrays>>& tensors,
-                 const std::vector<Step>& steps) {
-  dispatch_floating_type(name, type, [&]<typename T>() {
-    std::vector<std::array<void*, kArrays>> ptrs;
+bool update(const char* name, const std::array<const TensorList*, kArrays>& lists, const std::vector<Step>& steps) {
+  const TensorList& params = *lists[0];
+  if (params.empty()) return true;
+  const ScalarType dtype = params[0].dtype;
+  for (const TensorList* list : lists)
+    if (!plain(*list, dtype)) return false;
+  cudaStream_t s = prepare(params[0].device);
+  dispatch_floating_type(name, dtype, [&]<typename T>() {
+    std::vector<std::array<void*, kArrays>> ptrs(params.size());
     std::vector<int64_t> sizes;
     std::vector<RuleOp<Rule<T>>> ops;
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      ptrs.push_back(tensors[i].ptrs);
-      sizes.push_back(tensors[i].n);
+    for (size_t i = 0; i < params.size(); ++i) {
+      for (int k = 0; k < kArrays; ++k) ptrs[i][k] = (*lists[k])[i].ptr_or_null();
+      sizes.push_back(params[i].numel);
       ops.push_back({Rule<T>(steps[i])});
     }
     multi_tensor_apply<T, kArrays>(s, name, ptrs, sizes, ops);
   });
+  return true;
 }
 
 // ---- gradient clipping ----
@@ -172,47 +195,67 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
-void launch_adam_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<5>>& tensors,
-                        const std::vector<AdamStep>& steps) {
-  launch_rule<AdamRule>(s, "adam_update", type, tensors, steps);
+bool launchers::adam_update(const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
+                            const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
+                            const std::vector<AdamStep>& steps) {
+  return update<AdamRule, 5>("adam_update", {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs}, steps);
 }
 
-void launch_sgd_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<3>>& tensors,
-                       const std::vector<SgdStep>& steps) {
-  launch_rule<SgdRule>(s, "sgd_update", type, tensors, steps);
+bool launchers::sgd_update(const TensorList& params, const TensorList& grads, const TensorList& momentum_buffers,
+                           const std::vector<SgdStep>& steps) {
+  return update<SgdRule, 3>("sgd_update", {&params, &grads, &momentum_buffers}, steps);
 }
 
-void launch_rmsprop_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<5>>& tensors,
-                           const std::vector<RmspropStep>& steps) {
-  launch_rule<RmspropRule>(s, "rmsprop_update", type, tensors, steps);
+bool launchers::rmsprop_update(const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
+                               const TensorList& grad_avgs, const TensorList& momentum_buffers,
+                               const std::vector<RmspropStep>& steps) {
+  return update<RmspropRule, 5>("rmsprop_update", {&params, &grads, &square_avgs, &grad_avgs, &momentum_buffers},
+                                steps);
 }
 
-void launch_adagrad_update(cudaStream_t s, ScalarType type, const std::vector<UpdateArrays<3>>& tensors,
-                           const std::vector<AdagradStep>& steps) {
-  launch_rule<AdagradRule>(s, "adagrad_update", type, tensors, steps);
+bool launchers::adagrad_update(const TensorList& params, const TensorList& grads, const TensorList& sums,
+                               const std::vector<AdagradStep>& steps) {
+  return update<AdagradRule, 3>("adagrad_update", {&params, &grads, &sums}, steps);
 }
 
-void launch_sum_of_squares(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors,
-                           const std::vector<int64_t>& sizes, double* out, double* partial, const int64_t* starts) {
-  dispatch_floating_type("sum_of_squares", type, [&]<typename T>() {
-    if (tensors.empty()) return;
-    std::vector<std::array<void*, 1>> ptrs;
-    for (void* t : tensors) ptrs.push_back({t});
-    multi_tensor_apply<T, 1>(s, "sum_of_squares", ptrs, sizes, std::vector<SquaresOp<T>>(tensors.size(), {partial}));
-    const LaunchShape ls = launch_1d(static_cast<int64_t>(tensors.size()));
+// out (n) float64: one partial sum per chunk of every tensor, then each tensor's chunks in order.
+bool launchers::sum_of_squares(const TensorView& out, const TensorList& tensors) {
+  if (tensors.empty() || !plain(tensors, tensors[0].dtype)) return false;
+  cudaStream_t s = prepare(out.device);
+  std::vector<std::array<void*, 1>> ptrs;
+  std::vector<int64_t> sizes, starts = {0};  // starts (n + 1): where each tensor's partials begin
+  for (const TensorView& t : tensors) {
+    ptrs.push_back({t.data});
+    sizes.push_back(t.numel);
+    starts.push_back(starts.back() + multi_tensor_chunks(t.numel));
+  }
+  const DeviceBuffer partial(out.device, std::max<int64_t>(starts.back(), 1) * sizeof(double));
+  const DeviceBuffer device_starts = upload(out.device, starts);
+  const int64_t n = static_cast<int64_t>(tensors.size());
+  dispatch_floating_type("sum_of_squares", tensors[0].dtype, [&]<typename T>() {
+    multi_tensor_apply<T, 1>(s, "sum_of_squares", ptrs, sizes, std::vector<SquaresOp<T>>(n, {partial.as<double>()}));
+    const LaunchShape ls = launch_1d(n);
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, sum_chunks_kernel)
-    (out, partial, starts, static_cast<int64_t>(tensors.size()));
+    (out.ptr<double>(), partial.as<const double>(), device_starts.as<const int64_t>(), n);
     check_launch("sum_of_squares");
   });
+  return true;
 }
 
-void launch_scale(cudaStream_t s, ScalarType type, const std::vector<void*>& tensors, const std::vector<int64_t>& sizes,
-                  double factor) {
-  dispatch_floating_type("scale_", type, [&]<typename T>() {
-    std::vector<std::array<void*, 1>> ptrs;
-    for (void* t : tensors) ptrs.push_back({t});
+bool launchers::scale_(const TensorList& tensors, double factor) {
+  if (tensors.empty()) return true;
+  if (!plain(tensors, tensors[0].dtype)) return false;
+  cudaStream_t s = prepare(tensors[0].device);
+  std::vector<std::array<void*, 1>> ptrs;
+  std::vector<int64_t> sizes;
+  for (const TensorView& t : tensors) {
+    ptrs.push_back({t.data});
+    sizes.push_back(t.numel);
+  }
+  dispatch_floating_type("scale_", tensors[0].dtype, [&]<typename T>() {
     multi_tensor_apply<T, 1>(s, "scale_", ptrs, sizes, std::vector<ScaleOp<T>>(tensors.size(), {T(factor)}));
   });
+  return true;
 }
 
 }  // namespace ember::cuda

@@ -7,6 +7,7 @@
 // The grid is capped at kMaxGrid blocks and each thread strides over the rest.
 #include "core/pool.h"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -43,33 +44,35 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
-void launch_max_pool2d(cudaStream_t s, ScalarType type, int64_t n, const PoolGeometry& g, void* out, int64_t* indices,
-                       const void* in) {
-  dispatch_floating_type("max_pool2d", type, [&]<typename T>() {
-    const LaunchShape ls = launch_1d(n);
+void launchers::max_pool2d(const TensorView& out, const TensorView& indices, const TensorView& in,
+                           const PoolGeometry& g) {
+  cudaStream_t s = prepare(out.device);
+  dispatch_floating_type("max_pool2d", in.dtype, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(out.numel);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, max_pool2d_kernel<T>)
-    (static_cast<T*>(out), indices, static_cast<const T*>(in), g, n);
+    (out.ptr<T>(), indices.ptr<int64_t>(), in.ptr<const T>(), g, out.numel);
     check_launch("max_pool2d");
   });
 }
 
-void launch_avg_pool2d(cudaStream_t s, ScalarType type, int64_t n, const PoolGeometry& g, void* out, const void* in) {
-  dispatch_floating_type("avg_pool2d", type, [&]<typename T>() {
-    const LaunchShape ls = launch_1d(n);
+void launchers::avg_pool2d(const TensorView& out, const TensorView& in, const PoolGeometry& g) {
+  cudaStream_t s = prepare(out.device);
+  dispatch_floating_type("avg_pool2d", in.dtype, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(out.numel);
     if (ls.grid == 0) return;
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, avg_pool2d_kernel<T>)(static_cast<T*>(out), static_cast<const T*>(in), g, n);
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, avg_pool2d_kernel<T>)(out.ptr<T>(), in.ptr<const T>(), g, out.numel);
     check_launch("avg_pool2d");
   });
 }
 
-void launch_avg_pool2d_backward(cudaStream_t s, ScalarType type, int64_t n, const PoolGeometry& g, void* din,
-                                const void* dout) {
-  dispatch_floating_type("avg_pool2d_backward", type, [&]<typename T>() {
-    const LaunchShape ls = launch_1d(n);
+void launchers::avg_pool2d_backward(const TensorView& din, const TensorView& dout, const PoolGeometry& g) {
+  cudaStream_t s = prepare(din.device);
+  dispatch_floating_type("avg_pool2d_backward", din.dtype, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(din.numel);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, avg_pool2d_backward_kernel<T>)
-    (static_cast<T*>(din), static_cast<const T*>(dout), g, n);
+    (din.ptr<T>(), dout.ptr<const T>(), g, din.numel);
     check_launch("avg_pool2d_backward");
   });
 }

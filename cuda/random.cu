@@ -8,6 +8,7 @@
 // fills of CUDA tensors, which come from the CPU generator (core/random.cpp).
 #include "core/philox.h"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -37,13 +38,18 @@ __global__ void __launch_bounds__(kBlockSize) dropout_noise_kernel(T* noise, int
 
 }  // namespace
 
-void launch_dropout_noise(cudaStream_t s, ScalarType type, int64_t n, void* noise, const PhiloxDropout& dropout) {
+// float32 and float64; bfloat16 returns false, for the CPU generator's mask.
+bool launchers::dropout_noise(const TensorView& noise, const PhiloxDropout& dropout) {
+  if (noise.dtype != kFloat32 && noise.dtype != kFloat64) return false;
+  cudaStream_t s = prepare(noise.device);
+  const int64_t n = noise.numel;
   const LaunchShape ls = launch_1d((n + 3) / 4);
-  if (ls.grid == 0) return;
-  dispatch_floating_type("dropout", type, [&]<typename T>() {
-    EMBER_LAUNCH(ls.grid, ls.block, 0, s, dropout_noise_kernel<T>)(static_cast<T*>(noise), n, dropout);
+  if (ls.grid == 0) return true;
+  dispatch_floating_type("dropout", noise.dtype, [&]<typename T>() {
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, dropout_noise_kernel<T>)(noise.ptr<T>(), n, dropout);
     check_launch("dropout");
   });
+  return true;
 }
 
 }  // namespace ember::cuda

@@ -6,16 +6,19 @@
 // results folded by a second launch, so the whole device works instead of one SM; for reductions
 // over leading dims (a bias gradient: (B*T, C) summed over rows), 32 neighbouring outputs per
 // block, so warps read rows coalesced, and when those blocks are few (384 outputs are 12 blocks
-// on 132 SMs) the rows cut into bands whose partial results the same second launch folds. Where an output's inputs live is two OffsetCalcs (kept
-// dims -> base offset, reduced dims -> offset from the base), built by cuda/backend.cpp, so any
-// layout and any set of dims works. Float sums accumulate in the input's type, in a tree order,
-// as PyTorch's CUDA kernels do (the CPU backend uses double). Arg-max/min are the same two-pass
-// block reductions over (value, index) pairs, the first extreme winning and NaN the most extreme.
+// on 132 SMs) the rows cut into bands whose partial results the same second launch folds. Where an output's inputs live
+// is two OffsetCalcs (kept dims -> base offset, reduced dims -> offset from the base), built by launchers::reduce, so
+// any layout and any set of dims works. Float sums accumulate in the input's type, in a tree order, as PyTorch's CUDA
+// kernels do (the CPU backend uses double). Arg-max/min are the same two-pass block reductions over (value, index)
+// pairs, the first extreme winning and NaN the most extreme.
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "core/reduce_folds.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -237,11 +240,37 @@ ReduceStrategy reduce_strategy(int64_t n_out, int64_t n_red, bool leading_dims) 
   return how;
 }
 
-void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy how, int64_t n_out, int64_t n_red,
-                   const OffsetCalc<2>& outer, const OffsetCalc<1>& inner, void* out, void* partial, const void* in) {
-  dispatch_type(type, [&]<typename T>() {
+void launchers::reduce(ReduceOp op, const TensorView& out, const TensorView& in, IntList dims) {
+  cudaStream_t s = prepare(out.device);
+  // Split in's dims into kept ones (one output each) and reduced ones (folded into it).
+  std::vector<int64_t> kept_sizes, kept_out, kept_in, red_sizes, red_in;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) {
+      red_sizes.push_back(in.sizes[d]);
+      red_in.push_back(in.strides[d]);
+    } else {
+      kept_sizes.push_back(in.sizes[d]);
+      kept_out.push_back(out.strides[d]);
+      kept_in.push_back(in.strides[d]);
+    }
+  }
+  const OffsetCalc<2> outer = offset_calc<2>(op_name(op), kept_sizes, {kept_out, kept_in});
+  const OffsetCalc<1> inner = offset_calc<1>(op_name(op), red_sizes, {red_in});
+  int64_t n_red = 1;
+  for (int64_t size : red_sizes) n_red *= size;
+  // Reads are coalesced across outputs when the kept dims are innermost: the columns kernel.
+  const auto innermost_non_unit = [](const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    for (size_t d = sizes.size(); d-- > 0;)
+      if (sizes[d] != 1) return strides[d];
+    return int64_t{0};
+  };
+  const bool leading_dims = innermost_non_unit(kept_sizes, kept_in) == 1 && innermost_non_unit(red_sizes, red_in) != 1;
+  const ReduceStrategy how = reduce_strategy(out.numel, n_red, leading_dims);
+  // (n_out, splits) 8-byte partial results of a split reduction
+  const DeviceBuffer partial = how.splits > 1 ? DeviceBuffer(out.device, out.numel * how.splits * 8) : DeviceBuffer();
+  dispatch_type(in.dtype, [&]<typename T>() {
     const auto run = [&]<typename O, typename R>() {
-      launch_reduce_as<T, O, R>(s, how, n_out, n_red, outer, inner, out, partial, in);
+      launch_reduce_as<T, O, R>(s, how, out.numel, n_red, outer, inner, out.data, partial.get(), in.data);
     };
     switch (op) {
       case ReduceOp::Sum:
@@ -257,7 +286,7 @@ void launch_reduce(cudaStream_t s, ReduceOp op, ScalarType type, ReduceStrategy 
       case ReduceOp::Any:
         return run.template operator()<bool, AnyR>();
       default:
-        unsupported("launch_reduce", "op", static_cast<int>(op));
+        unsupported("reduce", "op", static_cast<int>(op));
     }
   });
 }
@@ -268,21 +297,27 @@ int64_t arg_reduce_splits(int64_t n, int64_t len) {
   return std::max<int64_t>(1, std::min((len + kPerSplit - 1) / kPerSplit, kSplitTarget / n));
 }
 
-void launch_arg_reduce(cudaStream_t s, bool is_max, ScalarType type, int64_t n, const OffsetCalc<3>& calc, int64_t len,
-                       int64_t step, void* values, int64_t* indices, void* partial, const void* in) {
-  dispatch_type(type, [&]<typename T>() {
-    if (n == 0) return;
-    const int64_t splits = arg_reduce_splits(n, len);
+void launchers::arg_reduce(bool is_max, const TensorView& values, const TensorView& indices, const TensorView& in,
+                           int64_t dim) {
+  cudaStream_t s = prepare(values.device);
+  const char* name = is_max ? "max" : "min";
+  const OffsetCalc<3> calc = offset_calc<3>(name, {&values, &indices, &in});
+  const int64_t n = values.numel, len = in.sizes[dim], step = in.strides[dim];
+  if (n == 0) return;
+  const int64_t splits = arg_reduce_splits(n, len);
+  // (n, splits) pairs of a value and an int64 index, 16 bytes each
+  const DeviceBuffer partial = splits > 1 ? DeviceBuffer(values.device, n * splits * 16) : DeviceBuffer();
+  dispatch_type(in.dtype, [&]<typename T>() {
     const int block = block_for_row(splits > 1 ? (len + splits - 1) / splits : len);
-    ArgBest<T>* part = static_cast<ArgBest<T>*>(partial);
+    ArgBest<T>* part = partial.as<ArgBest<T>>();
     EMBER_LAUNCH(std::min<int64_t>(n * splits, kMaxGrid), block, block * sizeof(ArgBest<T>), s, arg_reduce_kernel<T>)
-    (is_max, n, splits, calc, len, step, static_cast<T*>(values), indices, part, static_cast<const T*>(in));
-    check_launch(is_max ? "max" : "min");
+    (is_max, n, splits, calc, len, step, values.ptr<T>(), indices.ptr<int64_t>(), part, in.ptr<const T>());
+    check_launch(name);
     if (splits == 1) return;
     const int block2 = block_for_row(splits);
     EMBER_LAUNCH(std::min<int64_t>(n, kMaxGrid), block2, block2 * sizeof(ArgBest<T>), s, arg_partials_kernel<T>)
-    (is_max, n, splits, calc, static_cast<T*>(values), indices, part);
-    check_launch(is_max ? "max" : "min");
+    (is_max, n, splits, calc, values.ptr<T>(), indices.ptr<int64_t>(), part);
+    check_launch(name);
   });
 }
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
+#include <utility>
 
 #include "core/generator.h"
 #include "cuda/allocator.h"
@@ -178,6 +179,54 @@ void check_launch(const char* name) {
 
 void unsupported(const char* where, const char* what, int value) {
   EMBER_FAIL("CUDA backend: {} has no case for {} {} (a new dtype or op needs its CUDA kernel)", where, what, value);
+}
+
+void fail(const std::string& message) { EMBER_FAIL("{}", message); }
+
+void check_cuda(cudaError_t err, const char* call) {
+  if (err != cudaSuccess) [[unlikely]]
+    EMBER_FAIL("CUDA error: {} failed: {} ({}){}", call, cudaGetErrorString(err), cudaGetErrorName(err),
+               kernel_fault_hint(err));
+}
+
+void require_floating(ScalarType dtype, const char* op) {
+  dispatch_floating(dtype, op, []<typename T>() {});
+}
+
+void fail_too_many_dims(const char* op, const std::vector<int64_t>& sizes) {
+  EMBER_FAIL(
+      "{}: CUDA kernels take at most {} dims after merging contiguous ones, got shape {}; make the tensor "
+      "contiguous first",
+      op, kMaxDims, IntArrayRef(sizes));
+}
+
+// ---- launchers' scratch memory and host copies (cuda/kernels.h) ----
+
+DeviceBuffer::DeviceBuffer(Device device, size_t nbytes)
+    : device_(device), ptr_(cuda_backend().allocate(nbytes, device)) {}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cuda_backend().deallocate(ptr_, device_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : device_(other.device_), ptr_(other.ptr_) {
+  other.ptr_ = nullptr;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  std::swap(device_, other.device_);
+  std::swap(ptr_, other.ptr_);  // other frees what this held
+  return *this;
+}
+
+DeviceBuffer upload(Device device, const void* host, size_t nbytes) {
+  DeviceBuffer buffer(device, nbytes);
+  cuda_backend().copy_from_host(buffer.get(), host, nbytes, device);
+  return buffer;
+}
+
+void download(void* host, const void* src, size_t nbytes, Device device) {
+  cuda_backend().copy_to_host(host, src, nbytes, device);
 }
 
 // ---- ember::cuda user API ----

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "cuda/kernels.h"
+#include "cuda/launchers.h"
 
 namespace ember::cuda {
 
@@ -60,27 +61,30 @@ __global__ void __launch_bounds__(kBlockSize) scan_kernel(int64_t rows, int64_t 
 
 }  // namespace
 
-void launch_sort(cudaStream_t s, ScalarType type, int64_t rows, int64_t n, bool descending, void* values,
-                 int64_t* indices, const void* in) {
-  dispatch_type(type, [&]<typename T>() {
+void launchers::sort(const TensorView& values, const TensorView& indices, const TensorView& in, bool descending) {
+  cudaStream_t s = prepare(in.device);
+  const Rows shape = rows_of(in);
+  const int64_t rows = shape.rows, n = shape.cols;
+  dispatch_type(in.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(rows * n);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, sort_rank_kernel<T>)
-    (rows, n, descending, static_cast<T*>(values), indices, static_cast<const T*>(in));
+    (rows, n, descending, values.ptr<T>(), indices.ptr<int64_t>(), in.ptr<const T>());
     check_launch("sort");
   });
 }
 
-void launch_cumulative(cudaStream_t s, ScalarType type, int64_t rows, int64_t n, bool prod, void* out,
-                       const void* in) {
-  dispatch_type(type, [&]<typename T>() {
+void launchers::cumulative(const TensorView& out, const TensorView& in, bool prod) {
+  cudaStream_t s = prepare(in.device);
+  const Rows shape = rows_of(in);
+  const int64_t rows = shape.rows, n = shape.cols;
+  dispatch_type(in.dtype, [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>) {
-      unsupported(prod ? "cumprod" : "cumsum", "dtype", static_cast<int>(type));  // the op converts bool first
+      unsupported(prod ? "cumprod" : "cumsum", "dtype", static_cast<int>(in.dtype));  // the op converts bool first
     } else {
       const LaunchShape ls = launch_1d(rows);
       if (ls.grid == 0 || n == 0) return;
-      EMBER_LAUNCH(ls.grid, ls.block, 0, s, scan_kernel<T>)
-      (rows, n, prod, static_cast<T*>(out), static_cast<const T*>(in));
+      EMBER_LAUNCH(ls.grid, ls.block, 0, s, scan_kernel<T>)(rows, n, prod, out.ptr<T>(), in.ptr<const T>());
       check_launch(prod ? "cumprod" : "cumsum");
     }
   });

@@ -18,7 +18,7 @@
 namespace ember::optim::detail {
 
 // The parameters of one step, grouped by device and dtype for one call each of the backend's
-// optimizer kernel (core/backend.h, EMBER_OPTIMIZER_KERNELS). A parameter brings kLists tensors:
+// optimizer kernel (core/backend_kernels.h, EMBER_OPTIMIZER_KERNELS). A parameter brings kLists tensors:
 // itself, its gradient, then the state the kernel updates (undefined where the options do not use
 // it), with its Step (core/optim_rules.h) and the State its composed update reads:
 //

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <regex>
@@ -26,6 +28,7 @@
 #include "cuda/emu/emu.h"
 #include "cuda/kernels.h"
 #include "cuda/launch.h"
+#include "cuda/launchers.h"
 #include "test_util.h"
 
 namespace emu = ember::cuda::emu;
@@ -421,6 +424,34 @@ TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
   }
   EXPECT_TRUE(cuda.count("train@20") && cuda.count("val@20")) << "the CUDA run printed no loss at step 20";
   EXPECT_GE(compared, 6);
+}
+
+// Every kernel of core/backend_kernels.h has a CUDA launcher, which the generated CudaBackend method
+// calls (cuda/backend.cpp). A listed kernel without one fails the link of this test (and of
+// libember_cuda.so) with launchers::<name> undefined; the count is checked against the entries
+// read from the header's text, so a list left out of the expansions fails too.
+TEST(CudaKernels, EveryListedKernelHasALauncher) {
+  std::map<std::string, void*> launcher;
+#define EMBER_LAUNCHER_ENTRY(name, ...) launcher[#name] = reinterpret_cast<void*>(&cuda::launchers::name);
+  EMBER_BACKEND_KERNELS(EMBER_LAUNCHER_ENTRY)
+  EMBER_FUSED_KERNELS(EMBER_LAUNCHER_ENTRY)
+  EMBER_FLASH_KERNELS(EMBER_LAUNCHER_ENTRY)
+  EMBER_PHILOX_KERNELS(EMBER_LAUNCHER_ENTRY)
+  EMBER_OPTIMIZER_KERNELS(EMBER_LAUNCHER_ENTRY)
+#undef EMBER_LAUNCHER_ENTRY
+  std::ifstream header(std::string(EMBER_SOURCE_DIR) + "/core/backend_kernels.h");
+  ASSERT_TRUE(header) << "cannot read core/backend_kernels.h";
+  const std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  const std::regex entry(R"(\n\s*X\((\w+),)");
+  size_t listed = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), entry); it != std::sregex_iterator(); ++it) {
+    ++listed;
+    const std::string name = (*it)[1];
+    ASSERT_TRUE(launcher.count(name)) << name << " is listed but has no launcher";
+    EXPECT_NE(launcher[name], nullptr) << name;
+  }
+  EXPECT_GE(listed, 40u);  // 22 kernels, 9 fused, 2 flash, 1 philox, 6 optimizer when this was written
+  EXPECT_EQ(launcher.size(), listed);
 }
 
 }  // namespace
