@@ -105,19 +105,6 @@ Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
   return (self - other).norm(p);
 }
 
-// A running logaddexp along dim: exact where exp would overflow or underflow (log(cumsum(exp(x)))
-// loses every term far below the largest).
-Tensor logcumsumexp(const Tensor& self, int64_t dim) {
-  EMBER_TRACE_OP();
-  dim = wrap_dim(dim, self.dim(), "logcumsumexp");
-  if (self.dim() == 0) return self.clone();
-  const int64_t n = self.size(dim);
-  if (n == 0) return self.clone();
-  tensor_list running = {self.select(dim, 0)};
-  for (int64_t k = 1; k < n; ++k) running.push_back(running.back().logaddexp(self.select(dim, k)));
-  return stack(running, dim);
-}
-
 // ---- numerical integration ----
 
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {

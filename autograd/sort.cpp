@@ -1,15 +1,21 @@
-// Sorting and scans along a dim: sort, argsort, topk, median, kthvalue, cumsum, cumprod, and unique built on them.
+// Sorting and scans along a dim: sort, argsort, topk, median, kthvalue, cumsum, cumprod,
+// logcumsumexp, and unique built on them.
 //
-// Each runs its kernel (Backend::sort, Backend::cumulative) over contiguous rows with the dim moved
-// last, then moves it back. Backward:
+// Each runs its kernel (Backend::sort, Backend::cumulative, Backend::logcumsumexp) over contiguous
+// rows with the dim moved last, then moves it back. Backward:
 //   sort / topk:  the gradient goes back to where each value came from (scatter by the indices)
 //   cumsum:       dx = the reversed running sum of g
 //   cumprod:      y = cumprod(x). Before a row's first zero, dx_k = (sum_{i>=k} g_i y_i) / x_k; at the
 //                 first zero z, dx_z = sum_{i>=z} g_i prod_{j<=i, j!=z} x_j, which is the reversed
 //                 running sum of g * cumprod(x with x_z set to 1); after it, 0 (every product holds
 //                 x_z). The formulas are ops, so second derivatives work too.
+//   logcumsumexp: y = logcumsumexp(x). dx_i = sum_{k>=i} g_k exp(x_i - y_k): the positive and the
+//                 negative parts of g summed apart, each as a reversed logcumsumexp in log space
+//                 (PyTorch's formula), so that nothing overflows.
+#include <limits>
 #include <utility>
 
+#include "autograd/aten_functions.h"
 #include "autograd/autograd.h"
 #include "core/kernel.h"
 #include "core/trace.h"
@@ -244,6 +250,39 @@ Tensor Tensor::cumprod(int64_t dim_, std::optional<ScalarType> dtype) const {
       const Tensor dx_first = reversed_cumsum(g * x.masked_fill(first_zero, 1).cumprod(d), d);
       return {ember::where(before, dx_before, ember::where(first_zero, dx_first, zeros_like(x))).to(src)};
     });
+  return y;
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  EMBER_TRACE_OP();
+  const int64_t d = wrap_dim(dim, self.dim(), "logcumsumexp");
+  EMBER_CHECK(is_floating_point(self.dtype()), "logcumsumexp: \"logcumsumexp_out_{}\" not implemented for '{}'",
+              self.device().is_cuda() ? "cuda" : "cpu", scalar_type_name(self.dtype()));
+  // bfloat16 runs through float32, rounded once at the end.
+  const ScalarType run = self.dtype() == kBFloat16 ? kFloat32 : self.dtype();
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = along_last_dim(kernel::cast(self, run), d, {run},
+                       [](const tensor_list& o, const Tensor& in) { backend_for(in).logcumsumexp(o[0], in); })[0]
+            .to(self.dtype());
+  }
+  if (any_requires_grad({&self}))
+    record("LogcumsumexpBackward0", y, {self},
+           [saved = SavedVariable(self.to(run), false), d, src = self.dtype()](const Tensor& g_in) -> tensor_list {
+             const Tensor x = saved.unpack("LogcumsumexpBackward0");
+             if (x.dim() == 0 || x.numel() == 0) return {g_in};
+             const Tensor g = g_in.to(x.dtype());
+             const Tensor y = logcumsumexp(x, d);  // computed again: the node keeps no handle to its output
+             const auto reversed = [d](const Tensor& t) { return logcumsumexp(t.flip({d}), d).flip({d}); };
+             // log|g| where g has the part's sign, else the dtype's lowest value (exp of it is 0)
+             const double lowest = x.dtype() == kFloat64 ? std::numeric_limits<double>::lowest()
+                                                         : static_cast<double>(std::numeric_limits<float>::lowest());
+             const Tensor log_abs_g = g.abs().log();
+             const Tensor log_pos = log_abs_g.masked_fill(g.le(0), lowest),
+                          log_neg = log_abs_g.masked_fill(g.ge(0), lowest);
+             return {((reversed(log_pos - y) + x).exp() - (reversed(log_neg - y) + x).exp()).to(src)};
+           });
   return y;
 }
 

@@ -49,6 +49,9 @@
   /* the CPU (as PyTorch's CPU kernel does) and in their own type's accumulator on CUDA. */                            \
   X(cumulative, (const Tensor& out, const Tensor& in, bool prod), (out, in, prod), prod ? "cumprod" : "cumsum", out,   \
     (&in))                                                                                                             \
+  /* out[r, j] = log(sum_{i <= j} exp(in[r, i])), a running logaddexp (LogAddExpFold: no overflow, NaN */              \
+  /* propagates); floating types, accumulated in double on the CPU and in their own type on CUDA, as PyTorch. */       \
+  X(logcumsumexp, (const Tensor& out, const Tensor& in), (out, in), "logcumsumexp", out, (&in))                        \
   /* ---- linear algebra ---- */                                                                                       \
   /* out (B, M, N) contiguous = a (B, M, K) @ b (B, K, N); a and b any strides (0 for broadcast batch). */             \
   X(matmul, (const Tensor& out, const Tensor& a, const Tensor& b), (out, a, b), "matmul", out, (&a, &b))               \

@@ -1,4 +1,4 @@
-// CUDA kernels along the last dim of contiguous rows: sort with source indices, running sum / product.
+// CUDA kernels along the last dim of contiguous rows: sort with source indices, running sum / product / logsumexp.
 //
 // The sort ranks: one thread per element counts the row's elements that go before it (smaller, or
 // equal and earlier, so the order is stable; NaN above every number, as on the CPU) and writes the
@@ -8,6 +8,7 @@
 // in the row's type as PyTorch's CUDA kernels do (int64 through uint64, so overflow wraps).
 #include <type_traits>
 
+#include "core/reduce_folds.h"
 #include "cuda/kernels.h"
 #include "cuda/launchers.h"
 
@@ -59,6 +60,19 @@ __global__ void __launch_bounds__(kBlockSize) scan_kernel(int64_t rows, int64_t 
   }
 }
 
+// One thread per row, in the row's type (PyTorch's CUDA accumulator for float and double).
+template <typename T>
+__global__ void __launch_bounds__(kBlockSize) logcumsumexp_kernel(int64_t rows, int64_t n, T* out, const T* in) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows; r += stride) {
+    T acc = LogAddExpFold<T>::init();
+    for (int64_t j = 0; j < n; ++j) {
+      acc = LogAddExpFold<T>::combine(acc, in[r * n + j]);
+      out[r * n + j] = acc;
+    }
+  }
+}
+
 }  // namespace
 
 void launchers::sort(const TensorView& values, const TensorView& indices, const TensorView& in, bool descending) {
@@ -87,6 +101,19 @@ void launchers::cumulative(const TensorView& out, const TensorView& in, bool pro
       EMBER_LAUNCH(ls.grid, ls.block, 0, s, scan_kernel<T>)(rows, n, prod, out.ptr<T>(), in.ptr<const T>());
       check_launch(prod ? "cumprod" : "cumsum");
     }
+  });
+}
+
+void launchers::logcumsumexp(const TensorView& out, const TensorView& in) {
+  cudaStream_t s = prepare(in.device);
+  require_floating(in.dtype, "logcumsumexp");
+  const Rows shape = rows_of(in);
+  const int64_t rows = shape.rows, n = shape.cols;
+  dispatch_floating_type("logcumsumexp", in.dtype, [&]<typename T>() {
+    const LaunchShape ls = launch_1d(rows);
+    if (ls.grid == 0 || n == 0) return;
+    EMBER_LAUNCH(ls.grid, ls.block, 0, s, logcumsumexp_kernel<T>)(rows, n, out.ptr<T>(), in.ptr<const T>());
+    check_launch("logcumsumexp");
   });
 }
 

@@ -1,5 +1,5 @@
-// CPU kernels along the last dim of contiguous rows: sort (with the source indices) and the running
-// sum / product. The ops (autograd/sort.cpp) move the dim last and make the rows contiguous.
+// CPU kernels along the last dim of contiguous rows: sort (with the source indices), the running
+// sum / product and the running logsumexp. The ops (autograd/sort.cpp) move the dim last and make the rows contiguous.
 //
 // Rows are independent and spread over OpenMP threads. The sort is std::stable_sort on indices with
 // NaN above every number, so equal values keep their order, as PyTorch's CPU sort does.
@@ -8,9 +8,10 @@
 #include <numeric>
 #include <type_traits>
 
-#include "core/cpu/narrow_int.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/loops.h"
+#include "core/cpu/narrow_int.h"
+#include "core/reduce_folds.h"
 
 namespace ember::cpu {
 namespace {
@@ -74,6 +75,23 @@ void CpuBackend::cumulative(const Tensor& out, const Tensor& in, bool prod) {
           acc = prod ? acc * xj : acc + xj;
           y[r * n + j] = static_cast<T>(acc);
         }
+      }
+    }
+  });
+}
+
+void CpuBackend::logcumsumexp(const Tensor& out, const Tensor& in) {
+  dispatch_floating(in.dtype(), "logcumsumexp", [&]<typename T>() {
+    using Fold = LogAddExpFold<double>;  // PyTorch's CPU accumulates float in double too
+    const int64_t n = in.dim() ? in.sizes().back() : 1, rows = n ? in.numel() / n : 0;
+    const T* x = in.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+#pragma omp parallel for if (rows * n >= kParallelGrain)
+    for (int64_t r = 0; r < rows; ++r) {
+      double acc = Fold::init();
+      for (int64_t j = 0; j < n; ++j) {
+        acc = Fold::combine(acc, static_cast<double>(x[r * n + j]));
+        y[r * n + j] = static_cast<T>(acc);
       }
     }
   });

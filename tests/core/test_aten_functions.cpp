@@ -331,6 +331,26 @@ TEST(AtenFunctions, CudaMatchesCpu) {
   EXPECT_EQ(signbit(on_cuda(a)).device(), cuda_test::kGpu);
 }
 
+// torch 1.13's values: a NaN poisons the rest of its row, two equal infinities stay infinite (the
+// running logaddexp's special case), and a row of 20000 elements is one kernel, exact far from 0.
+TEST(AtenFunctions, LogcumsumexpKeepsPyTorchsNanAndInfinityRules) {
+  const float inf = INFINITY, nan = NAN;
+  const Tensor with_nan = logcumsumexp(from_vector<float>({1, nan, 2}, {3}), 0);
+  EXPECT_FLOAT_EQ(with_nan[0].item<float>(), 1.0f);
+  EXPECT_TRUE(std::isnan(with_nan[1].item<float>()));
+  EXPECT_TRUE(std::isnan(with_nan[2].item<float>()));
+  EXPECT_TENSOR_CLOSE(logcumsumexp(from_vector<float>({-inf, -inf, inf, inf, 1}, {5}), 0),
+                      from_vector<float>({-inf, -inf, inf, inf, inf}, {5}), 0, 0);
+  // 20000 equal elements of -1000: log(k * e^-1000) = -1000 + log(k)
+  const Tensor flat = logcumsumexp(full({2, 20000}, -1000.0, dtype(kFloat64)), 1);
+  EXPECT_NEAR(flat[1][19999].item<double>(), -1000.0 + std::log(20000.0), 1e-9);
+  EXPECT_NEAR(flat[0][9].item<double>(), -1000.0 + std::log(10.0), 1e-12);
+  // The gradient of the last element of a row of n equal values is 1/n for each.
+  Tensor x = full({4}, 3.0, dtype(kFloat64).requires_grad(true));
+  logcumsumexp(x, 0)[3].backward();
+  EXPECT_TENSOR_CLOSE(x.grad(), full({4}, 0.25, dtype(kFloat64)), 1e-12, 1e-12);
+}
+
 TEST(AtenFunctions, BadInputNamesTheOpAndShapes) {
   const Tensor m = ones({2, 3});
   EXPECT_THROWS_WITH(tensordot(m, ones({4, 2}), {1}, {0}),
@@ -473,6 +493,8 @@ TEST(AtenFunctions, MoreBadInputNamesTheOpAndShapes) {
   EXPECT_THROWS_WITH(logcumsumexp(m, 2),
                      "logcumsumexp: dimension out of range (expected to be in range of [-2, 1], "
                      "but got 2)");
+  EXPECT_THROWS_WITH(logcumsumexp(from_vector<int64_t>({1, 2}, {2}), 0),
+                     "logcumsumexp: \"logcumsumexp_out_cpu\" not implemented for 'Long'");
   EXPECT_THROWS_WITH(cov(ones({2, 2, 2})),
                      "cov(): expected input to have two or fewer dimensions but got an input with 3 dimensions");
   EXPECT_THROWS_WITH(cov(m, 1, from_vector<int64_t>({1, -1, 1}, {3})), "cov(): fweights cannot be negative");

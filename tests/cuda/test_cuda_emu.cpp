@@ -432,7 +432,7 @@ TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
 // read from the header's text, so a list left out of the expansions fails too.
 TEST(CudaKernels, EveryListedKernelHasALauncher) {
   std::map<std::string, void*> launcher;
-#define EMBER_LAUNCHER_ENTRY(name, ...) launcher[#name] = reinterpret_cast<void*>(&cuda::launchers::name);
+#define EMBER_LAUNCHER_ENTRY(name, ...) launcher[#name] = reinterpret_cast<void*>(&ember::cuda::launchers::name);
   EMBER_BACKEND_KERNELS(EMBER_LAUNCHER_ENTRY)
   EMBER_FUSED_KERNELS(EMBER_LAUNCHER_ENTRY)
   EMBER_FLASH_KERNELS(EMBER_LAUNCHER_ENTRY)
