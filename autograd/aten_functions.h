@@ -1,6 +1,7 @@
 // ATen's free functions that libtorch programs call as torch::kron, torch::cdist, torch::bucketize, ...,
 // composed from Ember's ops (autograd/aten_functions.cpp), so the differentiable ones take their
-// gradients from those ops and run on every device. The searching and counting ones (bucketize,
+// gradients from those ops and run on every device. The special and bit functions (lgamma, digamma,
+// bitwise_and, gcd, ...) compute on the host (autograd/aten_special.cpp). The searching and counting ones (bucketize,
 // searchsorted, histc, bincount, isin, and cummax's/cummin's indices) compute on the host and return
 // on the input's device; they have no gradient, as in PyTorch (cummax's values do: a gather at the
 // indices). Arguments, defaults and errors follow libtorch 1.13.
@@ -9,6 +10,7 @@
 //   Tensor d = ember::cdist(x1, x2);                      // (B, P, M), (B, R, M) -> (B, P, R)
 //   Tensor i = ember::bucketize(x, boundaries);           // int64 bucket of each element
 //   auto [values, indices] = ember::cummax(x, 0);
+//   Tensor g = ember::lgamma(x);                          // log|Gamma(x)|, d/dx = digamma(x)
 #pragma once
 
 #include <cstdint>
@@ -121,6 +123,56 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
 // log(cumsum(exp(self))) along dim, without overflow or underflow.
 Tensor logcumsumexp(const Tensor& self, int64_t dim);
+
+// ---- special functions (autograd/aten_special.cpp; integers and bool compute in the default float dtype) ----
+// log|Gamma(x)| (inf at 0 and the negative integers); d/dx = digamma(x).
+Tensor lgamma(const Tensor& self);
+// psi(x) = d/dx lgamma(x): -inf at +0, +inf at -0, NaN at the negative integers; d/dx = polygamma(1, x).
+Tensor digamma(const Tensor& self);
+// The n-th derivative of digamma (n >= 0; n = 0 is digamma); d/dx = polygamma(n + 1, x).
+Tensor polygamma(int64_t n, const Tensor& self);
+// The inverse of erf on [-1, 1] (+-inf at +-1, NaN outside); d/dx = sqrt(pi)/2 exp(erfinv(x)^2).
+Tensor erfinv(const Tensor& self);
+// The multivariate log-gamma function of dimension p >= 1, elementwise (no domain check, as in
+// PyTorch 1.13: below (p-1)/2 it sums lgamma of negative arguments).
+Tensor mvlgamma(const Tensor& self, int64_t p);
+
+// ---- bit functions (autograd/aten_special.cpp; no gradients but frexp's mantissa, ldexp, copysign) ----
+// and, or, xor of bool or integer tensors in the dtype PyTorch promotes to; floating is an error.
+Tensor bitwise_and(const Tensor& self, const Tensor& other);
+Tensor bitwise_and(const Tensor& self, const Scalar& other);
+Tensor bitwise_and(const Scalar& self, const Tensor& other);
+Tensor bitwise_or(const Tensor& self, const Tensor& other);
+Tensor bitwise_or(const Tensor& self, const Scalar& other);
+Tensor bitwise_or(const Scalar& self, const Tensor& other);
+Tensor bitwise_xor(const Tensor& self, const Tensor& other);
+Tensor bitwise_xor(const Tensor& self, const Scalar& other);
+Tensor bitwise_xor(const Scalar& self, const Tensor& other);
+// ~x (logical not for bool).
+Tensor bitwise_not(const Tensor& self);
+// Shifts of integer tensors; a count outside [0, bits) is taken modulo 64 for int64 and modulo 32
+// for the narrower types (PyTorch 1.13's plain C++ shift on x86).
+Tensor bitwise_left_shift(const Tensor& self, const Tensor& other);
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other);
+Tensor bitwise_left_shift(const Scalar& self, const Tensor& other);
+Tensor bitwise_right_shift(const Tensor& self, const Tensor& other);
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other);
+Tensor bitwise_right_shift(const Scalar& self, const Tensor& other);
+// The greatest common divisor and least common multiple of integer tensors (non-negative).
+Tensor gcd(const Tensor& self, const Tensor& other);
+Tensor lcm(const Tensor& self, const Tensor& other);
+Tensor& gcd_(Tensor& self, const Tensor& other);
+Tensor& lcm_(Tensor& self, const Tensor& other);
+// self = mantissa * 2^exponent with |mantissa| in [0.5, 1): (mantissa in self's dtype, int32 exponent).
+std::tuple<Tensor, Tensor> frexp(const Tensor& self);
+// self * 2^other.
+Tensor ldexp(const Tensor& self, const Tensor& other);
+Tensor& ldexp_(Tensor& self, const Tensor& other);
+// The next float after self towards other (float32, float64).
+Tensor nextafter(const Tensor& self, const Tensor& other);
+// |self| with the sign of other (its sign bit: -0.0 counts), as a floating tensor.
+Tensor copysign(const Tensor& self, const Tensor& other);
+Tensor copysign(const Tensor& self, const Scalar& other);
 
 // ---- numerical integration and statistics ----
 // The trapezoid rule along dim, with sample points x (1-d, or broadcasting with y) or a spacing dx;
