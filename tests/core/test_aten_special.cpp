@@ -244,6 +244,12 @@ TEST(AtenSpecial, InPlaceForms) {
                      "ldexp_: result type Float can't be cast to the desired output type Long");
 }
 
+// What Ember does not do yet says so (PyTorch 1.13 has nextafter for bfloat16).
+TEST(AtenSpecial, UnsupportedSaysWhat) {
+  const Tensor b = ones({2}, dtype(kBFloat16));
+  EXPECT_THROWS_WITH(nextafter(b, b), "nextafter: bfloat16 is not supported yet (float32 and float64 are)");
+}
+
 TEST(AtenSpecial, CudaMatchesCpu) {
   if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const Tensor x = wave64({2, 3}, 0.0, 2.0, 3.0).to(kFloat32);
