@@ -1,11 +1,11 @@
 // ATen's special functions (lgamma, digamma, polygamma, erfinv, mvlgamma) and its integer and
 // floating-point bit functions (bitwise_*, the shifts, gcd/lcm, frexp, ldexp, nextafter, copysign),
-// declared in autograd/aten_functions.h. Each elementwise formula is computed on the host, in double
-// (or in the integer dtype PyTorch promotes to, held as int64), over a contiguous CPU copy, and the
-// result returns on the input's device: these are not backend kernels. Gradients are recorded with
+// declared in autograd/aten_functions.h. Each elementwise formula is computed on the host over a
+// contiguous CPU copy (in the floating type PyTorch's CPU kernel uses, or in the integer dtype PyTorch
+// promotes to, held as int64), and the result returns on the input's device: these are not backend
+// kernels, and a CUDA tensor makes the round trip. Gradients are recorded with
 // formulas written in these same functions (d/dx lgamma = digamma, ...), so they differentiate
 // again. Values, poles, promotions and error texts follow PyTorch 1.13 on x86.
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -226,13 +226,13 @@ Device result_device(const Tensor& a, const Tensor& b, const char* op) {
 }
 
 // f(a, b) over the broadcast operands, both in the integer (or bool) dtype PyTorch promotes them
-// to, read as int64; the int64 result is wrapped back into that dtype. `kernel` is ATen's name for
-// the error on other dtypes.
+// to, read as int64; the int64 result is wrapped back into that dtype. `aten_kernel` is ATen's name
+// in the error for other dtypes.
 template <typename F>
-Tensor integer_binary(const char* kernel, const Tensor& self, const Tensor& other, bool allow_bool, F f) {
+Tensor integer_binary(const char* aten_kernel, const Tensor& self, const Tensor& other, bool allow_bool, F f) {
   const ScalarType type = kernel::result_type(self, other);
-  EMBER_CHECK(is_integral(type, allow_bool), "\"{}\" not implemented for '{}'", kernel, scalar_type_name(type));
-  const Device device = result_device(self, other, kernel);
+  EMBER_CHECK(is_integral(type, allow_bool), "\"{}\" not implemented for '{}'", aten_kernel, scalar_type_name(type));
+  const Device device = result_device(self, other, aten_kernel);
   NoGradGuard no_grad;
   const tensor_list both = broadcast_tensors({self.detach().to(kCPU), other.detach().to(kCPU)});
   const std::vector<int64_t> a = host_longs(both[0].to(type)), b = host_longs(both[1].to(type));
