@@ -641,6 +641,104 @@ class Tensor {
   // A copy with src's slices added at rows index[i] along dim (torch.index_add).
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& src) const;
 
+  // ---- method forms of ATen's functions (autograd/aten_methods.cpp; the functions and their
+  // contracts in autograd/aten_functions.h), as libtorch's Tensor has them. In-place forms check
+  // that the result's dtype casts to this tensor's, as libtorch does. ----
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor inner(const Tensor& other) const;
+  Tensor vdot(const Tensor& other) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  tensor_list hsplit(int64_t sections) const;
+  tensor_list hsplit(IntArrayRef indices) const;
+  tensor_list vsplit(int64_t sections) const;
+  tensor_list vsplit(IntArrayRef indices) const;
+  tensor_list dsplit(int64_t sections) const;
+  tensor_list dsplit(IntArrayRef indices) const;
+  Tensor diagflat(int64_t offset = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  Tensor msort() const;
+  Tensor take(const Tensor& index) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  Tensor cov(int64_t correction = 1, const std::optional<Tensor>& fweights = {},
+             const std::optional<Tensor>& aweights = {}) const;
+  Tensor corrcoef() const;
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor heaviside(const Tensor& values) const;
+  Tensor& heaviside_(const Tensor& values);
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor signbit() const;
+  Tensor positive() const;
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  Tensor polygamma(int64_t n) const;
+  Tensor erfinv() const;
+  Tensor mvlgamma(int64_t p) const;
+  Tensor& lgamma_();
+  Tensor& digamma_();
+  Tensor& polygamma_(int64_t n);
+  Tensor& erfinv_();
+  Tensor& mvlgamma_(int64_t p);
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_and(const Scalar& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_or(const Scalar& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor bitwise_xor(const Scalar& other) const;
+  Tensor bitwise_not() const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Scalar& other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(const Scalar& other) const;
+  Tensor& bitwise_and_(const Tensor& other);
+  Tensor& bitwise_and_(const Scalar& other);
+  Tensor& bitwise_or_(const Tensor& other);
+  Tensor& bitwise_or_(const Scalar& other);
+  Tensor& bitwise_xor_(const Tensor& other);
+  Tensor& bitwise_xor_(const Scalar& other);
+  Tensor& bitwise_not_();
+  Tensor& bitwise_left_shift_(const Tensor& other);
+  Tensor& bitwise_left_shift_(const Scalar& other);
+  Tensor& bitwise_right_shift_(const Tensor& other);
+  Tensor& bitwise_right_shift_(const Scalar& other);
+  Tensor gcd(const Tensor& other) const;
+  Tensor lcm(const Tensor& other) const;
+  Tensor& gcd_(const Tensor& other);
+  Tensor& lcm_(const Tensor& other);
+  std::tuple<Tensor, Tensor> frexp() const;
+  Tensor ldexp(const Tensor& other) const;
+  Tensor& ldexp_(const Tensor& other);
+  Tensor nextafter(const Tensor& other) const;
+  Tensor& nextafter_(const Tensor& other);
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(const Scalar& other) const;
+  Tensor& copysign_(const Tensor& other);
+  Tensor& copysign_(const Scalar& other);
+
  private:
   TensorImpl* impl() const {
     EMBER_CHECK(impl_ != nullptr, "tensor: this operation needs a defined tensor, got an undefined one");
@@ -680,6 +778,20 @@ Tensor operator>=(const Tensor& a, const Scalar& b);
 Tensor operator&&(const Tensor& a, const Tensor& b);
 Tensor operator||(const Tensor& a, const Tensor& b);
 Tensor operator!(const Tensor& a);
+// Bitwise on integer and bool tensors (bitwise_and, _or, _xor, _not; autograd/aten_methods.cpp).
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Scalar& b);
+Tensor operator&(const Scalar& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Scalar& b);
+Tensor operator|(const Scalar& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Scalar& b);
+Tensor operator^(const Scalar& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+Tensor& operator&=(Tensor& a, const Tensor& b);
+Tensor& operator|=(Tensor& a, const Tensor& b);
+Tensor& operator^=(Tensor& a, const Tensor& b);
 Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator-=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Tensor& b);

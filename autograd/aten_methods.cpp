@@ -1,0 +1,218 @@
+// The method forms of ATen's functions (core/tensor.h, "method forms"): each is its function with
+// this tensor first (autograd/aten_functions.h says what it does). In-place forms run the function
+// and commit its result as every in-place op does (autograd/elementwise.h's inplace_unary: the
+// version counter, autograd's checks, and libtorch's error where the result's dtype cannot be cast
+// to this tensor's). Names are qualified: inside Tensor, an unqualified name is the method.
+#include "autograd/aten_functions.h"
+#include "autograd/elementwise.h"
+#include "core/tensor.h"
+
+namespace ember {
+
+namespace {
+using autograd::elementwise::inplace_unary;
+}  // namespace
+
+// ---- products with an added term ----
+
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const {
+  return ember::addmm(*this, mat1, mat2, beta, alpha);
+}
+Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const {
+  return ember::addmv(*this, mat, vec, beta, alpha);
+}
+Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) const {
+  return ember::addr(*this, vec1, vec2, beta, alpha);
+}
+Tensor Tensor::addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) const {
+  return ember::addbmm(*this, batch1, batch2, beta, alpha);
+}
+Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) const {
+  return ember::baddbmm(*this, batch1, batch2, beta, alpha);
+}
+Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  return inplace_unary(*this, "addmm_", [&](const Tensor& s) { return ember::addmm(s, mat1, mat2, beta, alpha); });
+}
+Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return inplace_unary(*this, "addmv_", [&](const Tensor& s) { return ember::addmv(s, mat, vec, beta, alpha); });
+}
+Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return inplace_unary(*this, "addr_", [&](const Tensor& s) { return ember::addr(s, vec1, vec2, beta, alpha); });
+}
+Tensor& Tensor::addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return inplace_unary(*this, "addbmm_",
+                       [&](const Tensor& s) { return ember::addbmm(s, batch1, batch2, beta, alpha); });
+}
+Tensor& Tensor::baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  return inplace_unary(*this, "baddbmm_",
+                       [&](const Tensor& s) { return ember::baddbmm(s, batch1, batch2, beta, alpha); });
+}
+
+// ---- products, distances ----
+
+Tensor Tensor::inner(const Tensor& other) const { return ember::inner(*this, other); }
+Tensor Tensor::vdot(const Tensor& other) const { return ember::vdot(*this, other); }
+Tensor Tensor::kron(const Tensor& other) const { return ember::kron(*this, other); }
+Tensor Tensor::cross(const Tensor& other, std::optional<int64_t> dim) const { return ember::cross(*this, other, dim); }
+Tensor Tensor::dist(const Tensor& other, const Scalar& p) const { return ember::dist(*this, other, p); }
+
+// ---- arranging, splitting, picking ----
+
+Tensor Tensor::fliplr() const { return ember::fliplr(*this); }
+Tensor Tensor::flipud() const { return ember::flipud(*this); }
+tensor_list Tensor::hsplit(int64_t sections) const { return ember::hsplit(*this, sections); }
+tensor_list Tensor::hsplit(IntArrayRef indices) const { return ember::hsplit(*this, indices); }
+tensor_list Tensor::vsplit(int64_t sections) const { return ember::vsplit(*this, sections); }
+tensor_list Tensor::vsplit(IntArrayRef indices) const { return ember::vsplit(*this, indices); }
+tensor_list Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
+tensor_list Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
+Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return ember::diag_embed(*this, offset, dim1, dim2);
+}
+Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const { return ember::rot90(*this, k, dims); }
+Tensor Tensor::msort() const { return ember::msort(*this); }
+Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const {
+  return ember::take_along_dim(*this, indices, dim);
+}
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+
+// ---- scans, statistics, counting ----
+
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }
+Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }
+Tensor Tensor::cov(int64_t correction, const std::optional<Tensor>& fweights,
+                   const std::optional<Tensor>& aweights) const {
+  return ember::cov(*this, correction, fweights, aweights);
+}
+Tensor Tensor::corrcoef() const { return ember::corrcoef(*this); }
+Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
+  return ember::histc(*this, bins, min, max);
+}
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const {
+  return ember::bincount(*this, weights, minlength);
+}
+
+// ---- elementwise ----
+
+Tensor Tensor::fmax(const Tensor& other) const { return ember::fmax(*this, other); }
+Tensor Tensor::fmin(const Tensor& other) const { return ember::fmin(*this, other); }
+Tensor Tensor::heaviside(const Tensor& values) const { return ember::heaviside(*this, values); }
+Tensor& Tensor::heaviside_(const Tensor& values) {
+  return inplace_unary(*this, "heaviside_", [&](const Tensor& s) { return ember::heaviside(s, values); });
+}
+Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
+Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
+Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor Tensor::positive() const { return ember::positive(*this); }
+
+// ---- special functions ----
+
+Tensor Tensor::lgamma() const { return ember::lgamma(*this); }
+Tensor Tensor::digamma() const { return ember::digamma(*this); }
+Tensor Tensor::polygamma(int64_t n) const { return ember::polygamma(n, *this); }
+Tensor Tensor::erfinv() const { return ember::erfinv(*this); }
+Tensor Tensor::mvlgamma(int64_t p) const { return ember::mvlgamma(*this, p); }
+Tensor& Tensor::lgamma_() {
+  return inplace_unary(*this, "lgamma_", [](const Tensor& s) { return ember::lgamma(s); });
+}
+Tensor& Tensor::digamma_() {
+  return inplace_unary(*this, "digamma_", [](const Tensor& s) { return ember::digamma(s); });
+}
+Tensor& Tensor::polygamma_(int64_t n) {
+  return inplace_unary(*this, "polygamma_", [n](const Tensor& s) { return ember::polygamma(n, s); });
+}
+Tensor& Tensor::erfinv_() {
+  return inplace_unary(*this, "erfinv_", [](const Tensor& s) { return ember::erfinv(s); });
+}
+Tensor& Tensor::mvlgamma_(int64_t p) {
+  return inplace_unary(*this, "mvlgamma_", [p](const Tensor& s) { return ember::mvlgamma(s, p); });
+}
+
+// ---- bit functions ----
+
+Tensor Tensor::bitwise_and(const Tensor& other) const { return ember::bitwise_and(*this, other); }
+Tensor Tensor::bitwise_and(const Scalar& other) const { return ember::bitwise_and(*this, other); }
+Tensor Tensor::bitwise_or(const Tensor& other) const { return ember::bitwise_or(*this, other); }
+Tensor Tensor::bitwise_or(const Scalar& other) const { return ember::bitwise_or(*this, other); }
+Tensor Tensor::bitwise_xor(const Tensor& other) const { return ember::bitwise_xor(*this, other); }
+Tensor Tensor::bitwise_xor(const Scalar& other) const { return ember::bitwise_xor(*this, other); }
+Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
+Tensor Tensor::bitwise_left_shift(const Tensor& other) const { return ember::bitwise_left_shift(*this, other); }
+Tensor Tensor::bitwise_left_shift(const Scalar& other) const { return ember::bitwise_left_shift(*this, other); }
+Tensor Tensor::bitwise_right_shift(const Tensor& other) const { return ember::bitwise_right_shift(*this, other); }
+Tensor Tensor::bitwise_right_shift(const Scalar& other) const { return ember::bitwise_right_shift(*this, other); }
+
+namespace {
+// One in-place bit function: self = f(self, other), for a Tensor or a Scalar other.
+template <typename Other, typename F>
+Tensor& bitwise_inplace(Tensor& self, const char* name, const Other& other, F f) {
+  return inplace_unary(self, name, [&](const Tensor& s) { return f(s, other); });
+}
+}  // namespace
+
+#define EMBER_BITWISE_INPLACE(name)                                                             \
+  Tensor& Tensor::name##_(const Tensor& other) {                                                \
+    return bitwise_inplace(*this, #name "_", other,                                             \
+                           [](const Tensor& s, const Tensor& o) { return ember::name(s, o); }); \
+  }                                                                                             \
+  Tensor& Tensor::name##_(const Scalar& other) {                                                \
+    return bitwise_inplace(*this, #name "_", other,                                             \
+                           [](const Tensor& s, const Scalar& o) { return ember::name(s, o); }); \
+  }
+EMBER_BITWISE_INPLACE(bitwise_and)
+EMBER_BITWISE_INPLACE(bitwise_or)
+EMBER_BITWISE_INPLACE(bitwise_xor)
+EMBER_BITWISE_INPLACE(bitwise_left_shift)
+EMBER_BITWISE_INPLACE(bitwise_right_shift)
+#undef EMBER_BITWISE_INPLACE
+
+Tensor& Tensor::bitwise_not_() {
+  return inplace_unary(*this, "bitwise_not_", [](const Tensor& s) { return ember::bitwise_not(s); });
+}
+Tensor Tensor::gcd(const Tensor& other) const { return ember::gcd(*this, other); }
+Tensor Tensor::lcm(const Tensor& other) const { return ember::lcm(*this, other); }
+Tensor& Tensor::gcd_(const Tensor& other) { return ember::gcd_(*this, other); }
+Tensor& Tensor::lcm_(const Tensor& other) { return ember::lcm_(*this, other); }
+std::tuple<Tensor, Tensor> Tensor::frexp() const { return ember::frexp(*this); }
+Tensor Tensor::ldexp(const Tensor& other) const { return ember::ldexp(*this, other); }
+Tensor& Tensor::ldexp_(const Tensor& other) { return ember::ldexp_(*this, other); }
+Tensor Tensor::nextafter(const Tensor& other) const { return ember::nextafter(*this, other); }
+Tensor& Tensor::nextafter_(const Tensor& other) {
+  return inplace_unary(*this, "nextafter_", [&](const Tensor& s) { return ember::nextafter(s, other); });
+}
+Tensor Tensor::copysign(const Tensor& other) const { return ember::copysign(*this, other); }
+Tensor Tensor::copysign(const Scalar& other) const { return ember::copysign(*this, other); }
+Tensor& Tensor::copysign_(const Tensor& other) {
+  return inplace_unary(*this, "copysign_", [&](const Tensor& s) { return ember::copysign(s, other); });
+}
+Tensor& Tensor::copysign_(const Scalar& other) {
+  return inplace_unary(*this, "copysign_", [&](const Tensor& s) { return ember::copysign(s, other); });
+}
+
+// ---- operators ----
+
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+Tensor operator&(const Tensor& a, const Scalar& b) { return bitwise_and(a, b); }
+Tensor operator&(const Scalar& a, const Tensor& b) { return bitwise_and(b, a); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+Tensor operator|(const Tensor& a, const Scalar& b) { return bitwise_or(a, b); }
+Tensor operator|(const Scalar& a, const Tensor& b) { return bitwise_or(b, a); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
+Tensor operator^(const Tensor& a, const Scalar& b) { return bitwise_xor(a, b); }
+Tensor operator^(const Scalar& a, const Tensor& b) { return bitwise_xor(b, a); }
+Tensor operator~(const Tensor& a) { return bitwise_not(a); }
+Tensor& operator&=(Tensor& a, const Tensor& b) { return a.bitwise_and_(b); }
+Tensor& operator|=(Tensor& a, const Tensor& b) { return a.bitwise_or_(b); }
+Tensor& operator^=(Tensor& a, const Tensor& b) { return a.bitwise_xor_(b); }
+
+}  // namespace ember
