@@ -5,11 +5,10 @@
 // floating values in double, the CUDA kernels in T, as PyTorch's CUDA kernels do.
 #pragma once
 
-#include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "core/functors.h"  // EMBER_HD, detail::max_ / min_
+#include "core/functors.h"  // EMBER_HD, detail::max_ / min_ / logaddexp_
 
 namespace ember {
 
@@ -66,20 +65,13 @@ struct AnyFold {
   EMBER_HD static int combine(int a, int b) { return a || b; }
 };
 
-// The step of logcumsumexp: acc = log(exp(acc) + exp(x)) as max + log1p(exp(min - max)), PyTorch's
-// _log_add_exp_helper: NaN propagates, and two equal infinities give that infinity (not NaN).
+// The step of logcumsumexp: acc = log(exp(acc) + exp(x)), the logaddexp op's formula
+// (core/functors.h: no overflow, NaN propagates, two equal infinities give that infinity).
 template <typename A>
 struct LogAddExpFold {
   using Acc = A;
   EMBER_HD static A init() { return -std::numeric_limits<A>::infinity(); }
-  EMBER_HD static A combine(A acc, A x) {
-    const bool acc_nan = acc != acc;
-    const A lo = acc_nan ? acc : (acc < x ? acc : x);
-    const A hi = acc_nan ? acc : (x < acc ? acc : x);
-    const bool lo_finite = lo - lo == A(0);  // false for an infinity or NaN
-    if (lo != hi || lo_finite) return hi + std::log1p(std::exp(lo - hi));
-    return x;
-  }
+  EMBER_HD static A combine(A acc, A x) { return detail::logaddexp_<false>(acc, x); }
 };
 
 }  // namespace ember
