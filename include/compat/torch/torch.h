@@ -23,6 +23,8 @@
 //   aten_functions.h  ATen's function forms of Tensor methods and their _out forms
 //   errors.h          TORCH_CHECK, TORCH_WARN(_ONCE), TORCH_INTERNAL_ASSERT, AT_ASSERT, AT_ERROR
 //   functional.h      torch:: losses, activations and pooling over nn::functional
+//   aten_out.h        the out= forms (sort_out, cat_out, where_out...) of the functions above
+//   aten_out_factories.h  the factories' and random draws' out= forms (zeros_out, arange_out, rand_out)
 //   serialization.h   torch::save / torch::load (safetensors files)
 //   unsupported.h     compile-time errors for what Ember lacks (kHalf, complex dtypes, TorchScript)
 #pragma once
@@ -30,5 +32,7 @@
 #include "ember_compat/aliases.h"
 #include "ember_compat/errors.h"
 #include "ember_compat/functional.h"
+#include "ember_compat/aten_out.h"
+#include "ember_compat/aten_out_factories.h"
 #include "ember_compat/serialization.h"
 #include "ember_compat/unsupported.h"
