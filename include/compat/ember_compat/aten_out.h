@@ -308,6 +308,23 @@ inline Tensor& repeat_out(Tensor& out, const Tensor& self, IntArrayRef repeats) 
 inline Tensor& repeat_outf(const Tensor& self, IntArrayRef repeats, Tensor& out) {
   return repeat_out(out, self, repeats);
 }
+// index_out(out, self, indices): indices is libtorch's c10::List<c10::optional<Tensor>>.
+inline Tensor& index_out(Tensor& out, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  detail::refuse_grad("index_out", self);
+  return detail::assign_out(out, self.index(indices), "index_out");
+}
+inline Tensor& index_outf(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, Tensor& out) {
+  return index_out(out, self, indices);
+}
+inline Tensor& index_put_out(Tensor& out, const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                             const Tensor& values, bool accumulate = false) {
+  detail::refuse_grad("index_put_out", self, values);
+  return detail::assign_out(out, self.index_put(indices, values, accumulate), "index_put_out");
+}
+inline Tensor& index_put_outf(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                              const Tensor& values, bool accumulate, Tensor& out) {
+  return index_put_out(out, self, indices, values, accumulate);
+}
 // new_*_out(out, self, size): self's dtype, as self.new_zeros(size).
 inline Tensor& new_empty_out(Tensor& out, const Tensor& self, IntArrayRef size) {
   return detail::assign_out(out, self.new_empty(size), "new_empty_out");

@@ -67,6 +67,10 @@ int main() {
   show("isnan_outf", torch::isnan_outf(torch::tensor({1.0, std::nan(""), 0.0}), mask));
   torch::Tensor positions = empty_long();
   show("argsort_out", torch::argsort_out(positions, x, /*stable=*/true, 1));
+  c10::List<c10::optional<torch::Tensor>> rows;
+  rows.push_back(torch::tensor({2, 0}, torch::kLong));
+  show("index_out", torch::index_out(out, x, rows));
+  show("index_put_outf", torch::index_put_outf(x, rows, torch::ones({4}), true, out));
   show("where_out", torch::where_out(out, x > 0, x, torch::zeros_like(x)));
 
   // ---- several outputs: std::tuple<Tensor&, Tensor&> of the outs ----
