@@ -79,6 +79,14 @@ std::tuple<Outs&...> assign_outs(const char* op, const Results& results, Outs&..
           return name##_out(out, std::forward<decltype(inputs)>(inputs)...);                           \
         },                                                                                             \
         std::forward<Args>(args)...);                                                                  \
+  }                                                                                                    \
+  template <typename... Args> /* torch::flip_outf(x, {0}, out) */                                      \
+  Tensor& name##_outf(const Tensor& self, IntArrayRef list, Args&&... args) {                          \
+    return detail::call_out_last(                                                                      \
+        [&self, list](Tensor& out, auto&&... rest) -> Tensor& {                                        \
+          return name##_out(out, self, list, std::forward<decltype(rest)>(rest)...);                   \
+        },                                                                                             \
+        std::forward<Args>(args)...);                                                                  \
   }
 // Elementwise and binary functions.
 EMBER_ATEN_OUT_OF(bitwise_and)

@@ -40,6 +40,7 @@ int main() {
   show("cumsum_out", out);
   show("logcumsumexp_outf", torch::logcumsumexp_outf(x, 0, out));
   show("flip_out", torch::flip_out(out, x, {0}));
+  show("flip_outf", torch::flip_outf(x, {1}, out));
   show("roll_out", torch::roll_out(out, x, {1}, {1}));
   show("rot90_out", torch::rot90_out(out, x, 1, {0, 1}));
   show("repeat_out", torch::repeat_out(out, x[0], {2}));
