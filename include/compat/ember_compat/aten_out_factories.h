@@ -6,8 +6,9 @@
 //   torch::randint_out(out, 10, {3});   // the numbers torch::randint(10, {3}) gives
 //
 // As in libtorch, factories make their values in out's dtype and resize out without the deprecation
-// warning; the *_like, window and index factories make theirs as the function does and write them
-// by detail::assign_out (aten_out.h's rules). Random forms draw from the generator the function uses.
+// warning; the window, tril/triu_indices and scalar_tensor forms make theirs as the function does
+// and write them by detail::assign_out (aten_out.h's rules, which the *_like forms there follow too).
+// Random forms draw from the generator the function uses.
 #pragma once
 
 #include <optional>
