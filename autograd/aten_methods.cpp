@@ -5,7 +5,11 @@
 // to this tensor's). Names are qualified: inside Tensor, an unqualified name is the method.
 #include "autograd/aten_functions.h"
 #include "autograd/elementwise.h"
+#include "autograd/grad_mode.h"
+#include "core/random.h"
+#include "core/shape.h"
 #include "core/tensor.h"
+#include "core/trace.h"
 
 namespace ember {
 
@@ -197,6 +201,164 @@ Tensor& Tensor::copysign_(const Tensor& other) {
 }
 Tensor& Tensor::copysign_(const Scalar& other) {
   return inplace_unary(*this, "copysign_", [&](const Tensor& s) { return ember::copysign(s, other); });
+}
+
+// ---- in-place comparisons and logicals: the bool result in self's dtype ----
+
+#define EMBER_INPLACE_COMPARISON(name)                                                                  \
+  Tensor& Tensor::name##_(const Tensor& other) {                                                       \
+    return inplace_unary(*this, #name "_", [&](const Tensor& s) { return s.name(other).to(s.dtype()); }); \
+  }                                                                                                    \
+  Tensor& Tensor::name##_(const Scalar& other) {                                                       \
+    return inplace_unary(*this, #name "_", [&](const Tensor& s) { return s.name(other).to(s.dtype()); }); \
+  }
+EMBER_INPLACE_COMPARISON(eq)
+EMBER_INPLACE_COMPARISON(ne)
+EMBER_INPLACE_COMPARISON(lt)
+EMBER_INPLACE_COMPARISON(le)
+EMBER_INPLACE_COMPARISON(gt)
+EMBER_INPLACE_COMPARISON(ge)
+#undef EMBER_INPLACE_COMPARISON
+
+Tensor& Tensor::logical_and_(const Tensor& other) {
+  return inplace_unary(*this, "logical_and_", [&](const Tensor& s) { return s.logical_and(other).to(s.dtype()); });
+}
+Tensor& Tensor::logical_or_(const Tensor& other) {
+  return inplace_unary(*this, "logical_or_", [&](const Tensor& s) { return s.logical_or(other).to(s.dtype()); });
+}
+Tensor& Tensor::logical_xor_(const Tensor& other) {
+  return inplace_unary(*this, "logical_xor_", [&](const Tensor& s) { return s.logical_xor(other).to(s.dtype()); });
+}
+Tensor& Tensor::logical_not_() {
+  return inplace_unary(*this, "logical_not_", [](const Tensor& s) { return s.logical_not().to(s.dtype()); });
+}
+
+// ---- other in-place forms of existing ops ----
+
+Tensor& Tensor::tril_(int64_t diagonal) {
+  return inplace_unary(*this, "tril_", [&](const Tensor& s) { return s.tril(diagonal); });
+}
+Tensor& Tensor::triu_(int64_t diagonal) {
+  return inplace_unary(*this, "triu_", [&](const Tensor& s) { return s.triu(diagonal); });
+}
+Tensor& Tensor::fmod_(const Tensor& other) {
+  return inplace_unary(*this, "fmod_", [&](const Tensor& s) { return s.fmod(other); });
+}
+Tensor& Tensor::fmod_(const Scalar& other) {
+  return inplace_unary(*this, "fmod_", [&](const Tensor& s) { return s.fmod(other); });
+}
+Tensor& Tensor::remainder_(const Tensor& other) {
+  return inplace_unary(*this, "remainder_", [&](const Tensor& s) { return s.remainder(other); });
+}
+Tensor& Tensor::remainder_(const Scalar& other) {
+  return inplace_unary(*this, "remainder_", [&](const Tensor& s) { return s.remainder(other); });
+}
+
+// ---- small ops and queries ----
+
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, std::optional<Generator> generator) const {
+  return ember::multinomial(*this, num_samples, replacement, generator);
+}
+
+// c10's isSignedType: every dtype but bool and uint8.
+bool Tensor::is_signed() const { return dtype() != kBool && dtype() != kUInt8; }
+
+// ATen's sum_to: the leading dims beyond size's, and the dims where size has 1 and self does not.
+Tensor Tensor::sum_to_size(IntArrayRef size) const {
+  EMBER_TRACE_OP();
+  const auto lead = dim() - static_cast<int64_t>(size.size());
+  bool expandable = lead >= 0;
+  for (size_t i = 0; expandable && i < size.size(); ++i)
+    expandable = size[i] == sizes()[lead + i] || size[i] == 1;
+  EMBER_CHECK(expandable, "sum_to_size: size {} is not expandable to size {}", size, sizes());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < dim(); ++d)
+    if (d < lead || (size[d - lead] == 1 && sizes()[d] != 1)) dims.push_back(d);
+  if (dims.empty()) return view(size);
+  return sum(dims, /*keepdim=*/true).view(size);
+}
+
+// Storage for the furthest element the strides reach, viewed with them.
+Tensor Tensor::new_empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options) const {
+  EMBER_CHECK(size.size() == stride.size(), "new_empty_strided: got {} sizes and {} strides", size.size(),
+              stride.size());
+  int64_t extent = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0 && stride[i] >= 0, "new_empty_strided: negative size or stride in {} / {}", size,
+                stride);
+    if (size[i] == 0) extent = 0;
+  }
+  if (extent) {
+    for (size_t i = 0; i < size.size(); ++i) extent += (size[i] - 1) * stride[i];
+  }
+  return new_empty({extent}, options).as_strided(size, stride, 0);
+}
+
+// c10's fill_diagonal_: element i of the diagonal sits i * (sum of the dense strides) into the
+// tensor; with wrap, a matrix taller than cols + 1 continues that step to its end.
+Tensor& Tensor::fill_diagonal_(const Scalar& fill_value, bool wrap) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(dim() >= 2, "fill_diagonal_: dimensions must larger than 1, got shape {}", sizes());
+  for (int64_t d = 2; d < dim(); ++d)
+    EMBER_CHECK(size(d) == size(0), "fill_diagonal_: all dimensions of input must be of equal length, got shape {}",
+                sizes());
+  const std::vector<int64_t> dense = contiguous_strides(sizes());
+  int64_t step = 0;
+  for (int64_t s : dense) step += s;
+  int64_t count = std::min(size(0), size(1));
+  if (wrap && dim() == 2 && size(0) > size(1) + 1) count = (numel() + step - 1) / step;
+  std::vector<int64_t> at(count);
+  for (int64_t i = 0; i < count; ++i) at[i] = i * step;
+  const TensorOptions here = TensorOptions().device(device());
+  Tensor mask = zeros({numel()}, here.dtype(kBool));
+  if (count > 0) mask = mask.index_fill(0, from_vector(at, {count}, here.dtype(kInt64)), true);
+  return masked_fill_(mask.view(sizes()), fill_value);
+}
+
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
+  EMBER_TRACE_OP();
+  if (dim) return {amin({*dim}, keepdim), amax({*dim}, keepdim)};
+  return {amin({}, keepdim), amax({}, keepdim)};
+}
+
+// d/dx = 1 where |x| > lambd, else 0
+Tensor Tensor::hardshrink(const Scalar& lambd) const {
+  EMBER_TRACE_OP();
+  const double lambda = lambd.toDouble();
+  Tensor inside;
+  {
+    NoGradGuard no_grad;
+    inside = ge(-lambda).logical_and(le(lambda));
+  }
+  return ember::where(inside, scalar_tensor(0, options().requires_grad(false)), *this);
+}
+
+// d/dx = x > 0 ? 1 : w;  d/dw = x > 0 ? 0 : x (summed over everything but the channel)
+Tensor Tensor::prelu(const Tensor& weight) const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(weight.defined() && weight.dim() <= 1, "prelu: weight must be a 1-D tensor, got {}",
+              weight.defined() ? weight.sizes() : IntArrayRef{});
+  EMBER_CHECK(is_floating_point() && weight.dtype() == dtype(),
+              "prelu: input ({}) and weight ({}) must be floating point of the same dtype", dtype_name(dtype()),
+              dtype_name(weight.dtype()));
+  const int64_t num_parameters = weight.numel();
+  Tensor w = weight.reshape({-1});
+  if (num_parameters != 1) {
+    const int64_t channels = dim() >= 2 ? size(1) : 1;
+    EMBER_CHECK(num_parameters == channels,
+                "prelu: mismatch of parameter numbers and input channel size. Found parameter numbers = {} and "
+                "channel size = {} (input {})",
+                num_parameters, channels, sizes());
+    std::vector<int64_t> shape(static_cast<size_t>(dim() - 1), 1);
+    shape[0] = num_parameters;  // (C, 1, ..., 1): broadcasts along dim 1
+    w = w.reshape(shape);
+  }
+  Tensor positive;
+  {
+    NoGradGuard no_grad;
+    positive = gt(0);
+  }
+  return ember::where(positive, *this, *this * w);
 }
 
 // ---- operators ----

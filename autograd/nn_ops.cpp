@@ -1,5 +1,5 @@
 // Neural-network primitives: softmax / log_softmax, layer_norm, tril / triu, index_select,
-// gather, scatter_add, index_add, embedding, one_hot.
+// embedding, one_hot (gather, scatter and index_add: autograd/scatter.cpp).
 //
 // Softmax runs over the last dim in the kernel; another dim is moved there with a transpose
 // (and moved back after). Indices are range-checked here, once, for every device, so kernels
@@ -16,21 +16,9 @@ namespace ember {
 using autograd::any_requires_grad;
 using autograd::record;
 using autograd::SaveOutput;
+using kernel::check_index;
 
 namespace {
-
-// `shape` and `dim` name the indexed tensor in the message (one_hot has none: empty shape).
-void check_index(const Tensor& index, int64_t bound, const char* op, IntArrayRef shape = {}, int64_t dim = 0) {
-  EMBER_CHECK(index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op, dtype_name(index.dtype()));
-  if (index.numel() == 0) return;
-  NoGradGuard no_grad;
-  const int64_t lo = index.min().item<int64_t>(), hi = index.max().item<int64_t>();
-  if (lo >= 0 && hi < bound) return;
-  const int64_t bad = lo < 0 ? lo : hi;
-  if (shape.empty()) EMBER_FAIL("{}: index {} is out of bounds for size {}", op, bad, bound);
-  EMBER_FAIL("{}: index {} is out of bounds for dimension {} with size {} (input shape {})", op, bad, dim, bound,
-             shape);
-}
 
 // softmax of x over `dim` (forward only), in x's floating dtype.
 Tensor softmax_forward(const Tensor& x, int64_t d, bool log) {
@@ -222,72 +210,6 @@ Tensor Tensor::index_select(int64_t dim_, const Tensor& index) const {
   if (any_requires_grad({this}))
     record("IndexSelectBackward0", out, {*this}, [in_sz = sizes().vec(), d, idx](const Tensor& g) -> tensor_list {
       return {zeros(in_sz, g.options()).index_add(d, idx, g)};
-    });
-  return out;
-}
-
-// d index_add = (g, g.index_select(dim, index))
-Tensor Tensor::index_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
-  EMBER_TRACE_OP();
-  kernel::check_same_device("index_add", {*this, index, src});
-  int64_t d = wrap_dim(dim_, dim(), "index_add");
-  check_index(index, sizes()[d], "index_add", sizes(), d);
-  std::vector<int64_t> want = sizes().vec();
-  want[d] = index.numel();
-  EMBER_CHECK(src.sizes() == IntArrayRef(want),
-              "index_add: source has shape {} but {} was expected (self {} with {} "
-              "indices along dim {})",
-              src.sizes(), IntArrayRef(want), sizes(), index.numel(), d);
-  Tensor out = kernel::clone(*this);
-  backend_for(out).index_add(out, d, kernel::contiguous(index.reshape({-1})),
-                             kernel::contiguous(kernel::cast(src, dtype())));
-  if (any_requires_grad({this, &src}))
-    record("IndexAddBackward0", out, {*this, src}, [d, index](const Tensor& g) -> tensor_list {
-      return {g, g.index_select(d, index)};
-    });
-  return out;
-}
-
-// d gather = scatter_add of g into zeros
-Tensor Tensor::gather(int64_t dim_, const Tensor& index) const {
-  EMBER_TRACE_OP();
-  kernel::check_same_device("gather", {*this, index});
-  int64_t d = wrap_dim(dim_, dim(), "gather");
-  EMBER_CHECK(index.dim() == dim(),
-              "gather: index tensor must have the same number of dimensions as input tensor "
-              "(got {} and {})",
-              index.dim(), dim());
-  for (int64_t k = 0; k < dim(); ++k)
-    EMBER_CHECK(k == d || index.sizes()[k] <= sizes()[k],
-                "gather: size does not match at dimension {}: expected index "
-                "{} to be smaller than self {} apart from dimension {}",
-                k, index.sizes(), sizes(), d);
-  check_index(index, sizes()[d], "gather", sizes(), d);
-  Tensor idx = kernel::contiguous(index);
-  Tensor out = raw_empty(idx.sizes(), dtype(), device());
-  backend_for(*this).gather(out, *this, d, idx);
-  if (any_requires_grad({this}))
-    record("GatherBackward0", out, {*this}, [in_sz = sizes().vec(), d, idx](const Tensor& g) -> tensor_list {
-      return {zeros(in_sz, g.options()).scatter_add(d, idx, g)};
-    });
-  return out;
-}
-
-// d scatter_add = (g, g.gather(dim, index))
-Tensor Tensor::scatter_add(int64_t dim_, const Tensor& index, const Tensor& src) const {
-  EMBER_TRACE_OP();
-  kernel::check_same_device("scatter_add", {*this, index, src});
-  int64_t d = wrap_dim(dim_, dim(), "scatter_add");
-  EMBER_CHECK(index.dim() == dim() && src.sizes() == index.sizes(),
-              "scatter_add: expected index {} and src {} of the same shape, with as many dims as self {}",
-              index.sizes(), src.sizes(), sizes());
-  check_index(index, sizes()[d], "scatter_add", sizes(), d);
-  Tensor out = kernel::clone(*this);
-  Tensor idx = kernel::contiguous(index);
-  backend_for(out).scatter_add(out, d, idx, kernel::contiguous(kernel::cast(src, dtype())));
-  if (any_requires_grad({this, &src}))
-    record("ScatterAddBackward0", out, {*this, src}, [d, idx](const Tensor& g) -> tensor_list {
-      return {g, g.gather(d, idx)};
     });
   return out;
 }

@@ -465,6 +465,38 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1_, int64_t dim2_) const {
                    });
 }
 
+// Every window of `size` elements `step` apart along `dimension`, as a new last dim: the dim's
+// stride times step, then its stride. d = the windows' gradients added back at their positions.
+Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const {
+  EMBER_TRACE_OP();
+  const int64_t d = dim() == 0 ? 0 : wrap_dim(dimension, dim(), "unfold");
+  const int64_t length = dim() == 0 ? 1 : sizes()[d];
+  EMBER_CHECK(size <= length, "unfold: maximum size for tensor at dimension {} is {} but size is {}", d, length,
+              size);
+  EMBER_CHECK(size >= 0, "unfold: size is {} but must be >= 0", size);
+  EMBER_CHECK(step > 0, "unfold: step is {} but must be > 0", step);
+  std::vector<int64_t> sz = sizes().vec(), st = strides().vec();
+  const int64_t windows = (length - size) / step + 1;
+  if (dim() == 0) {
+    sz = {size};
+    st = {1};
+  } else {
+    sz[d] = windows;
+    st[d] = strides()[d] * step;
+    sz.push_back(size);
+    st.push_back(strides()[d]);
+  }
+  return make_view(*this, sz, st, storage_offset(), "UnfoldBackward0",
+                   [in = sizes().vec(), d, size, step, windows](const Tensor& g) -> tensor_list {
+                     if (in.empty()) return {g.sum().view({})};
+                     // (windows, size) positions along d, row-major like g's windows-then-size dims.
+                     const TensorOptions longs = TensorOptions().dtype(kInt64).device(g.device());
+                     const Tensor at = arange(windows, longs).mul(step).unsqueeze(1).add(arange(size, longs));
+                     const Tensor moved = g.movedim(-1, d + 1).flatten(d, d + 1);
+                     return {zeros(in, g.options()).index_add(d, at.reshape({-1}), moved)};
+                   });
+}
+
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   EMBER_TRACE_OP();
   if (dim() == 0) return reshape({1});

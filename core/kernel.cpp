@@ -101,6 +101,20 @@ void check_same_device(const char* op, std::initializer_list<std::reference_wrap
 
 static void check_same_device(const Tensor& a, const Tensor& b, const char* op) { check_same_device(op, {a, b}); }
 
+void check_index(const Tensor& index, int64_t bound, const char* op, IntArrayRef shape, int64_t dim) {
+  EMBER_CHECK(index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op, dtype_name(index.dtype()));
+  if (index.numel() == 0) return;
+  std::vector<int64_t> every_dim(index.dim());
+  for (int64_t d = 0; d < index.dim(); ++d) every_dim[d] = d;
+  const int64_t lo = reduce(ReduceOp::Min, index, every_dim, false).item<int64_t>();
+  const int64_t hi = reduce(ReduceOp::Max, index, every_dim, false).item<int64_t>();
+  if (lo >= 0 && hi < bound) return;
+  const int64_t bad = lo < 0 ? lo : hi;
+  if (shape.empty()) EMBER_FAIL("{}: index {} is out of bounds for size {}", op, bad, bound);
+  EMBER_FAIL("{}: index {} is out of bounds for dimension {} with size {} (input shape {})", op, bad, dim, bound,
+             shape);
+}
+
 namespace {
 
 // PyTorch's is_non_overlapping_and_dense: some order of the dims makes the tensor contiguous.

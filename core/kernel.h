@@ -35,6 +35,11 @@ Tensor clone(const Tensor& t);
 // the same device, but found at least two devices, cuda:0 and cpu").
 void check_same_device(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> tensors);
 
+// The guard of every op that reads or writes at an index tensor: throws unless `index` is int64 with
+// every element in [0, bound), naming the op, the first offending index and (when `shape` is given)
+// the indexed tensor: "gather: index 5 is out of bounds for dimension 1 with size 3 (input shape [2, 3])".
+void check_index(const Tensor& index, int64_t bound, const char* op, IntArrayRef shape = {}, int64_t dim = 0);
+
 // PyTorch's memory-overlap guard of every write into an existing tensor (in-place ops, copy_): throws
 // when two elements of `out` share one memory location (a stride-0 dim of size > 1, as expand makes:
 // "add_: unsupported operation: more than one element of the written-to tensor refers to a single

@@ -635,11 +635,42 @@ class Tensor {
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
+
+  // ---- the scatter family (autograd/scatter.cpp): reads and writes at int64 indices along a dim ----
+  // scatter: out[..., index[i][j], ...] = src[i][j] along dim (index no larger than src, and than
+  // self apart from dim); where an index repeats, the last write wins (PyTorch leaves it unspecified).
+  // reduce "add" or "multiply" combines instead of writing. index_copy / index_fill / index_add write
+  // whole slices at index[i] along dim; masked_scatter writes source's leading elements where mask
+  // is true; put writes at flat (row-major) indices, negative ones counting from the end.
   Tensor gather(int64_t dim, const Tensor& index) const;
-  // A copy with src added at `index` along dim (torch.scatter_add); index has src's shape.
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  // A copy with src's slices added at rows index[i] along dim (torch.index_add).
-  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  // reduce is "sum", "prod", "mean", "amax" or "amin"; without include_self, a written element
+  // reduces only what is scattered to it.
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;  // a 0-dim value
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
 
   // ---- method forms of ATen's functions (autograd/aten_methods.cpp; the functions and their
   // contracts in autograd/aten_functions.h), as libtorch's Tensor has them. In-place forms check
@@ -738,6 +769,68 @@ class Tensor {
   Tensor copysign(const Scalar& other) const;
   Tensor& copysign_(const Tensor& other);
   Tensor& copysign_(const Scalar& other);
+  // In-place comparisons and logicals: the result written in this tensor's dtype (1 and 0 for a
+  // floating tensor), as libtorch's eq_ and logical_and_ are.
+  Tensor& eq_(const Tensor& other);
+  Tensor& eq_(const Scalar& other);
+  Tensor& ne_(const Tensor& other);
+  Tensor& ne_(const Scalar& other);
+  Tensor& lt_(const Tensor& other);
+  Tensor& lt_(const Scalar& other);
+  Tensor& le_(const Tensor& other);
+  Tensor& le_(const Scalar& other);
+  Tensor& gt_(const Tensor& other);
+  Tensor& gt_(const Scalar& other);
+  Tensor& ge_(const Tensor& other);
+  Tensor& ge_(const Scalar& other);
+  Tensor& greater_(const Tensor& other) { return gt_(other); }
+  Tensor& greater_(const Scalar& other) { return gt_(other); }
+  Tensor& greater_equal_(const Tensor& other) { return ge_(other); }
+  Tensor& greater_equal_(const Scalar& other) { return ge_(other); }
+  Tensor& less_(const Tensor& other) { return lt_(other); }
+  Tensor& less_(const Scalar& other) { return lt_(other); }
+  Tensor& less_equal_(const Tensor& other) { return le_(other); }
+  Tensor& less_equal_(const Scalar& other) { return le_(other); }
+  Tensor& not_equal_(const Tensor& other) { return ne_(other); }
+  Tensor& not_equal_(const Scalar& other) { return ne_(other); }
+  Tensor& logical_and_(const Tensor& other);
+  Tensor& logical_or_(const Tensor& other);
+  Tensor& logical_xor_(const Tensor& other);
+  Tensor& logical_not_();
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
+  Tensor& clamp_min_(const Scalar& min) { return clamp_(min, std::nullopt); }
+  Tensor& clamp_max_(const Scalar& max) { return clamp_(std::nullopt, max); }
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(const Scalar& other);
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(const Scalar& other);
+  Tensor& swapaxes_(int64_t axis0, int64_t axis1) { return transpose_(axis0, axis1); }
+  Tensor& swapdims_(int64_t dim0, int64_t dim1) { return transpose_(dim0, dim1); }
+  // resize_ to the_template's sizes (libtorch's memory_format argument is not taken).
+  Tensor& resize_as_(const Tensor& the_template) { return resize_(the_template.sizes()); }
+
+  // ---- small queries and ops libtorch's Tensor has (autograd/aten_methods.cpp) ----
+  // num_samples indices per row drawn from this tensor's weights (ember::multinomial, core/random.h).
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     std::optional<Generator> generator = std::nullopt) const;
+  Tensor type_as(const Tensor& other) const { return to(other.options()); }  // other's dtype and device
+  // Every window of `size` elements along dimension, `step` apart, as a new last dim: a view.
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  Tensor sum_to_size(IntArrayRef size) const;  // summed down to `size`, which must expand to this shape
+  bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
+  bool is_signed() const;
+  size_t itemsize() const { return element_size(); }
+  int64_t get_device() const { return device().is_cpu() ? -1 : device().index; }
+  // Ember has no inference tensors (InferenceMode only turns recording off), so this is false.
+  bool is_inference() const { return false; }
+  Tensor new_empty_strided(IntArrayRef size, IntArrayRef stride, const TensorOptions& options = {}) const;
+  // Fills the main diagonal (of a 2-d tensor, or of an n-d one with all sizes equal); with wrap, a
+  // tall matrix's diagonal starts again every cols + 1 rows, as numpy's fill_diagonal does.
+  Tensor& fill_diagonal_(const Scalar& fill_value, bool wrap = false);
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor hardshrink(const Scalar& lambd = 0.5) const;  // x where |x| > lambd, else 0
+  Tensor prelu(const Tensor& weight) const;            // max(0, x) + weight * min(0, x), weight per channel (dim 1)
 
  private:
   TensorImpl* impl() const {

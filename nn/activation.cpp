@@ -178,33 +178,8 @@ Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
   });
 }
 
-// d/dx = x > 0 ? 1 : w;  d/dw = x > 0 ? 0 : x (summed over everything but the channel)
-Tensor prelu(const Tensor& input, const Tensor& weight) {
-  EMBER_TRACE_OP();
-  EMBER_CHECK(weight.defined() && weight.dim() <= 1, "prelu: weight must be a 1-D tensor, got {}",
-              weight.defined() ? weight.sizes() : IntArrayRef{});
-  EMBER_CHECK(input.is_floating_point() && weight.dtype() == input.dtype(),
-              "prelu: input ({}) and weight ({}) must be floating point of the same dtype", dtype_name(input.dtype()),
-              dtype_name(weight.dtype()));
-  const int64_t num_parameters = weight.numel();
-  Tensor w = weight.reshape({-1});
-  if (num_parameters != 1) {
-    const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
-    EMBER_CHECK(num_parameters == channels,
-                "prelu: mismatch of parameter numbers and input channel size. Found parameter numbers = {} and "
-                "channel size = {} (input {})",
-                num_parameters, channels, input.sizes());
-    std::vector<int64_t> shape(static_cast<size_t>(input.dim() - 1), 1);
-    shape[0] = num_parameters;  // (C, 1, ..., 1): broadcasts along dim 1
-    w = w.reshape(shape);
-  }
-  Tensor positive;
-  {
-    NoGradGuard no_grad;
-    positive = input.gt(0);
-  }
-  return where(positive, input, input * w);
-}
+// Tensor::prelu (autograd/aten_methods.cpp) is the op.
+Tensor prelu(const Tensor& input, const Tensor& weight) { return input.prelu(weight); }
 
 // The gradient is 1 strictly between min_val and max_val, 0 at and beyond them (PyTorch's
 // hardtanh_backward), hence where() rather than clamp (whose gradient includes the bounds).
@@ -269,14 +244,7 @@ Tensor relu6(Tensor input, const ReLU6FuncOptions& options) {
 
 // PyTorch's backward for both: 0 where -lambda <= x <= lambda, g elsewhere.
 Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
-  EMBER_TRACE_OP();
-  const double lambda = options.lambda();
-  Tensor inside;
-  {
-    NoGradGuard no_grad;
-    inside = input.ge(-lambda).logical_and(input.le(lambda));
-  }
-  return where(inside, scalar_like(input, 0), input);
+  return input.hardshrink(options.lambda());
 }
 Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
   EMBER_TRACE_OP();
