@@ -3,6 +3,9 @@
 // and commit its result as every in-place op does (autograd/elementwise.h's inplace_unary: the
 // version counter, autograd's checks, and libtorch's error where the result's dtype cannot be cast
 // to this tensor's). Names are qualified: inside Tensor, an unqualified name is the method.
+// Then the in-place forms of existing ops (eq_, logical_and_, tril_, fmod_, ...) and libtorch's small
+// methods without a function of their own here (sum_to_size, fill_diagonal_, aminmax, hardshrink,
+// prelu, whose nn::functional forms call them).
 #include "autograd/aten_functions.h"
 #include "autograd/elementwise.h"
 #include "autograd/grad_mode.h"
