@@ -426,7 +426,8 @@ Tensor& ldexp_(Tensor& self, const Tensor& other) {
 Tensor nextafter(const Tensor& self, const Tensor& other) {
   EMBER_TRACE_OP();
   const ScalarType type = kernel::result_type(self, other);
-  EMBER_CHECK(type != kBFloat16, "nextafter: bfloat16 is not supported yet (float32 and float64 are)");
+  EMBER_CHECK(!is_reduced_floating_point(type), "nextafter: {} is not supported yet (float32 and float64 are)",
+              dtype_name(type));
   EMBER_CHECK(is_floating_point(type), "\"nextafter_cpu\" not implemented for '{}'", scalar_type_name(type));
   const Device device = result_device(self, other, "nextafter");
   NoGradGuard no_grad;

@@ -93,6 +93,7 @@ Tensor div_rounded(const Tensor& a, const Tensor& b, std::string_view mode) {
 double largest_finite(ScalarType type) {
   if (type == kFloat64) return std::numeric_limits<double>::max();
   if (type == kBFloat16) return 3.3895313892515355e38;  // (2 - 2^-7) 2^127
+  if (type == kFloat16) return 65504.0;                  // (2 - 2^-10) 2^15
   return std::numeric_limits<float>::max();
 }
 

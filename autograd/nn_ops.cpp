@@ -23,6 +23,10 @@ namespace {
 // softmax of x over `dim` (forward only), in x's floating dtype.
 Tensor softmax_forward(const Tensor& x, int64_t d, bool log) {
   const int64_t last = x.dim() - 1;
+  // The reduced floats over another dim: PyTorch's kernel for those dims runs in float32 and rounds
+  // once, while the backend's rows follow its last-dim kernel (core/cpu/nn.cpp).
+  if (is_reduced_floating_point(x.dtype()) && x.dim() > 0 && d != last)
+    return kernel::cast(softmax_forward(kernel::cast(x, kFloat32), d, log), x.dtype());
   Tensor moved = (x.dim() == 0 || d == last) ? x : x.transpose(d, last);
   Tensor in = kernel::contiguous(moved);
   Tensor out = raw_empty(in.sizes(), in.dtype(), in.device());

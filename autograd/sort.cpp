@@ -48,10 +48,11 @@ tensor_list along_last_dim(const Tensor& x, int64_t d, std::initializer_list<Sca
   return outs;
 }
 
-// (values, indices) of x sorted along d, without autograd. bfloat16 sorts through float32 (exactly).
+// (values, indices) of x sorted along d, without autograd. bfloat16 and float16 sort through
+// float32 (exactly).
 std::tuple<Tensor, Tensor> sorted_along(const Tensor& x, int64_t d, bool descending) {
   NoGradGuard no_grad;
-  const Tensor src = x.dtype() == kBFloat16 ? x.to(kFloat32) : x;
+  const Tensor src = is_reduced_floating_point(x.dtype()) ? x.to(kFloat32) : x;
   tensor_list r = along_last_dim(src, d, {src.dtype(), kInt64}, [&](const tensor_list& o, const Tensor& in) {
     backend_for(in).sort(o[0], o[1], in, descending);
   });
@@ -69,8 +70,8 @@ void record_selection(const char* name, const Tensor& values, const Tensor& x, c
 // The running sum or product along d (no autograd), in dtype `dt`.
 Tensor scan(const Tensor& x, int64_t d, ScalarType dt, bool prod) {
   NoGradGuard no_grad;
-  // bfloat16 runs through float32 (accumulated in double there), rounded once at the end.
-  const ScalarType run = dt == kBFloat16 ? kFloat32 : dt;
+  // bfloat16 and float16 run through float32 (accumulated in double there), rounded once at the end.
+  const ScalarType run = is_reduced_floating_point(dt) ? kFloat32 : dt;
   tensor_list r = along_last_dim(kernel::cast(x, run), d, {run}, [&](const tensor_list& o, const Tensor& in) {
     backend_for(in).cumulative(o[0], in, prod);
   });
@@ -258,8 +259,8 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
   const int64_t d = wrap_dim(dim, self.dim(), "logcumsumexp");
   EMBER_CHECK(is_floating_point(self.dtype()), "logcumsumexp: \"logcumsumexp_out_{}\" not implemented for '{}'",
               self.device().is_cuda() ? "cuda" : "cpu", scalar_type_name(self.dtype()));
-  // bfloat16 runs through float32, rounded once at the end.
-  const ScalarType run = self.dtype() == kBFloat16 ? kFloat32 : self.dtype();
+  // bfloat16 and float16 run through float32, rounded once at the end.
+  const ScalarType run = is_reduced_floating_point(self.dtype()) ? kFloat32 : self.dtype();
   Tensor y;
   {
     NoGradGuard no_grad;

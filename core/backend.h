@@ -81,20 +81,20 @@ class ScopedBackendOverride {
 
 // Runs `f.template operator()<T>()` with T the C++ type of `dtype` (the switch is core/dispatch.h's):
 //   dispatch(t.dtype(), "sum", [&]<typename T>() { ... });
-// dispatch takes float32, float64, int64 and bool. BFloat16 only where a kernel says so
-// (dispatch_with_bfloat16, or its own float32 path); the narrow integers only in dispatch_all, or
-// computed as int64 (core/cpu/narrow_int.h).
+// dispatch takes float32, float64, int64 and bool. The reduced floats (BFloat16, Half) only where
+// a kernel says so (dispatch_with_bfloat16, or its own float32 path); the narrow integers only in
+// dispatch_all, or computed as int64 (core/cpu/narrow_int.h).
 template <typename F>
 decltype(auto) dispatch(ScalarType dtype, const char* op, F&& f) {
   return dispatch_among<float, double, int64_t, bool>(
       dtype, f, [&] { EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype)); });
 }
 
-// dispatch plus BFloat16 (ember::BFloat16, which converts to and from float), for kernels that
-// handle it as they are: those that only move values (copy, fill, where, triangle, gathers).
+// dispatch plus the reduced floats (ember::BFloat16 and ember::Half, which convert to and from
+// float), for kernels that handle them as they are: those that only move or compare values.
 template <typename F>
 decltype(auto) dispatch_with_bfloat16(ScalarType dtype, const char* op, F&& f) {
-  return dispatch_among<float, double, int64_t, bool, BFloat16>(
+  return dispatch_among<float, double, int64_t, bool, BFloat16, Half>(
       dtype, f, [&] { EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype)); });
 }
 
@@ -102,7 +102,7 @@ decltype(auto) dispatch_with_bfloat16(ScalarType dtype, const char* op, F&& f) {
 // no arithmetic beyond what each C++ type has.
 template <typename F>
 decltype(auto) dispatch_all(ScalarType dtype, const char* op, F&& f) {
-  return dispatch_among<float, double, int64_t, bool, BFloat16, uint8_t, int8_t, int16_t, int32_t>(
+  return dispatch_among<float, double, int64_t, bool, BFloat16, uint8_t, int8_t, int16_t, int32_t, Half>(
       dtype, f, [&] { EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype)); });
 }
 
@@ -110,7 +110,7 @@ decltype(auto) dispatch_all(ScalarType dtype, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_floating(ScalarType dtype, const char* op, F&& f) {
   return dispatch_among<float, double>(dtype, f, [&] {
-    if (dtype == kBFloat16) EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
+    if (is_reduced_floating_point(dtype)) EMBER_FAIL("{}: not implemented for '{}'", op, scalar_type_name(dtype));
     EMBER_FAIL("{}: expected a floating-point tensor (float32 or float64), got {}", op, dtype_name(dtype));
   });
 }

@@ -1,8 +1,9 @@
 // Scalar types a tensor can hold, and the promotion rules between them.
 //
-// Nine dtypes: float32, float64, int64, bool, bfloat16 (issue 21: storage, conversion, printing
-// and the ops of mixed-precision training; most kernels run it by converting to float32, and the
-// rest say "not implemented for BFloat16") and the narrow integers uint8, int8, int16 and int32
+// Ten dtypes: float32, float64, int64, bool, the reduced floats bfloat16 (issue 21: storage,
+// conversion, printing and the ops of mixed-precision training) and float16 (issue 33), whose
+// kernels mostly run by converting to float32 while the rest say "not implemented for BFloat16" or
+// "... for 'Half'", and the narrow integers uint8, int8, int16 and int32
 // (issue 33: images arrive as uint8; the CPU computes them through int64 and wraps the result back,
 // as PyTorch's arithmetic does; CUDA does not have them yet). Names mirror libtorch (kFloat32 ==
 // kFloat, kInt64 == kLong, kUInt8 == kByte, kInt32 == kInt).
@@ -15,10 +16,11 @@
 #include <string_view>
 
 #include "core/bfloat16.h"
+#include "core/half.h"
 
 namespace ember {
 
-enum class ScalarType : int8_t { Float32, Float64, Int64, Bool, BFloat16, UInt8, Int8, Int16, Int32 };
+enum class ScalarType : int8_t { Float32, Float64, Int64, Bool, BFloat16, UInt8, Int8, Int16, Int32, Float16 };
 
 inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat = ScalarType::Float32;
@@ -36,6 +38,8 @@ inline constexpr ScalarType kInt16 = ScalarType::Int16;
 inline constexpr ScalarType kShort = ScalarType::Int16;
 inline constexpr ScalarType kInt32 = ScalarType::Int32;
 inline constexpr ScalarType kInt = ScalarType::Int32;
+inline constexpr ScalarType kFloat16 = ScalarType::Float16;
+inline constexpr ScalarType kHalf = ScalarType::Float16;
 
 // libtorch spells the type of a tensor's dtype `caffe2::TypeMeta`; we keep one enum.
 using Dtype = ScalarType;
@@ -51,6 +55,7 @@ constexpr size_t element_size(ScalarType t) {
     case ScalarType::Bool:
       return 1;
     case ScalarType::BFloat16:
+    case ScalarType::Float16:
       return 2;
     case ScalarType::UInt8:
     case ScalarType::Int8:
@@ -64,8 +69,11 @@ constexpr size_t element_size(ScalarType t) {
 }
 
 constexpr bool is_floating_point(ScalarType t) {
-  return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::BFloat16;
+  return t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::BFloat16 || t == ScalarType::Float16;
 }
+
+// bfloat16 and float16: stored in 16 bits, computed in float32 (c10's isReducedFloatingType).
+constexpr bool is_reduced_floating_point(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType::Float16; }
 
 // uint8, int8, int16, int32: stored as themselves, computed as int64 (see the header comment).
 constexpr bool is_narrow_integer(ScalarType t) {
@@ -97,6 +105,8 @@ constexpr std::string_view dtype_name(ScalarType t) {
       return "int16";
     case ScalarType::Int32:
       return "int32";
+    case ScalarType::Float16:
+      return "float16";
   }
   return "?";
 }
@@ -122,6 +132,8 @@ constexpr std::string_view scalar_type_name(ScalarType t) {
       return "Short";
     case ScalarType::Int32:
       return "Int";
+    case ScalarType::Float16:
+      return "Half";
   }
   return "?";
 }
@@ -130,15 +142,17 @@ constexpr std::string_view scalar_type_name(ScalarType t) {
 constexpr int dtype_category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_integral(t) ? 1 : 2; }
 
 // The dtype two dtypes promote to, as PyTorch's table has it: bool < integers < floating types;
-// among floats bfloat16 < float32 < float64; among integers the wider, except that uint8 and int8
+// among floats bfloat16, float16 < float32 < float64 (bfloat16 and float16 meet at float32: neither
+// holds the other's values); among integers the wider, except that uint8 and int8
 // meet at int16 (neither holds the other's values).
 constexpr ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b || b == ScalarType::Bool) return a;
   if (a == ScalarType::Bool) return b;
   const int ca = dtype_category(a), cb = dtype_category(b);
   if (ca != cb) return ca > cb ? a : b;
-  if (ca == 2) {  // bfloat16 < float32 < float64
-    auto rank = [](ScalarType t) { return t == ScalarType::BFloat16 ? 0 : t == ScalarType::Float32 ? 1 : 2; };
+  if (ca == 2) {
+    if (is_reduced_floating_point(a) && is_reduced_floating_point(b)) return ScalarType::Float32;
+    auto rank = [](ScalarType t) { return is_reduced_floating_point(t) ? 0 : t == ScalarType::Float32 ? 1 : 2; };
     return rank(a) >= rank(b) ? a : b;
   }
   if (a == ScalarType::UInt8 || b == ScalarType::UInt8) {
@@ -170,6 +184,10 @@ struct dtype_of<bool> {
 template <>
 struct dtype_of<BFloat16> {
   static constexpr ScalarType value = kBFloat16;
+};
+template <>
+struct dtype_of<Half> {
+  static constexpr ScalarType value = kFloat16;
 };
 template <>
 struct dtype_of<uint8_t> {

@@ -155,6 +155,9 @@ void dispatch_fill(Tensor& self, const char* op, bool allow_integral, Fn fn) {
     case kBFloat16:  // drawn as float32, then rounded
       fill_in_memory_order<BFloat16>(self, [&] { return BFloat16(static_cast<float>(fn(float{}))); });
       return;
+    case kFloat16:  // drawn as float32, then rounded
+      fill_in_memory_order<Half>(self, [&] { return Half(static_cast<float>(fn(float{}))); });
+      return;
     case kUInt8:
     case kInt8:
     case kInt16:
@@ -335,9 +338,12 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> genera
   std::lock_guard<std::mutex> lock(g.mutex());
   if (numel() >= 16 && is_contiguous()) {
     // The batched path fills a contiguous buffer; copy_ takes it to views, devices and graphs.
-    const bool direct = is_cpu() && !requires_grad();
-    Tensor out = direct ? *this : raw_empty(sizes(), scalar_type(), Device(kCPU));
-    if (scalar_type() == kFloat32)
+    // bfloat16 and float16 draw float32 values and round them: PyTorch 2's numbers wherever numel is
+    // a multiple of 16 (its last block of 16 otherwise differs).
+    const bool reduced = is_reduced_floating_point(scalar_type());
+    const bool direct = is_cpu() && !requires_grad() && !reduced;
+    Tensor out = direct ? *this : raw_empty(sizes(), reduced ? kFloat32 : scalar_type(), Device(kCPU));
+    if (out.scalar_type() == kFloat32)
       normal_fill<float>(out.data_ptr<float>(), numel(), float(mean), float(std), g);
     else
       normal_fill<double>(out.data_ptr<double>(), numel(), mean, std, g);
@@ -412,6 +418,9 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
         break;
       case kBFloat16:
         to_inclusive = uint64_t(1) << 8;
+        break;
+      case kFloat16:
+        to_inclusive = uint64_t(1) << 11;
         break;
       case kUInt8:
         to_inclusive = 255;
@@ -647,7 +656,7 @@ void multinomial_rows(const Tensor& probs, int64_t num_samples, bool replacement
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, OptGenerator generator) {
   check_probabilities(probs, num_samples, replacement);
   Tensor p = probs.detach().to(Device(kCPU)).contiguous();
-  if (p.scalar_type() == kBFloat16) p = p.to(kFloat32);  // bf16 probabilities are sampled in float32
+  if (is_reduced_floating_point(p.scalar_type())) p = p.to(kFloat32);  // sampled in float32
   std::vector<int64_t> out_sizes =
       probs.dim() == 2 ? std::vector<int64_t>{probs.size(0), num_samples} : std::vector<int64_t>{num_samples};
   Tensor out = raw_empty(out_sizes, kInt64, Device(kCPU), "multinomial");

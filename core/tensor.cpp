@@ -129,6 +129,7 @@ Scalar Tensor::item() const {
     case kBool:
       return static_cast<bool>(to_vector<bool>()[0]);
     case kBFloat16:
+    case kFloat16:
       return to_vector<double>()[0];
     case kUInt8:
     case kInt8:
@@ -196,6 +197,7 @@ EMBER_INSTANTIATE(double)
 EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(bool)
 EMBER_INSTANTIATE(BFloat16)
+EMBER_INSTANTIATE(Half)
 EMBER_INSTANTIATE(uint8_t)
 EMBER_INSTANTIATE(int8_t)
 EMBER_INSTANTIATE(int16_t)
@@ -363,10 +365,11 @@ Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int6
 }
 
 Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {
-  // bfloat16 is a CPU dtype (issue 21): say so here, where every tensor is allocated, rather than
-  // in the dtype switch of each CUDA kernel.
-  EMBER_CHECK(dtype != kBFloat16 || device.is_cpu(),
-              "{}: bfloat16 tensors are supported on the CPU only, not on {} (use float32 there)", op, device.str());
+  // bfloat16 and float16 are CPU dtypes (issue 21, 33): say so here, where every tensor is allocated,
+  // rather than in the dtype switch of each CUDA kernel.
+  EMBER_CHECK(!is_reduced_floating_point(dtype) || device.is_cpu(),
+              "{}: {} tensors are supported on the CPU only, not on {} (use float32 there)", op, dtype_name(dtype),
+              device.str());
   EMBER_CHECK(!is_narrow_integer(dtype) || device.is_cpu(),
               "{}: {} tensors are supported on the CPU only, not on {} yet (convert to int64 or float32 first)", op,
               dtype_name(dtype), device.str());

@@ -56,6 +56,7 @@ std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
   if (name == "I64") return kInt64;
   if (name == "BOOL") return kBool;
   if (name == "BF16") return kBFloat16;
+  if (name == "F16") return kFloat16;
   if (name == "U8") return kUInt8;
   if (name == "I8") return kInt8;
   if (name == "I16") return kInt16;
@@ -64,8 +65,7 @@ std::optional<ScalarType> dtype_from_safetensors(const std::string& name) {
 }
 
 bool is_known_unsupported_dtype(const std::string& name) {
-  static const std::set<std::string> names = {"F16", "F8_E4M3", "F8_E5M2", "I8",  "U8", "I16",
-                                              "U16", "I32",     "U32",     "U64", "C64"};
+  static const std::set<std::string> names = {"F8_E4M3", "F8_E5M2", "U16", "U32", "U64", "C64"};
   return names.count(name) > 0;
 }
 
@@ -220,6 +220,8 @@ std::string safetensors_dtype(ScalarType dtype) {
       return "BOOL";
     case kBFloat16:
       return "BF16";
+    case kFloat16:
+      return "F16";
     case kUInt8:
       return "U8";
     case kInt8:
@@ -339,8 +341,8 @@ Entry parse_entry(const std::string& name, const ordered_json& info, const std::
   const std::string dts = dt.get<std::string>();
   std::optional<ScalarType> dtype = dtype_from_safetensors(dts);
   EMBER_CHECK(dtype || !is_known_unsupported_dtype(dts),
-              "{}: dtype {} is not supported by Ember (it reads F32, F64, I64, BOOL and BF16)", where, dts);
-  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, I64, BOOL or BF16)", where, excerpt(dts));
+              "{}: dtype {} is not supported by Ember (it reads F32, F64, F16, BF16, I64, I32, I16, I8, U8 and BOOL)", where, dts);
+  EMBER_CHECK(dtype.has_value(), "{}: unknown dtype '{}' (expected F32, F64, F16, BF16, I64, I32, I16, I8, U8 or BOOL)", where, excerpt(dts));
 
   const ordered_json& sh = info["shape"];
   EMBER_CHECK(sh.is_array(), "{}: shape must be a list of sizes, got {}", where, json_excerpt(sh));

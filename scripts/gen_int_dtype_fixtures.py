@@ -11,7 +11,7 @@ import torch
 
 from fixture_common import FIXTURES, encode, write
 
-DTYPES = ["float32", "float64", "int64", "bool", "bfloat16", "uint8", "int8", "int16", "int32"]
+DTYPES = ["float32", "float64", "int64", "bool", "bfloat16", "uint8", "int8", "int16", "int32", "float16"]
 T = lambda name: getattr(torch, name)
 
 U8 = torch.tensor([[0, 7, 200, 255], [13, 128, 99, 1]], dtype=torch.uint8)

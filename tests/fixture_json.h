@@ -34,6 +34,7 @@ inline ScalarType dtype_from_name(const std::string& name) {
   if (name == "float64") return kFloat64;
   if (name == "int64") return kInt64;
   if (name == "bfloat16") return kBFloat16;
+  if (name == "float16") return kFloat16;
   if (name == "uint8") return kUInt8;
   if (name == "int8") return kInt8;
   if (name == "int16") return kInt16;

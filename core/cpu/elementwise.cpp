@@ -267,7 +267,7 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
     unary(op, out64, int64_copy(*this, in));
     return narrow_back(*this, out, out64);
   }
-  if (any_bfloat16({&out, &in}) && float32_or_bfloat16({&out, &in})) {
+  if (any_reduced_float({&out, &in}) && float32_or_bfloat16({&out, &in})) {
     switch (op) {
 #define EMBER_UNARY_CASE(Name, ...) \
   case UnaryOp::Name:               \
@@ -276,7 +276,7 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in) {
 #undef EMBER_UNARY_CASE
     }
   }
-  if (any_bfloat16({&out, &in})) {  // computed in float32, rounded once (core/cpu/bfloat16_float.h)
+  if (any_reduced_float({&out, &in})) {  // computed in float32, rounded once (core/cpu/bfloat16_float.h)
     Tensor out_f = float32_buffer(out);
     unary(op, out_f, float32_copy(*this, in));
     return round_back(*this, out, out_f);
@@ -298,7 +298,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
     binary(op, out64, int64_copy(*this, a), int64_copy(*this, b));
     return narrow_back(*this, out, out64);
   }
-  if (any_bfloat16({&out, &a, &b}) && float32_or_bfloat16({&out, &a, &b}) && !returns_bool(op)) {
+  if (any_reduced_float({&out, &a, &b}) && float32_or_bfloat16({&out, &a, &b}) && !returns_bool(op)) {
     using T = float;  // the result type R of the ops below
     switch (op) {
 #define EMBER_BINARY_CASE(Name, name, expr, R)                               \
@@ -310,7 +310,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
 #undef EMBER_BINARY_CASE
     }
   }
-  if (any_bfloat16({&out, &a, &b})) {
+  if (any_reduced_float({&out, &a, &b})) {
     Tensor out_f = float32_buffer(out);
     binary(op, out_f, float32_copy(*this, a), float32_copy(*this, b));
     return round_back(*this, out, out_f);

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "core/blas_layout.h"
+#include "core/cpu/bfloat16_float.h"
 #include "core/cpu/cpu_backend.h"
 #include "core/cpu/gemm_bf16.h"
 #include "core/shape.h"
@@ -141,6 +142,12 @@ void matmul_into(CpuBackend& cpu, const Tensor& out, const Tensor& a_in, const T
   if (K == 0) {
     if (!add) cpu.fill(out, 0);
     return;
+  }
+  if (out.dtype() == kFloat16) {  // float32 sums of widened operands, rounded once (as PyTorch 2's CPU)
+    Tensor out_f = raw_empty(out.sizes(), kFloat32, out.device());
+    if (add) cpu.copy(out_f, out);
+    matmul_into(cpu, out_f, float32_copy(cpu, a_in), float32_copy(cpu, b_in), add);
+    return round_back(cpu, out, out_f);
   }
   auto layout = [](const Tensor& t) {
     return cblas_operand(t.sizes()[1], t.sizes()[2], t.strides()[1], t.strides()[2]);

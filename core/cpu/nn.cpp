@@ -47,10 +47,37 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void softmax_row_f3
   for (int64_t c = 0; c < C; ++c) y[c] *= inv;
 }
 
+// log-softmax of bf16 or f16 rows as PyTorch 2's CPU kernel over the last dim: in float32, except
+// that the sum of exponentials and its log are each rounded to the row's dtype before the log and
+// the subtraction (exactly its numbers: 0 of 2368 differ, where rounding once differs in 7%).
+void log_softmax_reduced_rows(const Tensor& out_f, const Tensor& in_f, ScalarType dtype) {
+  auto round_to_dtype = [dtype](float v) {
+    return dtype == kBFloat16 ? static_cast<float>(BFloat16(v)) : static_cast<float>(Half(v));
+  };
+  const int64_t C = in_f.dim() ? in_f.sizes().back() : 1, rows = C ? in_f.numel() / C : 0;
+  const float* x = in_f.data_ptr<float>();
+  float* y = out_f.data_ptr<float>();
+#pragma omp parallel for if (rows * C >= kParallelGrain)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * C;
+    float* yr = y + r * C;
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < C; ++c) mx = xr[c] > mx ? xr[c] : mx;
+    if (mx == -INFINITY) mx = 0;  // a fully masked row
+    float sum = 0;
+    for (int64_t c = 0; c < C; ++c) sum += std::exp(xr[c] - mx);
+    const float lse = round_to_dtype(std::log(round_to_dtype(sum)));
+    for (int64_t c = 0; c < C; ++c) yr[c] = (xr[c] - mx) - lse;
+  }
+}
+
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
-  if (any_bfloat16({&out, &in})) {  // in float32, rounded once (core/cpu/bfloat16_float.h)
+  if (any_reduced_float({&out, &in})) {  // in float32, rounded once (core/cpu/bfloat16_float.h)
     Tensor out_f = float32_buffer(out);
-    softmax(out_f, float32_copy(*this, in), log);
+    if (log && is_reduced_floating_point(in.dtype()))
+      log_softmax_reduced_rows(out_f, float32_copy(*this, in), in.dtype());
+    else
+      softmax(out_f, float32_copy(*this, in), log);
     return round_back(*this, out, out_f);
   }
   dispatch_floating(in.dtype(), log ? "log_softmax" : "softmax", [&]<typename T>() {
@@ -88,7 +115,7 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
 // softmax:     din = y * (dout - sum(dout * y))
 // log_softmax: din = dout - exp(y) * sum(dout)
 void CpuBackend::softmax_backward(const Tensor& din, const Tensor& dout, const Tensor& out, bool log) {
-  if (any_bfloat16({&din, &dout, &out})) {
+  if (any_reduced_float({&din, &dout, &out})) {
     Tensor din_f = float32_buffer(din);
     softmax_backward(din_f, float32_copy(*this, dout), float32_copy(*this, out), log);
     return round_back(*this, din, din_f);

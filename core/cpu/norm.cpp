@@ -117,7 +117,7 @@ void backward_row(T* dx, T* pdw, T* pdb, const T* g, const T* x, const T* w, T m
 
 bool CpuBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,
                             const Tensor& weight, const Tensor& bias, double eps) {
-  if (any_bfloat16({&out, &in, &weight, &bias})) {  // in float32, rounded once (core/cpu/bfloat16_float.h)
+  if (any_reduced_float({&out, &in, &weight, &bias})) {  // in float32, rounded once (core/cpu/bfloat16_float.h)
     Tensor out_f = float32_buffer(out), mean_f = float32_buffer(mean), rstd_f = float32_buffer(rstd);
     layer_norm(out_f, mean_f, rstd_f, float32_copy(*this, in), float32_copy(*this, weight), float32_copy(*this, bias),
                eps);
@@ -142,7 +142,7 @@ bool CpuBackend::layer_norm(const Tensor& out, const Tensor& mean, const Tensor&
 
 bool CpuBackend::layer_norm_backward(const Tensor& din, const Tensor& dweight, const Tensor& dbias, const Tensor& dout,
                                      const Tensor& in, const Tensor& mean, const Tensor& rstd, const Tensor& weight) {
-  if (any_bfloat16({&dout, &in, &weight})) {
+  if (any_reduced_float({&dout, &in, &weight})) {
     Tensor din_f = float32_buffer(din), dweight_f = float32_buffer(dweight), dbias_f = float32_buffer(dbias);
     layer_norm_backward(din_f, dweight_f, dbias_f, float32_copy(*this, dout), float32_copy(*this, in),
                         float32_copy(*this, mean), float32_copy(*this, rstd), float32_copy(*this, weight));

@@ -213,7 +213,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, IntArr
     if (op == ReduceOp::All) return reduce_loop<bool, bool, MinR<bool>>(out, b, dims);
     return reduce_loop<bool, bool, MaxR<bool>>(out, b, dims);
   }
-  if (any_bfloat16({&out, &in})) {  // accumulated in float32, rounded once (core/cpu/bfloat16_float.h)
+  if (any_reduced_float({&out, &in})) {  // accumulated in float32, rounded once (core/cpu/bfloat16_float.h)
     Tensor out_f = float32_buffer(out);
     if (op == ReduceOp::Sum && in.dtype() == kBFloat16 && sums_leading_dims(out, in, dims))
       sum_leading_rows_bf16(out_f.data_ptr<float>(), in.data_ptr<BFloat16>(), in.numel() / out.numel(), out.numel());
@@ -242,6 +242,11 @@ void CpuBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& ind
     Tensor values64 = int64_buffer(values);
     arg_reduce(is_max, values64, indices, int64_copy(*this, in), dim);
     return narrow_back(*this, values, values64);
+  }
+  if (any_reduced_float({&values, &in})) {  // exact: widening to float32 keeps every value and the order
+    Tensor values_f = float32_buffer(values);
+    arg_reduce(is_max, values_f, indices, float32_copy(*this, in), dim);
+    return round_back(*this, values, values_f);
   }
   dispatch(in.dtype(), is_max ? "max" : "min", [&]<typename T>() {
     const int64_t len = in.sizes()[dim], step = in.strides()[dim] * static_cast<int64_t>(sizeof(T));

@@ -155,8 +155,8 @@ TEST_F(Safetensors, BadFilesGiveClearErrors) {
   EXPECT_THROWS_WITH(load_bytes(file_bytes("[1, 2]", "")), "the header must be a JSON object, got array");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"Q8","shape":[2],"data_offsets":[0,8]})")),
                      "tensor 'w': unknown dtype 'Q8'");
-  EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F16","shape":[4],"data_offsets":[0,8]})")),
-                     "tensor 'w': dtype F16 is not supported by Ember");
+  EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"U16","shape":[4],"data_offsets":[0,8]})")),
+                     "tensor 'w': dtype U16 is not supported by Ember");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[2]})")),
                      "tensor 'w': the field \"data_offsets\" is missing");
   EXPECT_THROWS_WITH(load_bytes(one(R"({"dtype":"F32","shape":[-2],"data_offsets":[0,8]})")),

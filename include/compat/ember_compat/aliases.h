@@ -52,6 +52,7 @@ using ember::one_hot;
 namespace c10 {
 using Error = ember::Error;
 using BFloat16 = ember::BFloat16;  // libtorch's bfloat16 element type (at::BFloat16 is ember's, through at)
+using Half = ember::Half;          // libtorch's float16 element type, likewise
 using ember::ArrayRef;
 using ember::IntArrayRef;
 using ember::kStrided;
@@ -206,6 +207,8 @@ class TypeMeta {
         return "bool";
       case ember::kBFloat16:
         return "c10::BFloat16";
+      case ember::kFloat16:
+        return "c10::Half";
       case ember::kUInt8:
         return "unsigned char";
       case ember::kInt8:

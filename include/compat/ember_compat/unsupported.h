@@ -8,29 +8,29 @@
 
 namespace torch {
 
-// A dtype Ember lacks. The conversion (to TensorOptions, as torch::ones({2}, torch::kHalf) or
-// x.to(torch::kHalf) need) is what fails, so merely including this header costs nothing.
+// A dtype Ember lacks. The conversion (to TensorOptions, as torch::ones({2}, torch::kComplexFloat)
+// or x.to(torch::kComplexFloat) need) is what fails, so merely including this header costs nothing.
 #define EMBER_TORCH_UNSUPPORTED_DTYPE(name)                                                                        \
   template <typename = void>                                                                                       \
   struct name##_is_not_supported {                                                                                 \
     operator TensorOptions() const {                                                                               \
-      static_assert(compat_detail::always_false<name##_is_not_supported>,                                          \
-                    "torch::" #name                                                                                \
-                    ": Ember has kFloat32, kFloat64, kBFloat16, kInt64, kInt32, kInt16, kInt8, kUInt8 and kBool"); \
+      static_assert(                                                                                               \
+          compat_detail::always_false<name##_is_not_supported>,                                                    \
+          "torch::" #name                                                                                          \
+          ": Ember has kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kInt16, kInt8, kUInt8 and kBool"); \
       std::terminate();                                                                                            \
     }                                                                                                              \
     /* as a ScalarType too: torch::dtype(torch::kInt32), x.scalar_type() == torch::kInt32 */                       \
     operator ScalarType() const {                                                                                  \
-      static_assert(compat_detail::always_false<name##_is_not_supported>,                                          \
-                    "torch::" #name                                                                                \
-                    ": Ember has kFloat32, kFloat64, kBFloat16, kInt64, kInt32, kInt16, kInt8, kUInt8 and kBool"); \
+      static_assert(                                                                                               \
+          compat_detail::always_false<name##_is_not_supported>,                                                    \
+          "torch::" #name                                                                                          \
+          ": Ember has kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kInt16, kInt8, kUInt8 and kBool"); \
       std::terminate();                                                                                            \
     }                                                                                                              \
   };                                                                                                               \
   inline constexpr name##_is_not_supported<> name {}
 
-EMBER_TORCH_UNSUPPORTED_DTYPE(kHalf);
-EMBER_TORCH_UNSUPPORTED_DTYPE(kFloat16);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexFloat);
 EMBER_TORCH_UNSUPPORTED_DTYPE(kComplexDouble);
 #undef EMBER_TORCH_UNSUPPORTED_DTYPE

@@ -26,7 +26,7 @@
 //   aten_out.h        the out= forms (sort_out, cat_out, where_out...) of the functions above
 //   aten_out_factories.h  the factories' and random draws' out= forms (zeros_out, arange_out, rand_out)
 //   serialization.h   torch::save / torch::load (safetensors files)
-//   unsupported.h     compile-time errors for what Ember lacks (kHalf, complex dtypes, TorchScript)
+//   unsupported.h     compile-time errors for what Ember lacks (complex dtypes, TorchScript)
 #pragma once
 
 #include "ember_compat/aliases.h"
