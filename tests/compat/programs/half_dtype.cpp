@@ -11,7 +11,7 @@ int main() {
   torch::Tensor w = torch::tensor({{1.5, -2.25, 0.1}, {65504.0, 65520.0, 1e-8}});
   torch::Tensor h = w.to(torch::kHalf);
   std::cout << h << std::endl;
-  std::cout << (h.scalar_type() == torch::kFloat16) << " " << h.dtype() << " " << h.element_size() << std::endl;
+  std::cout << (h.scalar_type() == torch::kFloat16) << " " << h.element_size() << std::endl;
   std::cout << h.to(torch::kFloat) << std::endl;
   const at::Half* p = h.data_ptr<at::Half>();
   std::cout << static_cast<float>(p[2]) << " " << static_cast<float>(p[4]) << std::endl;
