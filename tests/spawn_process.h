@@ -54,8 +54,18 @@ inline pid_t spawn_logged(const std::string& program, const std::vector<std::str
   return pid;
 }
 
+// wait_exit's answer for a program that never started (spawn_logged's -1).
+inline constexpr int kNotStarted = -3;
+
+// kill(pid, sig) for a program spawn_logged started; nothing for its -1, which kill() would read
+// as "every process this user may signal" (the test runner's shell and build included).
+inline void signal_child(pid_t pid, int sig) {
+  if (pid > 0) kill(pid, sig);
+}
+
 // The exit code, 128 + the signal when a signal ended it, or kTimedOut (then it is killed).
 inline int wait_exit(pid_t pid, double timeout_s) {
+  if (pid <= 0) return kNotStarted;  // waitpid(-1) would wait for any child
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {

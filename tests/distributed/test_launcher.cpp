@@ -68,7 +68,7 @@ pid_t pid_in(const fs::path& path) {
   return text.find('\n') == std::string::npos ? 0 : std::atoi(text.c_str());
 }
 
-bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+bool alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }  // pid 0 would ask about our own group
 
 // Forwarded SIGTERM used to be the end of it: a rank that ignores it kept the launcher (and its
 // peers, in a collective) waiting forever. Now --grace seconds later the rank is killed, with the
@@ -86,7 +86,7 @@ TEST(Launcher, KillsARankThatIgnoresSigtermAfterTheGrace) {
   const pid_t sleeper = pid_in(pid_file);
   ASSERT_GT(sleeper, 0) << slurp(dir / "launcher.log");
   const auto t0 = std::chrono::steady_clock::now();
-  kill(launcher, SIGTERM);
+  ember::test::signal_child(launcher, SIGTERM);
   const int code = wait_for(launcher, 20);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string output = slurp(dir / "launcher.log");

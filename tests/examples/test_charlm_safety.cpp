@@ -35,6 +35,7 @@ const std::vector<std::string> kSmall = {"--n_layer",    "1", "--n_head",     "2
                                          "--block_size", "8", "--batch_size", "4", "--eval_iters", "3",
                                          "--threads",    "1"};
 using test::kTimedOut;
+using test::signal_child;
 
 // A running ember-charlm whose stdout and stderr go to `log`.
 struct Child {
@@ -264,7 +265,7 @@ TEST(CharLMSafety, OneRunPerOutDir) {
   ASSERT_TRUE(wait_until([&] { return fs::exists(out / "ckpt.safetensors"); }));
   EXPECT_FAILS_WITH(run(resume_args(dir, out, {})), fmt::format("(pid {}) is training in", first.pid));
   EXPECT_FAILS_WITH(run(train_args(dir, out, {"--overwrite"})), fmt::format("(pid {})", first.pid));
-  kill(first.pid, SIGTERM);
+  signal_child(first.pid, SIGTERM);
   EXPECT_EQ(wait_for(first), 128 + SIGTERM) << read_file(first.log);
   fs::remove_all(dir);
 }
@@ -275,7 +276,7 @@ TEST(CharLMSafety, SigtermSavesLikeCtrlC) {
   const fs::path out = dir / "run";
   Child c = start(train_args(dir, out, {"--max_iters", "1000000", "--eval_interval", "5"}), dir / "term.log");
   ASSERT_TRUE(wait_until([&] { return fs::exists(out / "ckpt.safetensors"); }));
-  kill(c.pid, SIGTERM);
+  signal_child(c.pid, SIGTERM);
   EXPECT_EQ(wait_for(c, 20), 128 + SIGTERM);
   const std::string said = read_file(dir / "term.log");
   EXPECT_NE(said.find("interrupted by SIGTERM at step"), std::string::npos) << said;
@@ -296,9 +297,9 @@ TEST(CharLMSafety, SecondSignalQuitsAtOnceWithoutSaving) {
                      dir / "slow.log");
   ASSERT_TRUE(wait_until([&] { return read_file(out / ".lock") == std::to_string(slow.pid) + "\n"; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  kill(slow.pid, SIGINT);
+  signal_child(slow.pid, SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  kill(slow.pid, SIGINT);
+  signal_child(slow.pid, SIGINT);
   EXPECT_EQ(wait_for(slow, 10), 128 + SIGINT) << read_file(dir / "slow.log");
   EXPECT_NE(read_file(dir / "slow.log").find("quitting without saving"), std::string::npos)
       << read_file(dir / "slow.log");
@@ -386,7 +387,7 @@ TEST(CharLMSafety, SurvivesSigkillAtAnyMoment) {
                      "--max_iters", "1000000", "--eval_interval", "2"},
                     dir / "kill.log");
     std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 400000)(rng)));
-    kill(c.pid, SIGKILL);
+    signal_child(c.pid, SIGKILL);
     wait_for(c);
     temporaries_seen += static_cast<int>(temporaries(out).size());
     EXPECT_EQ(read_file(dir / "kill.log").find("error:"), std::string::npos) << read_file(dir / "kill.log");
@@ -496,7 +497,7 @@ TEST(CharLMSafety, SigtermStopsInsideAnEvalAndInsideAStep) {
             dir / "step.log");
   ASSERT_TRUE(wait_for_output(dir / "step.log", "step 0: train loss")) << read_file(dir / "step.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  kill(step.pid, SIGTERM);
+  signal_child(step.pid, SIGTERM);
   EXPECT_EQ(wait_for(step, 5), 128 + SIGTERM) << read_file(dir / "step.log");
   EXPECT_NE(read_file(dir / "step.log").find("interrupted by SIGTERM at step 0: no step ran, nothing saved"),
             std::string::npos)
@@ -509,7 +510,7 @@ TEST(CharLMSafety, SigtermStopsInsideAnEvalAndInsideAStep) {
   ASSERT_EQ(run(train_args(dir, out, cat(shape, {"--max_iters", "2"}))).status, 0);
   Child eval = start(resume_args(dir, out, {"--max_iters", "4", "--eval_iters", "10000"}), dir / "eval.log");
   ASSERT_TRUE(wait_for_output(dir / "eval.log", "step 4/4")) << read_file(dir / "eval.log");
-  kill(eval.pid, SIGTERM);
+  signal_child(eval.pid, SIGTERM);
   EXPECT_EQ(wait_for(eval, 5), 128 + SIGTERM) << read_file(dir / "eval.log");
   EXPECT_NE(read_file(dir / "eval.log").find("interrupted by SIGTERM at step 4: saved"), std::string::npos)
       << read_file(dir / "eval.log");
