@@ -324,12 +324,16 @@ Tensor Tensor::logaddexp2(const Tensor& other) const {
                      return {g / ((b - a).exp2() + 1), g / ((a - b).exp2() + 1)};
                    });
 }
-// composed: x log(y), 0 where x == 0 (even where y is 0 or inf), NaN where y is NaN
+// composed: x log(y), 0 where x == 0 (even where y is 0, negative or inf), NaN where y is NaN. Only
+// those x == 0 whose log y is not finite are masked (elsewhere x log y is 0 already), so the
+// gradients at x == 0 are PyTorch's: log y for x, 0 for y.
 Tensor Tensor::xlogy(const Tensor& other) const {
   EMBER_TRACE_OP();
   const auto [x, y] = floating_pair(*this, other);
-  const Tensor value = ember::where(x.eq(0), wrap(x, 0.0), x * y.log());
-  return ember::where(y.isnan(), wrap(value, NAN), value);
+  const Tensor log_y = y.log();
+  const Tensor value = x * log_y;
+  const Tensor zero = x.eq(0).logical_and(log_y.isinf().logical_or(y.lt(0)));
+  return ember::where(zero, wrap(value, 0.0), value);
 }
 Tensor Tensor::xlogy(const Scalar& other) const { return xlogy(wrap(*this, other)); }
 // composed: pow in float64

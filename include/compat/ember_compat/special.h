@@ -1,0 +1,71 @@
+// <torch/torch.h>, part 6: torch::special and ATen's special_* functions, over Ember's
+// autograd/special.h (which says what is computed how, and what is missing):
+//
+//   torch::Tensor p = torch::special::ndtr(x);
+//   torch::Tensor q = at::special_log_ndtr(x);
+#pragma once
+
+#include <utility>
+
+#include "autograd/special.h"
+#include "ember_compat/aliases.h"
+
+namespace torch::special {
+using namespace ember::special;  // NOLINT: libtorch's namespace is exactly Ember's
+}  // namespace torch::special
+
+namespace ember::compat_aten {
+
+// at::special_name(args...) is torch::special::name(args...), overloads and defaults included.
+#define EMBER_ATEN_SPECIAL(name)                                                                     \
+  template <typename... Args>                                                                        \
+  auto special_##name(Args&&... args)->decltype(ember::special::name(std::forward<Args>(args)...)) { \
+    return ember::special::name(std::forward<Args>(args)...);                                        \
+  }
+EMBER_ATEN_SPECIAL(erfcx)
+EMBER_ATEN_SPECIAL(ndtr)
+EMBER_ATEN_SPECIAL(ndtri)
+EMBER_ATEN_SPECIAL(log_ndtr)
+EMBER_ATEN_SPECIAL(entr)
+EMBER_ATEN_SPECIAL(xlog1py)
+EMBER_ATEN_SPECIAL(xlogy)
+EMBER_ATEN_SPECIAL(i0)
+EMBER_ATEN_SPECIAL(i0e)
+EMBER_ATEN_SPECIAL(i1)
+EMBER_ATEN_SPECIAL(i1e)
+EMBER_ATEN_SPECIAL(chebyshev_polynomial_t)
+EMBER_ATEN_SPECIAL(chebyshev_polynomial_u)
+EMBER_ATEN_SPECIAL(chebyshev_polynomial_v)
+EMBER_ATEN_SPECIAL(chebyshev_polynomial_w)
+EMBER_ATEN_SPECIAL(shifted_chebyshev_polynomial_t)
+EMBER_ATEN_SPECIAL(shifted_chebyshev_polynomial_u)
+EMBER_ATEN_SPECIAL(shifted_chebyshev_polynomial_v)
+EMBER_ATEN_SPECIAL(shifted_chebyshev_polynomial_w)
+EMBER_ATEN_SPECIAL(hermite_polynomial_h)
+EMBER_ATEN_SPECIAL(hermite_polynomial_he)
+EMBER_ATEN_SPECIAL(laguerre_polynomial_l)
+EMBER_ATEN_SPECIAL(legendre_polynomial_p)
+EMBER_ATEN_SPECIAL(expit)
+EMBER_ATEN_SPECIAL(gammaln)
+EMBER_ATEN_SPECIAL(digamma)
+EMBER_ATEN_SPECIAL(psi)
+EMBER_ATEN_SPECIAL(polygamma)
+EMBER_ATEN_SPECIAL(multigammaln)
+EMBER_ATEN_SPECIAL(erf)
+EMBER_ATEN_SPECIAL(erfc)
+EMBER_ATEN_SPECIAL(erfinv)
+EMBER_ATEN_SPECIAL(exp2)
+EMBER_ATEN_SPECIAL(expm1)
+EMBER_ATEN_SPECIAL(log1p)
+EMBER_ATEN_SPECIAL(sinc)
+EMBER_ATEN_SPECIAL(round)
+EMBER_ATEN_SPECIAL(logit)
+EMBER_ATEN_SPECIAL(softmax)
+EMBER_ATEN_SPECIAL(log_softmax)
+#undef EMBER_ATEN_SPECIAL
+// A braced list of dims does not pass through a template: at::special_logsumexp(x, {1}).
+inline Tensor special_logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim = false) {
+  return ember::special::logsumexp(self, dims, keepdim);
+}
+
+}  // namespace ember::compat_aten
