@@ -58,7 +58,7 @@ std::tuple<Outs&...> assign_outs(const char* op, const Results& results, Outs&..
 }  // namespace detail
 
 // name_out(out, args...) and name_outf(args..., out) for at::name(args...): its overloads, defaults
-// and dtype rules are at::name's.
+// and dtype rules are at::name's. Left defined for the parts included after this one (special.h).
 #define EMBER_ATEN_OUT_OF(name)                                                                        \
   template <typename... Args>                                                                          \
   auto name##_out(Tensor& out, Args&&... args)                                                         \
@@ -182,7 +182,6 @@ EMBER_ATEN_OUT_OF(constant_pad_nd)
 EMBER_ATEN_OUT_OF(pixel_shuffle)
 EMBER_ATEN_OUT_OF(grid_sampler_2d)
 EMBER_ATEN_OUT_OF(grid_sampler_3d)
-#undef EMBER_ATEN_OUT_OF
 
 // cumsum_out and cumprod_out accumulate in out's dtype unless dtype is given, as libtorch's do.
 inline Tensor& cumsum_out(Tensor& out, const Tensor& self, int64_t dim,

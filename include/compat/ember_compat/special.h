@@ -9,6 +9,7 @@
 
 #include "autograd/special.h"
 #include "ember_compat/aliases.h"
+#include "ember_compat/aten_out.h"
 
 namespace torch::special {
 using namespace ember::special;  // NOLINT: libtorch's namespace is exactly Ember's
@@ -67,5 +68,55 @@ EMBER_ATEN_SPECIAL(log_softmax)
 inline Tensor special_logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim = false) {
   return ember::special::logsumexp(self, dims, keepdim);
 }
+// ATen's own name for the Bessel function, and its Tensor-less in-place form.
+inline Tensor i0(const Tensor& self) { return ember::special::i0(self); }
+inline Tensor& i0_(Tensor& self) { return self.copy_(ember::special::i0(self)); }
+
+// The out= forms (aten_out.h's rules: resized out, dtype checked, no autograd).
+#define EMBER_SPECIAL_OUT(name) EMBER_ATEN_OUT_OF(special_##name)
+EMBER_ATEN_OUT_OF(i0)
+EMBER_SPECIAL_OUT(erfcx)
+EMBER_SPECIAL_OUT(ndtr)
+EMBER_SPECIAL_OUT(ndtri)
+EMBER_SPECIAL_OUT(log_ndtr)
+EMBER_SPECIAL_OUT(entr)
+EMBER_SPECIAL_OUT(xlog1py)
+EMBER_SPECIAL_OUT(xlogy)
+EMBER_SPECIAL_OUT(i0)
+EMBER_SPECIAL_OUT(i0e)
+EMBER_SPECIAL_OUT(i1)
+EMBER_SPECIAL_OUT(i1e)
+EMBER_SPECIAL_OUT(chebyshev_polynomial_t)
+EMBER_SPECIAL_OUT(chebyshev_polynomial_u)
+EMBER_SPECIAL_OUT(chebyshev_polynomial_v)
+EMBER_SPECIAL_OUT(chebyshev_polynomial_w)
+EMBER_SPECIAL_OUT(shifted_chebyshev_polynomial_t)
+EMBER_SPECIAL_OUT(shifted_chebyshev_polynomial_u)
+EMBER_SPECIAL_OUT(shifted_chebyshev_polynomial_v)
+EMBER_SPECIAL_OUT(shifted_chebyshev_polynomial_w)
+EMBER_SPECIAL_OUT(hermite_polynomial_h)
+EMBER_SPECIAL_OUT(hermite_polynomial_he)
+EMBER_SPECIAL_OUT(laguerre_polynomial_l)
+EMBER_SPECIAL_OUT(legendre_polynomial_p)
+EMBER_SPECIAL_OUT(expit)
+EMBER_SPECIAL_OUT(gammaln)
+EMBER_SPECIAL_OUT(digamma)
+EMBER_SPECIAL_OUT(psi)
+EMBER_SPECIAL_OUT(polygamma)
+EMBER_SPECIAL_OUT(multigammaln)
+EMBER_SPECIAL_OUT(erf)
+EMBER_SPECIAL_OUT(erfc)
+EMBER_SPECIAL_OUT(erfinv)
+EMBER_SPECIAL_OUT(exp2)
+EMBER_SPECIAL_OUT(expm1)
+EMBER_SPECIAL_OUT(log1p)
+EMBER_SPECIAL_OUT(sinc)
+EMBER_SPECIAL_OUT(round)
+EMBER_SPECIAL_OUT(logit)
+EMBER_SPECIAL_OUT(softmax)
+EMBER_SPECIAL_OUT(log_softmax)
+EMBER_SPECIAL_OUT(logsumexp)
+#undef EMBER_SPECIAL_OUT
+#undef EMBER_ATEN_OUT_OF
 
 }  // namespace ember::compat_aten

@@ -23,6 +23,11 @@ int main() {
   torch::Tensor kappa = torch::tensor({0.0, 0.5, 3.0, 50.0}, torch::kDouble);
   std::cout << torch::special::i0(kappa) << std::endl << torch::special::i0e(kappa) << std::endl;
   std::cout << torch::special::i1(-kappa) << std::endl << at::special_i1e(kappa) << std::endl;
+  torch::Tensor out = torch::empty({0}, torch::kDouble);
+  torch::Tensor& same = at::special_ndtr_out(out, kappa - 1);
+  std::cout << out << std::endl << (&same == &out) << " " << at::i0(kappa).sum().item<double>() << std::endl;
+  at::special_chebyshev_polynomial_u_outf(kappa / 100, 3, out);
+  std::cout << out << std::endl;
 
   torch::Tensor u = torch::linspace(-1, 1, 5, torch::kDouble);
   std::cout << torch::special::chebyshev_polynomial_t(u, 3) << std::endl;
