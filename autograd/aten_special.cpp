@@ -588,19 +588,25 @@ double bessel_i(int nu, double x) {
 
 // ---- the orthogonal polynomials, as PyTorch 1.13's recurrences (ATen/native/Math.h) ----
 
-double chebyshev_t(double x, int64_t n) {
-  if (n < 0) return 0;
-  if (std::fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;
-  if (n > 6 && std::fabs(x) < 1) return std::cos(static_cast<double>(n) * std::acos(x));
+// The three-term recurrence the four Chebyshev kinds share: r_k = 2x r_{k-1} - r_{k-2} from
+// r_0 = 1 and r_1 = first (x, 2x, 2x - 1 and 2x + 1 for T, U, V and W), up to r_n.
+double chebyshev_recurrence(double x, double first, int64_t n) {
   if (n == 0) return 1;
-  if (n == 1) return x;
-  double p = 1, q = x, r = 0;
+  if (n == 1) return first;
+  double p = 1, q = first, r = 0;
   for (int64_t k = 2; k <= n; ++k) {
     r = (x + x) * q - p;
     p = q;
     q = r;
   }
   return r;
+}
+
+double chebyshev_t(double x, int64_t n) {
+  if (n < 0) return 0;
+  if (std::fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;
+  if (n > 6 && std::fabs(x) < 1) return std::cos(static_cast<double>(n) * std::acos(x));
+  return chebyshev_recurrence(x, x, n);
 }
 
 double chebyshev_u(double x, int64_t n) {
@@ -611,15 +617,7 @@ double chebyshev_u(double x, int64_t n) {
     if (std::sin(theta) != 0) return std::sin(static_cast<double>(n + 1) * theta) / std::sin(theta);
     return static_cast<double>(n + 1) * std::cos(static_cast<double>(n + 1) * theta) * x;
   }
-  if (n == 0) return 1;
-  if (n == 1) return x + x;
-  double p = 1, q = x + x, r = 0;
-  for (int64_t k = 2; k <= n; ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return chebyshev_recurrence(x, x + x, n);
 }
 
 double chebyshev_v(double x, int64_t n) {
@@ -634,15 +632,7 @@ double chebyshev_v(double x, int64_t n) {
     if (std::sin(theta / 2) != 1) return std::cos((static_cast<double>(n) + 0.5) * theta) / std::cos(theta / 2);
     return n % 2 == 0 ? odd : -odd;
   }
-  if (n == 0) return 1;
-  if (n == 1) return x + x - 1;
-  double p = 1, q = x + x - 1, r = 0;
-  for (int64_t k = 2; k <= n; ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return chebyshev_recurrence(x, x + x - 1, n);
 }
 
 double chebyshev_w(double x, int64_t n) {
@@ -658,15 +648,7 @@ double chebyshev_w(double x, int64_t n) {
     if (x > 0) return odd;
     return n % 2 == 0 ? 1 : -1;
   }
-  if (n == 0) return 1;
-  if (n == 1) return x + x + 1;
-  double p = 1, q = x + x + 1, r = 0;
-  for (int64_t k = 2; k <= n; ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return chebyshev_recurrence(x, x + x + 1, n);
 }
 
 double hermite_h(double x, int64_t n) {
