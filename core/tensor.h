@@ -831,6 +831,22 @@ class Tensor {
   std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor hardshrink(const Scalar& lambd = 0.5) const;  // x where |x| > lambd, else 0
   Tensor prelu(const Tensor& weight) const;            // max(0, x) + weight * min(0, x), weight per channel (dim 1)
+  // Linear algebra (autograd/linalg.h has the functions, torch.linalg's and ATen's; bodies in
+  // autograd/linalg_ops.cpp). Square matrices over leading batch dims, float32 and float64.
+  Tensor det() const;
+  Tensor logdet() const;
+  std::tuple<Tensor, Tensor> slogdet() const;
+  Tensor inverse() const;
+  Tensor cholesky(bool upper = false) const;
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
+  Tensor cholesky_inverse(bool upper = false) const;
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  Tensor pinverse(double rcond = 1e-15) const;
+  Tensor matrix_power(int64_t n) const;
+  Tensor matrix_exp() const;
+  std::tuple<Tensor, Tensor> triangular_solve(const Tensor& A, bool upper = true, bool transpose = false,
+                                              bool unitriangular = false) const;
 
  private:
   TensorImpl* impl() const {
