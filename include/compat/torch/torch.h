@@ -26,6 +26,7 @@
 //   aten_out.h        the out= forms (sort_out, cat_out, where_out...) of the functions above
 //   aten_out_factories.h  the factories' and random draws' out= forms (zeros_out, arange_out, rand_out)
 //   serialization.h   torch::save / torch::load (safetensors files)
+//   linalg.h          torch::linalg and at::linalg_* (autograd/linalg.h)
 //   special.h         torch::special and at::special_* (autograd/special.h)
 //   unsupported.h     compile-time errors for what Ember lacks (complex dtypes, TorchScript)
 #pragma once
@@ -35,6 +36,7 @@
 #include "ember_compat/functional.h"
 #include "ember_compat/aten_out.h"
 #include "ember_compat/aten_out_factories.h"
+#include "ember_compat/linalg.h"
 #include "ember_compat/serialization.h"
 #include "ember_compat/special.h"
 #include "ember_compat/unsupported.h"
