@@ -363,13 +363,13 @@ Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left,
 
 // ---- LU ----
 
-std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot) {
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
   EMBER_TRACE_OP();
   check_matrix(A, "torch.lu_factor");
   check_floating(A, "torch.lu_factor");
   EMBER_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), batches = batch_count(A);
-  return by_dtype(A.dtype(), [&](auto t) {
+  auto result = by_dtype(A.dtype(), [&](auto t) {
     using T = decltype(t);
     std::vector<T> a = column_major<T>(A);
     std::vector<int> pivots, infos;
@@ -377,8 +377,17 @@ std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot) {
     std::vector<int64_t> pivot_shape = batch_shape(A);
     pivot_shape.push_back(k);
     return std::make_tuple(from_column_major(a, batch_shape(A), m, n, A.device()),
-                           from_values(pivots, pivot_shape, A.device()).to(kInt32));
+                           from_values(pivots, pivot_shape, A.device()).to(kInt32),
+                           from_values(infos, batch_shape(A), A.device()).to(kInt32));
   });
+  if (check_errors) throw_on_info(A, std::get<2>(result), "torch.linalg.lu_factor_ex", singular_inverse);
+  return result;
+}
+
+// A singular matrix factors (U has a zero on its diagonal); lu_factor reports it as PyTorch does.
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot) {
+  auto [LU, pivots, info] = lu_factor_ex(A, pivot, false);
+  return {LU, pivots};
 }
 
 namespace {

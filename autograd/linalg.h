@@ -37,6 +37,7 @@ std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left 
 Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true, bool unitriangular = false);
 // LU with partial pivoting: (LU packed, int32 1-based pivots) and the unpacked (P, L, U).
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot = true);
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot = true);
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
 
@@ -85,6 +86,10 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor diagonal(const Tensor& A, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);  // x^0, x^1, ..., x^(N-1)
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+// The inverse of A read as a matrix (prod(shape[:ind]), prod(shape[ind:])), shaped shape[ind:] + shape[:ind].
+Tensor tensorinv(const Tensor& A, int64_t ind = 2);
+// X with tensordot(A, X, X.dim()) = B; `dims` of A are moved to the end first.
+Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<std::vector<int64_t>> dims = std::nullopt);
 
 // libtorch's spellings in torch::linalg (linalg_det, linalg_norm).
 inline Tensor linalg_det(const Tensor& A) { return det(A); }

@@ -287,6 +287,34 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N) {
 
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) { return ember::linalg_cross(a, b, dim); }
 
+Tensor tensorinv(const Tensor& A, int64_t ind) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(ind > 0, "Expected a strictly positive integer for 'ind', but got {}", ind);
+  const std::vector<int64_t> shape = A.sizes().vec();
+  EMBER_CHECK(ind <= A.dim(), "Expected a strictly positive integer for 'ind', but got {}", ind);
+  int64_t rows = 1;
+  for (int64_t i = 0; i < ind; ++i) rows *= shape[i];
+  std::vector<int64_t> result_shape(shape.begin() + ind, shape.end());
+  result_shape.insert(result_shape.end(), shape.begin(), shape.begin() + ind);
+  EMBER_CHECK(rows * rows == A.numel(),
+              "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {} != {}",
+              A.numel() / rows, rows);
+  return inv(A.reshape({rows, rows})).reshape(result_shape);
+}
+
+Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<std::vector<int64_t>> dims) {
+  EMBER_TRACE_OP();
+  Tensor a = A;
+  if (dims && !dims->empty()) {
+    std::vector<int64_t> to;
+    for (size_t i = 0; i < dims->size(); ++i) to.push_back(A.dim() - static_cast<int64_t>(dims->size()) + static_cast<int64_t>(i));
+    a = A.movedim(*dims, to);
+  }
+  const int64_t rows = B.numel();
+  const std::vector<int64_t> x_shape(a.sizes().begin() + B.dim(), a.sizes().end());
+  return solve(a.reshape({rows, a.numel() / std::max<int64_t>(rows, 1)}), B.reshape({rows})).reshape(x_shape);
+}
+
 }  // namespace ember::linalg
 
 namespace ember {

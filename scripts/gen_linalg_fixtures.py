@@ -141,6 +141,12 @@ case("linalg_diagonal", {"A": wave(2, 3, 3, dtype=f64)}, lambda A: L.diagonal(A,
 case("vander", {"x": wave(4, dtype=f64)}, lambda x: L.vander(x))
 case("vander_N", {"x": wave(2, 3, dtype=f64)}, lambda x: L.vander(x, N=5))
 case("vander_int", {"x": torch.tensor([1, 2, 3], dtype=torch.int64)}, lambda x: L.vander(x))
+case("tensorinv", {"A": (3 * torch.eye(24, dtype=f64) + wave(24, 24, dtype=f64, phase=0.2)).reshape(4, 6, 8, 3)},
+     lambda A: L.tensorinv(A, ind=2))
+case("tensorsolve", {"A": (3 * torch.eye(6, dtype=f64) + wave(6, 6, dtype=f64, phase=0.2)).reshape(2, 3, 6),
+                     "B": wave(2, 3, dtype=f64, phase=0.7)}, lambda A, B: L.tensorsolve(A, B))
+case("lu_factor_ex_info", {"A": torch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=f64)}, lambda A: L.lu_factor_ex(A)[2],
+     no_grad=("A",))
 
 if __name__ == "__main__":
     write(os.path.join(FIXTURES, "linalg.json"), CASES)

@@ -157,6 +157,9 @@ const std::map<std::string, Case>& cases() {
     t["vander"] = unary([](const Tensor& x) { return linalg::vander(x); }, "x");
     t["vander_N"] = unary([](const Tensor& x) { return linalg::vander(x, 5); }, "x");
     t["vander_int"] = unary([](const Tensor& x) { return linalg::vander(x); }, "x");
+    t["tensorinv"] = unary([](const Tensor& A) { return linalg::tensorinv(A, 2); });
+    t["tensorsolve"] = [](const NamedInputs& in) { return linalg::tensorsolve(in.at("A"), in.at("B")); };
+    t["lu_factor_ex_info"] = unary([](const Tensor& A) { return std::get<2>(linalg::lu_factor_ex(A)); });
     return t;
   }();
   return table;

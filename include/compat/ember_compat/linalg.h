@@ -34,6 +34,7 @@ EMBER_ATEN_LINALG(solve)
 EMBER_ATEN_LINALG(solve_ex)
 EMBER_ATEN_LINALG(solve_triangular)
 EMBER_ATEN_LINALG(lu_factor)
+EMBER_ATEN_LINALG(lu_factor_ex)
 EMBER_ATEN_LINALG(lu)
 EMBER_ATEN_LINALG(lu_solve)
 EMBER_ATEN_LINALG(cholesky)
@@ -52,6 +53,8 @@ EMBER_ATEN_LINALG(vecdot)
 EMBER_ATEN_LINALG(matmul)
 EMBER_ATEN_LINALG(diagonal)
 EMBER_ATEN_LINALG(vander)
+EMBER_ATEN_LINALG(tensorinv)
+EMBER_ATEN_LINALG(tensorsolve)
 #undef EMBER_ATEN_LINALG
 
 // The ones with a dims argument, written out so that a braced list ({0, 1}) still converts.
