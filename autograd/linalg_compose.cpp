@@ -42,7 +42,10 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
   EMBER_CHECK(A.size(-1) == A.size(-2),
               "linalg.matrix_power: A must be batches of square matrices, but they are {} by {} matrices", A.size(-2),
               A.size(-1));
-  if (n == 0) return identity_like(A).clone();
+  if (n == 0) {
+    // The identity, selected over A so that the result has a (zero) gradient, as PyTorch's copy does.
+    return where(ones(A.sizes(), A.options().dtype(kBool)), identity_like(A), A);
+  }
   Tensor base = n < 0 ? inv(A) : A;
   // Binary powering: the product of base^(2^i) over the set bits of |n|.
   uint64_t e = n < 0 ? static_cast<uint64_t>(-(n + 1)) + 1 : static_cast<uint64_t>(n);

@@ -376,7 +376,10 @@ Tensor Tensor::expand(IntArrayRef want) const {
       sz[d] = sizes()[d - lead];
     }
   Tensor v = kernel::broadcast_to(*this, sz);
-  if (!v.is_same(*this)) autograd::track_view(v, *this);
+  // Already of that shape: broadcast_to returned this tensor itself, which must not become the output
+  // of its own ExpandBackward0 (a leaf would lose its leafness and a double backward its gradients).
+  if (v.is_same(*this)) return v;
+  autograd::track_view(v, *this);
   if (any_requires_grad({this}))
     record("ExpandBackward0", v, {*this},
            [in = sizes().vec()](const Tensor& g) -> tensor_list { return {autograd::sum_to(g, in)}; });

@@ -190,6 +190,12 @@ Tensor square64(IntArrayRef batch, int64_t n, double phase = 0.0) {
   return wave64(sizes, phase) + 2 * eye(n, dtype(kFloat64));
 }
 
+// A full-rank (batch of) m x n matrix: wave values plus 2 on the main diagonal (a wave matrix alone
+// has rank 2 at most, since sin of a ramp obeys a two-term recurrence).
+Tensor rect64(IntArrayRef sizes, double phase = 0.0) {
+  return wave64(sizes, phase) + 2 * eye(sizes[sizes.size() - 2], sizes[sizes.size() - 1], dtype(kFloat64));
+}
+
 TEST(Linalg, GradcheckFloat64) {
   check_grad_cases({
       {"det", [](const tensor_list& x) { return linalg::det(x[0]); }, {square64({2}, 3)}},
@@ -211,23 +217,23 @@ TEST(Linalg, GradcheckFloat64) {
       {"solve_triangular_unit_right",
        [](const tensor_list& x) { return linalg::solve_triangular(x[0], x[1], false, false, true); },
        {square64({}, 3), wave64({2, 3}, 0.5)}},
-      {"qr", [](const tensor_list& x) { return pair(linalg::qr(x[0])); }, {wave64({4, 3})}},
+      {"qr", [](const tensor_list& x) { return pair(linalg::qr(x[0])); }, {rect64({4, 3})}},
       {"eigh", [](const tensor_list& x) { return eigh_invariant(linalg::eigh(x[0] + x[0].mT())); }, {wave64({3, 3})}},
       {"eigvalsh", [](const tensor_list& x) { return linalg::eigvalsh(x[0] + x[0].mT()); }, {wave64({2, 3, 3})}},
-      {"svd", [](const tensor_list& x) { return svd_invariant(linalg::svd(x[0], false)); }, {wave64({4, 3})}},
-      {"svd_wide", [](const tensor_list& x) { return svd_invariant(linalg::svd(x[0], false)); }, {wave64({2, 4})}},
-      {"svdvals", [](const tensor_list& x) { return linalg::svdvals(x[0]); }, {wave64({2, 3, 4})}},
+      {"svd", [](const tensor_list& x) { return svd_invariant(linalg::svd(x[0], false)); }, {rect64({4, 3})}},
+      {"svd_wide", [](const tensor_list& x) { return svd_invariant(linalg::svd(x[0], false)); }, {rect64({2, 4})}},
+      {"svdvals", [](const tensor_list& x) { return linalg::svdvals(x[0]); }, {rect64({2, 3, 4})}},
       {"matrix_power_m2", [](const tensor_list& x) { return linalg::matrix_power(x[0], -2); }, {square64({}, 3)}},
       {"matrix_exp", [](const tensor_list& x) { return linalg::matrix_exp(x[0]); }, {wave64({3, 3})}},
-      {"pinv", [](const tensor_list& x) { return linalg::pinv(x[0]); }, {wave64({4, 3})}},
-      {"matrix_norm_nuc", [](const tensor_list& x) { return linalg::matrix_norm(x[0], "nuc"); }, {wave64({3, 4})}},
-      {"matrix_norm_2", [](const tensor_list& x) { return linalg::matrix_norm(x[0], 2); }, {wave64({3, 4})}},
+      {"pinv", [](const tensor_list& x) { return linalg::pinv(x[0]); }, {rect64({4, 3})}},
+      {"matrix_norm_nuc", [](const tensor_list& x) { return linalg::matrix_norm(x[0], "nuc"); }, {rect64({3, 4})}},
+      {"matrix_norm_2", [](const tensor_list& x) { return linalg::matrix_norm(x[0], 2); }, {rect64({3, 4})}},
       {"cond", [](const tensor_list& x) { return linalg::cond(x[0]); }, {square64({}, 3)}},
   });
 }
 
 TEST(Linalg, DecompositionsReconstruct) {
-  const Tensor A = wave64({2, 5, 3}, 0.3);
+  const Tensor A = rect64({2, 5, 3}, 0.3);
   auto [Q, R] = linalg::qr(A, "complete");
   EXPECT_TENSOR_CLOSE(Q.matmul(R), A, 1e-12, 1e-12);
   EXPECT_TENSOR_CLOSE(Q.mT().matmul(Q), eye(5, dtype(kFloat64)).expand({2, 5, 5}), 1e-12, 1e-12);
