@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -24,6 +25,17 @@
 #include "core/tensor.h"
 
 namespace ember::linalg {
+
+// An optional list of dims, as libtorch's OptionalIntArrayRef: {0, 1}, a vector, an IntArrayRef, or
+// std::nullopt (all dims).
+struct OptionalDims {
+  std::optional<std::vector<int64_t>> dims;
+  OptionalDims(std::nullopt_t = std::nullopt) {}                      // NOLINT: implicit, as in libtorch
+  OptionalDims(std::initializer_list<int64_t> d) : dims(std::vector<int64_t>(d)) {}  // NOLINT
+  OptionalDims(IntArrayRef d) : dims(d.vec()) {}                       // NOLINT
+  OptionalDims(const std::vector<int64_t>& d) : dims(d) {}             // NOLINT
+  OptionalDims(const std::optional<std::vector<int64_t>>& d) : dims(d) {}  // NOLINT
+};
 
 // ---- determinants and inverses (LU) ----
 Tensor det(const Tensor& A);                                    // (*, n, n) -> (*)
@@ -69,13 +81,13 @@ Tensor matrix_norm(const Tensor& A, const Scalar& ord, std::vector<int64_t> dim 
 Tensor matrix_norm(const Tensor& A, std::string_view ord = "fro", std::vector<int64_t> dim = {-2, -1},
                    bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 // sum(|x|^ord)^(1/ord) over `dim` (all dims when none); ord inf / -inf / 0 as max, min, count.
-Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, std::optional<std::vector<int64_t>> dim = std::nullopt,
+Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, OptionalDims dim = std::nullopt,
                    bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 // A vector norm for 1 dim (or 1-d input with no ord), a matrix norm for 2 dims, as torch.linalg.norm.
 Tensor norm(const Tensor& x, const std::optional<Scalar>& ord = std::nullopt,
-            std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+            OptionalDims dim = std::nullopt, bool keepdim = false,
             std::optional<ScalarType> dtype = std::nullopt);
-Tensor norm(const Tensor& x, std::string_view ord, std::optional<std::vector<int64_t>> dim = std::nullopt,
+Tensor norm(const Tensor& x, std::string_view ord, OptionalDims dim = std::nullopt,
             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 // The condition number in the given norm (2 by default: the ratio of extreme singular values).
 Tensor cond(const Tensor& A, const std::optional<Scalar>& p = std::nullopt);
@@ -89,18 +101,18 @@ Tensor cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
 // The inverse of A read as a matrix (prod(shape[:ind]), prod(shape[ind:])), shaped shape[ind:] + shape[:ind].
 Tensor tensorinv(const Tensor& A, int64_t ind = 2);
 // X with tensordot(A, X, X.dim()) = B; `dims` of A are moved to the end first.
-Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<std::vector<int64_t>> dims = std::nullopt);
+Tensor tensorsolve(const Tensor& A, const Tensor& B, OptionalDims dims = std::nullopt);
 
 // libtorch's spellings in torch::linalg (linalg_det, linalg_norm).
 inline Tensor linalg_det(const Tensor& A) { return det(A); }
 inline Tensor linalg_norm(const Tensor& x, const std::optional<Scalar>& ord,
-                          std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+                          OptionalDims dim = std::nullopt, bool keepdim = false,
                           std::optional<ScalarType> dtype = std::nullopt) {
-  return norm(x, ord, std::move(dim), keepdim, dtype);
+  return norm(x, ord, dim, keepdim, dtype);
 }
-inline Tensor linalg_norm(const Tensor& x, std::string_view ord, std::optional<std::vector<int64_t>> dim = std::nullopt,
+inline Tensor linalg_norm(const Tensor& x, std::string_view ord, OptionalDims dim = std::nullopt,
                           bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
-  return norm(x, ord, std::move(dim), keepdim, dtype);
+  return norm(x, ord, dim, keepdim, dtype);
 }
 
 }  // namespace ember::linalg

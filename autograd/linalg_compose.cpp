@@ -135,12 +135,13 @@ Tensor matrix_rank(const Tensor& A, double tol, bool hermitian) { return matrix_
 
 // ---- norms ----
 
-Tensor vector_norm(const Tensor& x, const Scalar& ord, std::optional<std::vector<int64_t>> dim, bool keepdim,
+Tensor vector_norm(const Tensor& x, const Scalar& ord, OptionalDims dim_arg, bool keepdim,
                    std::optional<ScalarType> dtype) {
   EMBER_TRACE_OP();
   EMBER_CHECK(x.is_floating_point(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
               scalar_type_name(x.dtype()));
   const Tensor v = dtype ? x.to(*dtype) : x;
+  const std::optional<std::vector<int64_t>>& dim = dim_arg.dims;
   std::vector<int64_t> dims;
   if (dim && !dim->empty()) {
     dims = *dim;
@@ -199,9 +200,10 @@ Tensor matrix_norm(const Tensor& A, std::string_view ord, std::vector<int64_t> d
   return r;
 }
 
-Tensor norm(const Tensor& x, const std::optional<Scalar>& ord, std::optional<std::vector<int64_t>> dim, bool keepdim,
+Tensor norm(const Tensor& x, const std::optional<Scalar>& ord, OptionalDims dim_arg, bool keepdim,
             std::optional<ScalarType> dtype) {
   EMBER_TRACE_OP();
+  const std::optional<std::vector<int64_t>>& dim = dim_arg.dims;
   if (dim) {
     EMBER_CHECK(dim->size() == 1 || dim->size() == 2, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got {}",
                 fmt::join(*dim, ", "));
@@ -215,9 +217,10 @@ Tensor norm(const Tensor& x, const std::optional<Scalar>& ord, std::optional<std
   return vector_norm(x, *ord, dim, keepdim, dtype);
 }
 
-Tensor norm(const Tensor& x, std::string_view ord, std::optional<std::vector<int64_t>> dim, bool keepdim,
+Tensor norm(const Tensor& x, std::string_view ord, OptionalDims dim_arg, bool keepdim,
             std::optional<ScalarType> dtype) {
   EMBER_TRACE_OP();
+  const std::optional<std::vector<int64_t>>& dim = dim_arg.dims;
   if (dim) {
     EMBER_CHECK(dim->size() == 2, "linalg.norm: If dim is specified, it mut be of length 2 for matrix norms. Got {}",
                 fmt::join(*dim, ", "));
@@ -305,9 +308,10 @@ Tensor tensorinv(const Tensor& A, int64_t ind) {
   return inv(A.reshape({rows, rows})).reshape(result_shape);
 }
 
-Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<std::vector<int64_t>> dims) {
+Tensor tensorsolve(const Tensor& A, const Tensor& B, OptionalDims dims_arg) {
   EMBER_TRACE_OP();
   Tensor a = A;
+  const std::optional<std::vector<int64_t>>& dims = dims_arg.dims;
   if (dims && !dims->empty()) {
     std::vector<int64_t> to;
     for (size_t i = 0; i < dims->size(); ++i) to.push_back(A.dim() - static_cast<int64_t>(dims->size()) + static_cast<int64_t>(i));

@@ -60,26 +60,26 @@ EMBER_ATEN_LINALG(tensorsolve)
 // The ones with a dims argument, written out so that a braced list ({0, 1}) still converts.
 inline Tensor linalg_multi_dot(const tensor_list& tensors) { return ember::linalg::multi_dot(tensors); }
 inline Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord = 2,
-                                 std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+                                 ember::linalg::OptionalDims dim = std::nullopt, bool keepdim = false,
                                  std::optional<ScalarType> dtype = std::nullopt) {
-  return ember::linalg::vector_norm(self, ord, std::move(dim), keepdim, dtype);
+  return ember::linalg::vector_norm(self, ord, dim, keepdim, dtype);
 }
 inline Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, std::vector<int64_t> dim = {-2, -1},
                                  bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
-  return ember::linalg::matrix_norm(self, ord, std::move(dim), keepdim, dtype);
+  return ember::linalg::matrix_norm(self, ord, dim, keepdim, dtype);
 }
 inline Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord = "fro", std::vector<int64_t> dim = {-2, -1},
                                  bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
-  return ember::linalg::matrix_norm(self, ord, std::move(dim), keepdim, dtype);
+  return ember::linalg::matrix_norm(self, ord, dim, keepdim, dtype);
 }
 inline Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord = std::nullopt,
-                          std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+                          ember::linalg::OptionalDims dim = std::nullopt, bool keepdim = false,
                           std::optional<ScalarType> dtype = std::nullopt) {
-  return ember::linalg::norm(self, ord, std::move(dim), keepdim, dtype);
+  return ember::linalg::norm(self, ord, dim, keepdim, dtype);
 }
-inline Tensor linalg_norm(const Tensor& self, std::string_view ord, std::optional<std::vector<int64_t>> dim = std::nullopt,
+inline Tensor linalg_norm(const Tensor& self, std::string_view ord, ember::linalg::OptionalDims dim = std::nullopt,
                           bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
-  return ember::linalg::norm(self, ord, std::move(dim), keepdim, dtype);
+  return ember::linalg::norm(self, ord, dim, keepdim, dtype);
 }
 
 }  // namespace ember::compat_aten
