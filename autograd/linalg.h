@@ -11,8 +11,8 @@
 // Real float32 and float64 only (no complex dtypes in Ember). The LAPACK calls run on a contiguous
 // host copy of each batch; a CUDA tensor makes the round trip (no cuSOLVER). Every differentiable
 // function's backward is written with these same functions (solve, eigh, svd, ...), so it
-// differentiates again. Not here: eig/eigvals (complex results), lstsq, ldl, householder_product,
-// tensorinv/tensorsolve.
+// differentiates again; lu_factor, lu and lu_solve have no gradient, nor has qr for a wide matrix.
+// Not here: eig/eigvals (complex results), lstsq, ldl_factor/ldl_solve, householder_product.
 #pragma once
 
 #include <cstdint>
