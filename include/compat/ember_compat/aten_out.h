@@ -58,7 +58,8 @@ std::tuple<Outs&...> assign_outs(const char* op, const Results& results, Outs&..
 }  // namespace detail
 
 // name_out(out, args...) and name_outf(args..., out) for at::name(args...): its overloads, defaults
-// and dtype rules are at::name's. Left defined for the parts included after this one (special.h).
+// and dtype rules are at::name's. Left defined for the parts included after this one (linalg.h,
+// special.h, which undefines it).
 #define EMBER_ATEN_OUT_OF(name)                                                                        \
   template <typename... Args>                                                                          \
   auto name##_out(Tensor& out, Args&&... args)                                                         \

@@ -17,6 +17,7 @@
 
 #include "autograd/linalg.h"
 #include "ember_compat/aliases.h"
+#include "ember_compat/aten_out.h"
 
 namespace ember::compat_aten {
 
@@ -81,5 +82,36 @@ inline Tensor linalg_norm(const Tensor& self, std::string_view ord, ember::linal
                           bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
   return ember::linalg::norm(self, ord, dim, keepdim, dtype);
 }
+
+// The out= forms of the single-result functions (aten_out.h's rules: out resized, its dtype
+// checked, no autograd). The multi-result ones (slogdet_out, qr_out, eigh_out, ...) are missing.
+#define EMBER_LINALG_OUT(name) EMBER_ATEN_OUT_OF(linalg_##name)
+EMBER_LINALG_OUT(det)
+EMBER_LINALG_OUT(inv)
+EMBER_LINALG_OUT(solve)
+EMBER_LINALG_OUT(solve_triangular)
+EMBER_LINALG_OUT(lu_solve)
+EMBER_LINALG_OUT(cholesky)
+EMBER_LINALG_OUT(eigvalsh)
+EMBER_LINALG_OUT(svdvals)
+EMBER_LINALG_OUT(matrix_power)
+EMBER_LINALG_OUT(matrix_exp)
+EMBER_LINALG_OUT(pinv)
+EMBER_LINALG_OUT(matrix_rank)
+EMBER_LINALG_OUT(cond)
+EMBER_LINALG_OUT(vecdot)
+EMBER_LINALG_OUT(matmul)
+EMBER_LINALG_OUT(tensorinv)
+EMBER_LINALG_OUT(tensorsolve)
+EMBER_LINALG_OUT(vector_norm)
+EMBER_LINALG_OUT(matrix_norm)
+EMBER_LINALG_OUT(norm)
+EMBER_LINALG_OUT(multi_dot)
+#undef EMBER_LINALG_OUT
+EMBER_ATEN_OUT_OF(inverse)
+EMBER_ATEN_OUT_OF(cholesky)
+EMBER_ATEN_OUT_OF(cholesky_solve)
+EMBER_ATEN_OUT_OF(cholesky_inverse)
+EMBER_ATEN_OUT_OF(matrix_power)
 
 }  // namespace ember::compat_aten

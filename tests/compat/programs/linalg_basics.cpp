@@ -128,5 +128,14 @@ int main() {
   } catch (const c10::Error& e) {
     std::cout << "det: " << first_line(e.what()) << '\n';
   }
+  // The out= forms write into (and resize) the tensor given.
+  torch::Tensor M = torch::tensor({{4.0, 1.0}, {1.0, 3.0}}, torch::kDouble);
+  torch::Tensor out = torch::empty({0}, torch::kDouble);
+  torch::Tensor& same = at::linalg_inv_out(out, M);
+  std::cout << out << '\n' << (&same == &out) << '\n';
+  at::linalg_matrix_norm_out(out, M, "fro");
+  std::cout << out << '\n';
+  at::cholesky_out(out, M);
+  std::cout << out << '\n';
   return 0;
 }
