@@ -7,9 +7,9 @@
 // Most names are the torch.special spelling of an op Ember already has (expit is sigmoid, gammaln is
 // lgamma, psi is digamma, multigammaln is mvlgamma, ...). The functions of their own (erfcx, ndtr,
 // ndtri, log_ndtr, entr, xlog1py, the Bessel functions i0, i0e, i1, i1e, and the orthogonal
-// polynomials) are computed on the host, as the other special functions of autograd/aten_special.cpp,
-// with gradients where PyTorch has them; values follow PyTorch 1.13's formulas (its recurrences and
-// edge cases for the polynomials), checked by tests/core/test_special.cpp. Not here: the Bessel
+// polynomials) are computed on the host (autograd/special.cpp, sharing autograd/special_host.h with
+// aten_special.cpp), with gradients where PyTorch has them; values follow PyTorch 1.13's formulas
+// (its recurrences and edge cases for the polynomials), checked by tests/core/test_special.cpp. Not here: the Bessel
 // functions J, Y, K, Airy's Ai, zeta, gammainc/gammaincc and spherical_bessel_j0.
 #pragma once
 
