@@ -636,30 +636,6 @@ Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t>
   return raw_view(*this, sz.vec(), st.vec(), off);
 }
 
-// d slice_scatter = (g with the slice zeroed, g's slice)
-Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim_, std::optional<int64_t> start_,
-                             std::optional<int64_t> end_, int64_t step) const {
-  EMBER_TRACE_OP();
-  Tensor out = kernel::clone(*this);
-  Tensor part;
-  {
-    NoGradGuard no_grad;
-    part = out.slice(dim_, start_, end_, step);
-  }
-  EMBER_CHECK(part.sizes() == src.sizes(),
-              "slice_scatter: expected src to have a size equal to the slice of self ({}), "
-              "got {}",
-              part.sizes(), src.sizes());
-  backend_for(out).copy(part, kernel::cast(src, dtype()));
-  if (any_requires_grad({this, &src})) {
-    record("SliceScatterBackward0", out, {*this, src}, [dim_, start_, end_, step](const Tensor& g) -> tensor_list {
-      return {g.slice_scatter(zeros_like(g.slice(dim_, start_, end_, step)), dim_, start_, end_, step),
-              g.slice(dim_, start_, end_, step)};
-    });
-  }
-  return out;
-}
-
 // ---- joining ----
 
 // d cat = the gradient split back into the pieces

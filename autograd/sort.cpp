@@ -1,4 +1,4 @@
-// Sorting and scans along a dim: sort, argsort, topk, median, kthvalue, cumsum, cumprod,
+// Sorting and scans along a dim: sort, argsort, topk, median, nanmedian, mode, kthvalue, cumsum, cumprod,
 // logcumsumexp, and unique built on them.
 //
 // Each runs its kernel (Backend::sort, Backend::cumulative, Backend::logcumsumexp) over contiguous
@@ -12,8 +12,10 @@
 //   logcumsumexp: y = logcumsumexp(x). dx_i = sum_{k>=i} g_k exp(x_i - y_k): the positive and the
 //                 negative parts of g summed apart, each as a reversed logcumsumexp in log space
 //                 (PyTorch's formula), so that nothing overflows.
+#include <cstdint>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "autograd/aten_functions.h"
 #include "autograd/autograd.h"
@@ -203,6 +205,90 @@ Tensor Tensor::median() const {
            });
   }
   return y;
+}
+
+// The lower median of the values that are not NaN, along dim: the ((valid - 1) / 2)-th smallest. A
+// row of NaN only gives NaN and index 0; PyTorch gives NaN and whichever index its std::nth_element
+// leaves first.
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim_, bool keepdim) const {
+  EMBER_TRACE_OP();
+  const Tensor x = dim() == 0 ? reshape({1}) : *this;
+  const int64_t d = wrap_dim(dim_, x.dim(), "nanmedian");
+  const int64_t n = x.size(d);
+  EMBER_CHECK(n > 0, "nanmedian(): Expected reduction dim {} to have non-zero size (shape {})", d, sizes());
+  auto [sorted, order] = sorted_along(x, d, false);
+  Tensor pos;
+  {
+    NoGradGuard no_grad;
+    const Tensor valid = n - x.isnan().sum({d}, /*keepdim=*/true);  // NaN sorts last
+    pos = (valid - 1).clamp_min(0).div(2, "floor");
+  }
+  auto [values, indices] = pick_sorted("NanmedianBackward1", x, d, sorted, order, pos, keepdim || dim() == 0);
+  if (dim() == 0) return {values.reshape({}), indices.reshape({})};
+  return {values, indices};
+}
+
+// The lower median of the values that are not NaN; its gradient is spread over the elements equal
+// to it, as median()'s.
+Tensor Tensor::nanmedian() const {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(numel() > 0, "nanmedian() input tensor cannot be empty");
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = std::get<0>(reshape({-1}).nanmedian(0));
+  }
+  if (any_requires_grad({this})) {
+    record("NanmedianBackward0", y, {*this},
+           [sx = SavedVariable(*this, false), value = y.detach()](const Tensor& g) -> tensor_list {
+             const Tensor x = sx.unpack("NanmedianBackward0");
+             const Tensor hit = (value.isnan().item<bool>() ? x.isnan() : x.eq(value)).to(g.dtype());
+             return {g * hit / hit.sum()};
+           });
+  }
+  return y;
+}
+
+// The most frequent value along dim (the smallest of equally frequent ones) and the index of its
+// last occurrence. PyTorch's CPU kernel finds runs in a sorted copy the same way; its sort is not
+// stable, so on rows longer than 16 its index among equal values may be another occurrence.
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim_, bool keepdim) const {
+  EMBER_TRACE_OP();
+  const Tensor x = dim() == 0 ? reshape({1}) : *this;
+  const int64_t d = wrap_dim(dim_, x.dim(), "mode");
+  const int64_t n = x.size(d);
+  EMBER_CHECK(n > 0, "mode(): Expected reduction dim {} to have non-zero size (shape {})", d, sizes());
+  auto [sorted, order] = sorted_along(x, d, false);
+  Tensor pos;
+  {
+    NoGradGuard no_grad;
+    // same[r][k]: sorted element k + 1 equals element k; the rows laid out along the last dim.
+    const Tensor rows = sorted.movedim(d, -1).reshape({-1, n});
+    const std::vector<uint8_t> same =
+        n > 1 ? rows.narrow(1, 1, n - 1).eq(rows.narrow(1, 0, n - 1)).to(kUInt8).to_vector<uint8_t>()
+              : std::vector<uint8_t>();
+    const int64_t count = rows.size(0);
+    std::vector<int64_t> best(static_cast<size_t>(count));
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t best_freq = 0, run = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        ++run;
+        const bool run_ends = k == n - 1 || !same[static_cast<size_t>(r * (n - 1) + k)];
+        if (!run_ends) continue;
+        if (run > best_freq) {  // strictly more: the first (smallest) value wins a tie
+          best_freq = run;
+          best[static_cast<size_t>(r)] = k;  // the run's last element: its largest index (stable sort)
+        }
+        run = 0;
+      }
+    }
+    std::vector<int64_t> at = sorted.movedim(d, -1).sizes().vec();
+    at.back() = 1;
+    pos = from_vector(best, at, TensorOptions().dtype(kInt64)).to(device()).movedim(-1, d);
+  }
+  auto [values, indices] = pick_sorted("ModeBackward0", x, d, sorted, order, pos, keepdim || dim() == 0);
+  if (dim() == 0) return {values.reshape({}), indices.reshape({})};
+  return {values, indices};
 }
 
 // The k-th smallest along dim (k from 1), NaN counting as the largest, and its index.

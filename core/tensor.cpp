@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <iostream>
 #include <numeric>
 
@@ -93,6 +94,20 @@ TensorOptions Tensor::options() const { return TensorOptions().dtype(dtype()).de
 
 void* Tensor::raw_data_ptr() const {
   return static_cast<char*>(storage()->data) + storage_offset() * static_cast<int64_t>(element_size());
+}
+
+void Tensor::check_accessor(const char* op, size_t dims, bool host, int64_t max_index) const {
+  EMBER_CHECK(dim() == static_cast<int64_t>(dims), "{}: TensorAccessor expected {} dims but tensor has {}", op, dims,
+              dim());
+  EMBER_CHECK(!host || is_cpu(), "{}: the tensor is on {}; an accessor reads host memory, so call .cpu() first", op,
+              device().str());
+  int64_t last = 0;  // the largest element offset the accessor can form
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (size(d) > 0) last += (size(d) - 1) * std::abs(stride(d));
+  }
+  EMBER_CHECK(numel() <= max_index && last <= max_index,
+              "{}: a tensor of shape {} needs 64-bit indexing (the largest offset is {}); use packed_accessor64", op,
+              shape_str(sizes()), last);
 }
 
 template <typename T>

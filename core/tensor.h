@@ -14,6 +14,7 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@
 #include "core/generator.h"
 #include "core/scalar.h"
 #include "core/storage.h"
+#include "core/tensor_accessor.h"
 #include "core/tensor_options.h"
 
 namespace ember {
@@ -100,6 +102,36 @@ class Tensor {
   T* data_ptr() const;
   void* raw_data_ptr() const;
   void* data_ptr() const { return raw_data_ptr(); }  // libtorch's untyped form
+  // a[i][j] without per-element checks (core/tensor_accessor.h). The dtype and the number of dims are
+  // checked here; accessor() reads host memory (CPU tensors), packed accessors carry a device pointer.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    check_accessor("accessor", N, /*host=*/true, INT64_MAX);
+    return {data_ptr<std::remove_const_t<T>>(), sizes().data(), strides().data()};
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits, typename index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() const& {
+    check_accessor("generic_packed_accessor", N, /*host=*/false, std::numeric_limits<index_t>::max());
+    return {data_ptr<std::remove_const_t<T>>(), sizes().data(), strides().data()};
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits, typename index_t = int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int32_t>();
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const& {
+    return generic_packed_accessor<T, N, PtrTraits, int64_t>();
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
+  // Throws unless dim() == dims, the tensor is on the CPU (when `host`) and every offset fits max_index.
+  void check_accessor(const char* op, size_t dims, bool host, int64_t max_index) const;
   // The value of a one-element tensor (any device), converted to T.
   template <typename T>
   T item() const {
@@ -257,6 +289,9 @@ class Tensor {
   // A copy of this tensor with slice(dim, start, end, step) replaced by src (torch.slice_scatter).
   Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
                        std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  // The same with select(dim, index) / diagonal(offset, dim1, dim2) replaced (autograd/scatter.cpp).
+  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+  Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset = std::nullopt) const;
   // Gives this tensor the contiguous shape `sizes`, keeping its first elements in row-major order
   // and growing the storage (new elements uninitialised) when it needs more; libtorch's resize_.
@@ -608,6 +643,23 @@ class Tensor {
   Tensor median() const;
   std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  // The median of the values that are not NaN (NaN where all are); the most frequent value, the
+  // smallest on a tie, with the index of its last occurrence (autograd/sort.cpp).
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  // The q-th quantiles (q in [0, 1], a number or a 0-/1-d tensor of this dtype) over dim, or over all
+  // elements; interpolation "linear", "lower", "higher", "midpoint" or "nearest" between the two
+  // order statistics around q (n - 1). A 1-d q adds a leading dim. nanquantile skips NaN
+  // (autograd/quantile.cpp).
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
   Tensor all() const;
   Tensor any() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
@@ -819,6 +871,11 @@ class Tensor {
   Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
   Tensor sum_to_size(IntArrayRef size) const;  // summed down to `size`, which must expand to this shape
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
+  // Ember has no page-locked host memory: pin_memory() is a contiguous copy, as libtorch's copy into
+  // pinned memory, and is_pinned() is false.
+  Tensor pin_memory() const { return to(device(), dtype(), false, /*copy=*/true, MemoryFormat::Contiguous); }
+  bool is_pinned() const { return false; }
+  Tensor toType(ScalarType dtype) const { return to(dtype); }  // libtorch's older spelling of to(dtype)
   bool is_signed() const;
   size_t itemsize() const { return element_size(); }
   int64_t get_device() const { return device().is_cpu() ? -1 : device().index; }

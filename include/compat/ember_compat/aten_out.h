@@ -90,6 +90,10 @@ std::tuple<Outs&...> assign_outs(const char* op, const Results& results, Outs&..
         std::forward<Args>(args)...);                                                                  \
   }
 // Elementwise and binary functions.
+EMBER_ATEN_OUT_OF(quantile)
+EMBER_ATEN_OUT_OF(nanquantile)
+EMBER_ATEN_OUT_OF(select_scatter)
+EMBER_ATEN_OUT_OF(diagonal_scatter)
 EMBER_ATEN_OUT_OF(bitwise_and)
 EMBER_ATEN_OUT_OF(bitwise_or)
 EMBER_ATEN_OUT_OF(bitwise_xor)
@@ -408,6 +412,8 @@ inline OutPair kthvalue_outf(const Tensor& self, int64_t k, int64_t dim, bool ke
 EMBER_ATEN_DIM_PAIR_OUT(max)
 EMBER_ATEN_DIM_PAIR_OUT(min)
 EMBER_ATEN_DIM_PAIR_OUT(median)
+EMBER_ATEN_DIM_PAIR_OUT(nanmedian)
+EMBER_ATEN_DIM_PAIR_OUT(mode)
 #undef EMBER_ATEN_DIM_PAIR_OUT
 // The one-output forms beside them: max_out(out, self, other), min_out(out, self, other), median_out(out, self).
 inline Tensor& max_out(Tensor& out, const Tensor& self, const Tensor& other) {
@@ -425,6 +431,11 @@ inline Tensor& median_out(Tensor& out, const Tensor& self) {
   return detail::assign_out(out, self.median(), "median_out");
 }
 inline Tensor& median_outf(const Tensor& self, Tensor& out) { return median_out(out, self); }
+inline Tensor& nanmedian_out(Tensor& out, const Tensor& self) {
+  detail::refuse_grad("nanmedian_out", self);
+  return detail::assign_out(out, self.nanmedian(), "nanmedian_out");
+}
+inline Tensor& nanmedian_outf(const Tensor& self, Tensor& out) { return nanmedian_out(out, self); }
 inline OutPair cummax_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t dim) {
   detail::refuse_grad("cummax_out", self);
   return detail::assign_outs("cummax_out", self.cummax(dim), values, indices);
