@@ -6,7 +6,15 @@
 //   ember::data::samplers::RandomSampler sampler(10);
 //   while (auto indices = sampler.next(4)) { ... }   // 4, 4, then 2 indices
 //
-// libtorch's save/load of a sampler's position (serialize archives) is not here.
+// The distributed samplers give each of num_replicas processes its own share of the indices, as
+// libtorch's: DistributedSequentialSampler a contiguous run, DistributedRandomSampler its slice of
+// one permutation drawn by std::mt19937 seeded with the epoch (the same on every rank, and the same
+// order libtorch draws); set_epoch(e) then reset() reshuffles. With allow_duplicates the share is
+// ceil(size / num_replicas) and the last shares wrap around to the first indices; without, it is
+// floor(size / num_replicas) and the tail is never visited.
+//
+// save/load write and read a sampler's position (and epoch) in a serialize archive (nn/archive.h)
+// under libtorch's names, so a resumed run goes on where it stopped.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +22,11 @@
 #include <vector>
 
 #include "core/tensor.h"
+
+namespace ember::serialize {  // nn/archive.h
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
 
 namespace ember::data::samplers {
 
@@ -26,7 +39,21 @@ class Sampler {
   virtual void reset(std::optional<size_t> new_size) = 0;
   // The next batch_size indices (fewer at the end), or nullopt when none are left.
   virtual std::optional<BatchRequest> next(size_t batch_size) = 0;
+  // The sampler's position into / out of an archive. A sampler that keeps none throws.
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
 };
+
+// What Sampler's own save and load do: refuse, naming the op.
+[[noreturn]] void refuse_position(const char* op);
+template <typename BatchRequest>
+void Sampler<BatchRequest>::save(serialize::OutputArchive& /*archive*/) const {
+  refuse_position("Sampler::save");
+}
+template <typename BatchRequest>
+void Sampler<BatchRequest>::load(serialize::InputArchive& /*archive*/) {
+  refuse_position("Sampler::load");
+}
 
 class SequentialSampler : public Sampler<> {
  public:
@@ -34,6 +61,8 @@ class SequentialSampler : public Sampler<> {
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
   size_t index() const noexcept { return index_; }
+  void save(serialize::OutputArchive& archive) const override;  // "index"
+  void load(serialize::InputArchive& archive) override;
 
  private:
   size_t size_;
@@ -47,10 +76,75 @@ class RandomSampler : public Sampler<> {
   void reset(std::optional<size_t> new_size = std::nullopt) override;  // draws a new permutation
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
   size_t index() const noexcept { return static_cast<size_t>(index_); }
+  void save(serialize::OutputArchive& archive) const override;  // "index" and the permutation, "indices"
+  void load(serialize::InputArchive& archive) override;
 
  private:
   Tensor indices_;  // (size,) the current permutation
   int64_t index_ = 0;
+};
+
+// Throws unless num_replicas > 0 and rank < num_replicas.
+void check_replicas(size_t num_replicas, size_t rank);
+
+// What the distributed samplers share: which share of the indices this process (rank) takes.
+template <typename BatchRequest = std::vector<size_t>>
+class DistributedSampler : public Sampler<BatchRequest> {
+ public:
+  DistributedSampler(size_t size, size_t num_replicas = 1, size_t rank = 0, bool allow_duplicates = true)
+      : size_(size), num_replicas_(num_replicas), rank_(rank), allow_duplicates_(allow_duplicates) {
+    check_replicas(num_replicas, rank);
+  }
+  // The epoch seeds the next reset()'s shuffle.
+  void set_epoch(size_t epoch) { epoch_ = epoch; }
+  size_t epoch() const { return epoch_; }
+
+ protected:
+  // How many indices each rank visits.
+  size_t local_sample_count() const {
+    return allow_duplicates_ ? (size_ + num_replicas_ - 1) / num_replicas_ : size_ / num_replicas_;
+  }
+
+  size_t size_;
+  size_t num_replicas_;
+  size_t rank_;
+  size_t epoch_ = 0;
+  bool allow_duplicates_;
+};
+
+class DistributedRandomSampler : public DistributedSampler<> {
+ public:
+  DistributedRandomSampler(size_t size, size_t num_replicas = 1, size_t rank = 0, bool allow_duplicates = true);
+  void reset(std::optional<size_t> new_size = std::nullopt) override;  // reshuffles with the epoch as seed
+  std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;  // "sample_index_", "epoch_"
+  void load(serialize::InputArchive& archive) override;
+  size_t index() const noexcept { return sample_index_; }
+
+ private:
+  void populate_indices();
+
+  size_t begin_index_ = 0;
+  size_t end_index_ = 0;
+  size_t sample_index_ = 0;
+  std::vector<size_t> all_indices_;
+};
+
+class DistributedSequentialSampler : public DistributedSampler<> {
+ public:
+  DistributedSequentialSampler(size_t size, size_t num_replicas = 1, size_t rank = 0, bool allow_duplicates = true);
+  void reset(std::optional<size_t> new_size = std::nullopt) override;
+  std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;  // "sample_index_"
+  void load(serialize::InputArchive& archive) override;
+  size_t index() const noexcept { return sample_index_; }
+
+ private:
+  void populate_indices();
+
+  size_t begin_index_ = 0;
+  size_t end_index_ = 0;
+  size_t sample_index_ = 0;
 };
 
 }  // namespace ember::data::samplers

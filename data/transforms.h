@@ -65,9 +65,12 @@ class Lambda : public Transform<Input, Output> {
   FunctionType function_;
 };
 
-// Collates a vector of examples into one batch.
+// Collates a vector of examples into one batch: the class to derive from, or Collate with a function,
+// .map(transforms::Collate<Example<>>([](std::vector<Example<>> e) { return e.front(); })).
 template <typename BatchType, typename T = std::vector<BatchType>>
 using Collation = BatchTransform<T, BatchType>;
+template <typename BatchType, typename T = std::vector<BatchType>>
+using Collate = BatchLambda<T, BatchType>;
 
 // Stacks the examples' data (and targets) along a new first dimension:
 // N examples of data (C, H, W) and target () -> Example{(N, C, H, W), (N)}.

@@ -35,6 +35,11 @@
 #include "nn/ordered_dict.h"
 #include "nn/pimpl.h"
 
+namespace ember::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
+
 namespace ember::nn {
 
 class Module;
@@ -122,6 +127,13 @@ class Module : public std::enable_shared_from_this<Module> {
   void apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix = std::string()) const;
   void apply(const ModulePointerApplyFunction& fn) const;
   void apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix = std::string()) const;
+
+  // ---- checkpoints in archives (nn/archive.h) ----
+  // save writes parameters and buffers by dotted name, as state_dict lists them. load reads every
+  // one of them (entries the module lacks are ignored), checking all names, shapes and dtypes before
+  // copying in place, as nn::load_state_dict does.
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
 
   // ---- printing ----
   // One line describing this module alone: "Linear(in_features=3, out_features=2, bias=true)".

@@ -16,6 +16,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "nn/json_guard.h"
+#include "nn/archive.h"
 #include "nn/serialize.h"
 #include "optim/detail.h"
 
@@ -362,4 +363,28 @@ void Optimizer::save(const std::string& path) const {
 
 void Optimizer::load(const std::string& path) { load_state(load_safetensors(path)); }
 
+void Optimizer::save(serialize::OutputArchive& archive) const {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::map<std::string, std::string> metadata;
+  save_state(tensors, metadata);
+  for (const auto& [name, tensor] : tensors) archive.write_entry(name, tensor);
+  for (const auto& [key, value] : metadata) archive.write_text(key, value);
+}
+
+void Optimizer::load(serialize::InputArchive& archive) { load_state(archive.file(), archive.prefix()); }
+
 }  // namespace ember::optim
+
+namespace ember::serialize {
+
+OutputArchive& operator<<(OutputArchive& archive, const optim::Optimizer& optimizer) {
+  optimizer.save(archive);
+  return archive;
+}
+
+InputArchive& operator>>(InputArchive& archive, optim::Optimizer& optimizer) {
+  optimizer.load(archive);
+  return archive;
+}
+
+}  // namespace ember::serialize

@@ -27,6 +27,10 @@
 namespace ember {
 struct SafetensorsFile;  // nn/serialize.h
 }
+namespace ember::serialize {  // nn/archive.h
+class OutputArchive;
+class InputArchive;
+}  // namespace ember::serialize
 
 namespace ember::optim {
 
@@ -129,6 +133,10 @@ class Optimizer {
   void load_state(const SafetensorsFile& file, const std::string& prefix = "");
   void save(const std::string& path) const;  // save_state into its own file
   void load(const std::string& path);
+  // The same state into and out of an archive (nn/archive.h), beside a model's tensors; virtual as
+  // libtorch's, so an optimizer of the program's own can add to it.
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
 
   // The optimizer's name as saved in checkpoints ("SGD", "Adam", "AdamW").
   virtual std::string type_name() const = 0;
@@ -149,3 +157,9 @@ class Optimizer {
 };
 
 }  // namespace ember::optim
+
+namespace ember::serialize {
+// archive << optimizer and archive >> optimizer: libtorch's spelling of optimizer.save / load.
+OutputArchive& operator<<(OutputArchive& archive, const optim::Optimizer& optimizer);
+InputArchive& operator>>(InputArchive& archive, optim::Optimizer& optimizer);
+}  // namespace ember::serialize

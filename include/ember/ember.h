@@ -27,6 +27,7 @@
 #include "core/threads.h"
 #include "cuda/cuda.h"
 #include "data/data.h"
+#include "nn/archive.h"
 #include "nn/attention.h"
 #include "nn/gpt.h"
 #include "nn/init.h"
