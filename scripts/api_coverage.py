@@ -44,6 +44,7 @@ EXCLUDED = [
     (r"^(refine_names|rename_?|align_to|align_as|align_tensors|has_names|names|opt_names)$", "named tensors"),
     (r"^(view_as_real|view_as_complex|real|imag|conj|conj_physical_?|resolve_conj|resolve_neg|is_conj|is_neg|"
      r"angle|polar|complex|sgn_?|adjoint|is_complex)$", "complex tensors"),
+    (r"^(fft_i?[rh]?fft[2n]?|stft|istft)(_out|_outf)?$", "complex tensors"),  # the transforms' results
     (r"symint|^sym_|^batch_norm_(stats|elemt|gather|update|backward)|^segment_reduce|^native_|^lift", 
      "internal: symbolic shapes, kernels behind public ops"),
 ]

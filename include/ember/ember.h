@@ -16,6 +16,7 @@
 #include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/explain.h"
+#include "autograd/fft.h"
 #include "autograd/function.h"
 #include "autograd/gradcheck.h"
 #include "autograd/graphviz.h"

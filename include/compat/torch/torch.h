@@ -26,6 +26,7 @@
 //   aten_out.h        the out= forms (sort_out, cat_out, where_out...) of the functions above
 //   aten_out_factories.h  the factories' and random draws' out= forms (zeros_out, arange_out, rand_out)
 //   serialization.h   torch::save / torch::load (safetensors files)
+//   fft.h             torch::fft's frequencies and shifts (autograd/fft.h); the transforms need complex
 //   linalg.h          torch::linalg and at::linalg_* (autograd/linalg.h)
 //   special.h         torch::special and at::special_* (autograd/special.h)
 //   unsupported.h     compile-time errors for what Ember lacks (complex dtypes, TorchScript)
@@ -36,6 +37,7 @@
 #include "ember_compat/functional.h"
 #include "ember_compat/aten_out.h"
 #include "ember_compat/aten_out_factories.h"
+#include "ember_compat/fft.h"
 #include "ember_compat/linalg.h"
 #include "ember_compat/serialization.h"
 #include "ember_compat/special.h"
