@@ -263,6 +263,30 @@ inline std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted = true
   auto [values, inverse, counts] = ember::unique(self, sorted, return_inverse, false);
   return {values, inverse};
 }
+
+// ATen's small functional forms. unsafe_ means "no view tracking" in libtorch; Ember's pieces are views.
+inline tensor_list unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim = 0) { return self.chunk(chunks, dim); }
+inline tensor_list unsafe_split(const Tensor& self, int64_t split_size, int64_t dim = 0) {
+  return self.split(split_size, dim);
+}
+inline tensor_list unsafe_split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0) {
+  return self.split_with_sizes(split_sizes, dim);
+}
+inline Tensor fill(const Tensor& self, const Scalar& value) { return full_like(self, value); }
+inline Tensor fill(const Tensor& self, const Tensor& value) {  // differentiable in value, as libtorch's
+  EMBER_CHECK(value.dim() == 0, "fill only supports 0-dimension value tensor but got tensor with {} dimensions.",
+              value.dim());
+  return value.to(self.dtype()).expand(self.sizes()).clone();
+}
+inline Tensor zero(const Tensor& self) { return zeros_like(self); }
+inline Tensor isreal(const Tensor& self) { return ones_like(self, TensorOptions().dtype(kBool)); }  // no complex dtypes
+// Whether a value of dtype `from` may be written into a tensor of dtype `to` by an in-place op:
+// floating into integral (or bool), and anything else into bool, may not.
+inline bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  return from == kBool || to != kBool;
+}
+
 namespace detail {
 
 // Writes `result` into `out` as ATen's out= kernels do; `op` is the name the user called.

@@ -384,6 +384,85 @@ inline Tensor& threshold_(Tensor& self, double threshold_value, double value) {
 inline Tensor& silu_(Tensor& self) { return self.copy_(silu(self.clone())); }
 inline Tensor& mish_(Tensor& self) { return self.copy_(mish(self.clone())); }
 inline Tensor& relu6_(Tensor& self) { return self.copy_(relu6(self.clone())); }
+
+// ---- ATen's activations without an nn module in libtorch 1.13 ----
+inline Tensor gelu(const Tensor& self, std::string_view approximate = "none") {
+  return nn::functional::gelu(self, nn::functional::GELUFuncOptions().approximate(std::string(approximate)));
+}
+inline Tensor& gelu_(Tensor& self, std::string_view approximate = "none") {
+  return self.copy_(gelu(self.clone(), approximate));
+}
+// relu6(x + 3) / 6 and x relu6(x + 3) / 6, as ATen's kernels compute them.
+inline Tensor hardsigmoid(const Tensor& self) { return nn::functional::relu6(self + 3) / 6; }
+inline Tensor& hardsigmoid_(Tensor& self) { return self.copy_(hardsigmoid(self.clone())); }
+inline Tensor hardswish(const Tensor& self) { return self * nn::functional::relu6(self + 3) / 6; }
+inline Tensor& hardswish_(Tensor& self) { return self.copy_(hardswish(self.clone())); }
+inline Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  return nn::functional::pixel_unshuffle(self, nn::functional::PixelUnshuffleFuncOptions(downscale_factor));
+}
+
+// ---- the padding modes as ATen's functions ----
+inline Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) { return pad(self, padding, "reflect"); }
+inline Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) { return pad(self, padding, "reflect"); }
+inline Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) { return pad(self, padding, "reflect"); }
+inline Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) { return pad(self, padding, "replicate"); }
+inline Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) { return pad(self, padding, "replicate"); }
+inline Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) { return pad(self, padding, "replicate"); }
+
+// ---- losses with ATen's integer reduction ----
+inline Tensor soft_margin_loss(const Tensor& self, const Tensor& target, Reduction reduction = kMean) {
+  return nn::functional::soft_margin_loss(self, target, reduction);
+}
+inline Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p = 1, const Scalar& margin = 1,
+                                const std::optional<Tensor>& weight = std::nullopt, Reduction reduction = kMean) {
+  return nn::functional::multi_margin_loss(self, target,
+                                           nn::functional::MultiMarginLossFuncOptions()
+                                               .p(p.toLong())
+                                               .margin(margin.toDouble())
+                                               .weight(weight.value_or(Tensor()))
+                                               .reduction(reduction));
+}
+inline Tensor multilabel_margin_loss(const Tensor& self, const Tensor& target, Reduction reduction = kMean) {
+  return nn::functional::multilabel_margin_loss(self, target, reduction);
+}
+
+// ---- one step of the recurrent cells (ATen's forms of nn::RNNCell, LSTMCell, GRUCell) ----
+namespace compat_detail {
+inline Tensor cell_gates(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+  return nn::functional::linear(x, w, b.value_or(Tensor()));
+}
+}  // namespace compat_detail
+// hx = (h, c); returns (h', c'): i, f, g, o = chunks of the gates; c' = sigmoid(f) c + sigmoid(i) tanh(g).
+inline std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh,
+                                            const std::optional<Tensor>& b_ih = std::nullopt,
+                                            const std::optional<Tensor>& b_hh = std::nullopt) {
+  EMBER_CHECK(hx.size() == 2, "lstm_cell: expected hx to hold two tensors (h, c), got {}", hx.size());
+  const Tensor gates = compat_detail::cell_gates(input, w_ih, b_ih) + compat_detail::cell_gates(hx[0], w_hh, b_hh);
+  const tensor_list chunks = gates.chunk(4, 1);
+  const Tensor cy = chunks[1].sigmoid() * hx[1] + chunks[0].sigmoid() * chunks[2].tanh();
+  return {chunks[3].sigmoid() * cy.tanh(), cy};
+}
+// r, z, n: r = sigmoid(x_r + h_r), z = sigmoid(x_z + h_z), n = tanh(x_n + r h_n); h' = n + z (h - n).
+inline Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                       const std::optional<Tensor>& b_ih = std::nullopt,
+                       const std::optional<Tensor>& b_hh = std::nullopt) {
+  const tensor_list gi = compat_detail::cell_gates(input, w_ih, b_ih).chunk(3, 1);
+  const tensor_list gh = compat_detail::cell_gates(hx, w_hh, b_hh).chunk(3, 1);
+  const Tensor r = (gi[0] + gh[0]).sigmoid();
+  const Tensor z = (gi[1] + gh[1]).sigmoid();
+  const Tensor n = (gi[2] + r * gh[2]).tanh();
+  return n + z * (hx - n);
+}
+inline Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                            const std::optional<Tensor>& b_ih = std::nullopt,
+                            const std::optional<Tensor>& b_hh = std::nullopt) {
+  return (compat_detail::cell_gates(input, w_ih, b_ih) + compat_detail::cell_gates(hx, w_hh, b_hh)).tanh();
+}
+inline Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                            const std::optional<Tensor>& b_ih = std::nullopt,
+                            const std::optional<Tensor>& b_hh = std::nullopt) {
+  return (compat_detail::cell_gates(input, w_ih, b_ih) + compat_detail::cell_gates(hx, w_hh, b_hh)).relu();
+}
 }  // namespace torch
 
 // libtorch has every one of these in namespace at too.
@@ -414,12 +493,19 @@ using torch::feature_alpha_dropout;
 using torch::feature_alpha_dropout_;
 using torch::feature_dropout;
 using torch::feature_dropout_;
+using torch::gelu;
+using torch::gelu_;
 using torch::glu;
 using torch::grid_sampler;
 using torch::grid_sampler_2d;
 using torch::grid_sampler_3d;
 using torch::group_norm;
+using torch::gru_cell;
 using torch::hardshrink;
+using torch::hardsigmoid;
+using torch::hardsigmoid_;
+using torch::hardswish;
+using torch::hardswish_;
 using torch::hardtanh;
 using torch::hardtanh_;
 using torch::hinge_embedding_loss;
@@ -431,6 +517,7 @@ using torch::leaky_relu;
 using torch::leaky_relu_;
 using torch::linear;
 using torch::log_sigmoid;
+using torch::lstm_cell;
 using torch::margin_ranking_loss;
 using torch::max_pool1d;
 using torch::max_pool1d_with_indices;
@@ -439,20 +526,32 @@ using torch::max_pool2d_with_indices;
 using torch::mish;
 using torch::mish_;
 using torch::mse_loss;
+using torch::multi_margin_loss;
+using torch::multilabel_margin_loss;
 using torch::nll_loss;
 using torch::pad;
 using torch::pairwise_distance;
 using torch::pdist;
 using torch::pixel_shuffle;
+using torch::pixel_unshuffle;
 using torch::poisson_nll_loss;
 using torch::prelu;
+using torch::reflection_pad1d;
+using torch::reflection_pad2d;
+using torch::reflection_pad3d;
 using torch::relu6;
 using torch::relu6_;
+using torch::replication_pad1d;
+using torch::replication_pad2d;
+using torch::replication_pad3d;
+using torch::rnn_relu_cell;
+using torch::rnn_tanh_cell;
 using torch::selu;
 using torch::selu_;
 using torch::silu;
 using torch::silu_;
 using torch::smooth_l1_loss;
+using torch::soft_margin_loss;
 using torch::softplus;
 using torch::softshrink;
 using torch::threshold;
