@@ -5,7 +5,8 @@
 // Under EMULATE, cuda/*.cu are compiled by g++ as C++ with cuda/emu/ first on the include path, so
 // <cuda_runtime.h> is this file: the kernel keywords become plain C++, threadIdx / blockIdx /
 // blockDim / gridDim read the coordinates of the thread the emulator is running, __syncthreads()
-// is a scheduling point between fibers (cuda/emu/emu.cpp), and the runtime calls work on an arena
+// and the warp collectives (__shfl*_sync, votes, __syncwarp) are scheduling points between fibers
+// (cuda/emu/scheduler.cpp), and the runtime calls work on an arena
 // of "device" memory apart from the host heap. It declares only what Ember uses; it is not a
 // general CUDA implementation and says nothing about timing, memory model or device math.
 #pragma once
@@ -15,6 +16,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -244,13 +247,111 @@ cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, i
 #define gridDim (::ember::cuda::emu::t_coords->grid_dim)
 #define __syncthreads() ::ember::cuda::emu::syncthreads(__FILE__, __LINE__)
 
+// ---- warps (cuda/emu/scheduler.cpp) ----
+// A block's threads form warps of 32 by linear index (x fastest, then y, then z); the last warp of a
+// block whose size is not a multiple of 32 is partial. A warp collective is a scheduling point, as
+// __syncthreads() is: the calling lane waits until every lane named in `mask` has made the same call
+// (same op, mask and `agree`), then the last lane to arrive runs `resolve` once over all of them,
+// which writes each lane's result. Whatever a GPU leaves undefined (a caller outside its mask, a mask
+// lane that exits or waits elsewhere, a shuffle from a lane outside the mask) fails the kernel with a
+// sticky error that names the op, the lanes and the mask.
+inline constexpr int warpSize = 32;
+
+namespace ember::cuda::emu {
+
+struct WarpLane {
+  const void* in;  // what the lane brings
+  void* out;       // where its result goes
+  int arg;         // the lane's own argument: a shuffle's source lane, offset or xor mask
+};
+// lanes[l] is lane l's part, for each lane l named in mask. Returns "" or what is wrong (which lane).
+using WarpResolve = std::string (*)(const WarpLane* lanes, unsigned mask, uint64_t agree);
+void warp_collective(const char* op, unsigned mask, uint64_t agree, WarpResolve resolve, const WarpLane& mine);
+// __activemask(): the calling thread waits until no thread of the block can run on, then gets the
+// lanes of its warp waiting in __activemask() with it: those a converged GPU warp would name.
+unsigned active_lanes();
+
+enum class Shuffle { Idx, Up, Down, Xor };
+// One shuffle of a 4- or 8-byte value, with the source lane rule of PTX's shfl.sync.
+uint64_t shuffle(const char* op, Shuffle mode, unsigned mask, uint64_t bits, int size, int arg, int width);
+unsigned ballot(const char* op, unsigned mask, int predicate);
+uint32_t reduce(const char* op, unsigned mask, uint32_t value, bool is_signed);
+
+template <typename T>
+inline constexpr bool kShuffleType =
+    std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, long> ||
+    std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> || std::is_same_v<T, unsigned long long> ||
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+template <typename T>
+T shuffle_as(const char* op, Shuffle mode, unsigned mask, T var, int arg, int width) {
+  static_assert(kShuffleType<T>, "CUDA's warp shuffles take int, unsigned, long, unsigned long, long long, "
+                                 "unsigned long long, float or double");
+  uint64_t bits = 0;
+  std::memcpy(&bits, &var, sizeof(T));
+  bits = shuffle(op, mode, mask, bits, int(sizeof(T)), arg, width);
+  T result;
+  std::memcpy(&result, &bits, sizeof(T));
+  return result;
+}
+
+}  // namespace ember::cuda::emu
+
+template <typename T>
+T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize) {
+  return ember::cuda::emu::shuffle_as("__shfl_sync", ember::cuda::emu::Shuffle::Idx, mask, var, srcLane, width);
+}
+template <typename T>
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+  return ember::cuda::emu::shuffle_as("__shfl_up_sync", ember::cuda::emu::Shuffle::Up, mask, var, int(delta), width);
+}
+template <typename T>
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+  return ember::cuda::emu::shuffle_as("__shfl_down_sync", ember::cuda::emu::Shuffle::Down, mask, var, int(delta),
+                                      width);
+}
+template <typename T>
+T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize) {
+  return ember::cuda::emu::shuffle_as("__shfl_xor_sync", ember::cuda::emu::Shuffle::Xor, mask, var, laneMask, width);
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  return ember::cuda::emu::ballot("__ballot_sync", mask, predicate);
+}
+inline int __any_sync(unsigned mask, int predicate) {
+  return ember::cuda::emu::ballot("__any_sync", mask, predicate) != 0;
+}
+inline int __all_sync(unsigned mask, int predicate) {
+  return ember::cuda::emu::ballot("__all_sync", mask, predicate) == mask;
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu) { ember::cuda::emu::ballot("__syncwarp", mask, 0); }
+// The lanes of the warp that call __activemask() together (see active_lanes): what a GPU returns when
+// the lanes that took the same branch run converged, which it does not promise.
+inline unsigned __activemask() { return ember::cuda::emu::active_lanes(); }
+inline unsigned __reduce_add_sync(unsigned mask, unsigned value) {
+  return ember::cuda::emu::reduce("__reduce_add_sync", mask, value, false);
+}
+inline int __reduce_add_sync(unsigned mask, int value) {
+  return int(ember::cuda::emu::reduce("__reduce_add_sync", mask, uint32_t(value), true));
+}
+inline unsigned __reduce_min_sync(unsigned mask, unsigned value) {
+  return ember::cuda::emu::reduce("__reduce_min_sync", mask, value, false);
+}
+inline int __reduce_min_sync(unsigned mask, int value) {
+  return int(ember::cuda::emu::reduce("__reduce_min_sync", mask, uint32_t(value), true));
+}
+inline unsigned __reduce_max_sync(unsigned mask, unsigned value) {
+  return ember::cuda::emu::reduce("__reduce_max_sync", mask, value, false);
+}
+inline int __reduce_max_sync(unsigned mask, int value) {
+  return int(ember::cuda::emu::reduce("__reduce_max_sync", mask, uint32_t(value), true));
+}
+
 // ---- what the emulator cannot model: a compile error, never a kernel that passes here ----
-// A block's threads run one at a time between barriers: there are no warps (nothing runs in
-// lockstep, so shuffles, votes, warp barriers and warp-synchronous code have no meaning here), no
-// memory model (a fence orders nothing: only one thread ever runs) and no tensor cores. A kernel that
-// calls any of these fails to compile under EMULATE, naming the call, instead of passing untested.
-// warpSize is left undeclared for the same reason. <mma.h> (wmma) and <cooperative_groups.h> are
-// refused by the headers of those names in this folder.
+// A block's threads run one at a time between scheduling points, so there is no memory model (a
+// fence orders nothing: only one thread ever runs), and of the warp-level calls only those above are
+// modelled. A kernel that calls any of these fails to compile under EMULATE, naming the call, instead
+// of passing untested. <mma.h> (wmma) and <cooperative_groups.h> are refused by the headers of those
+// names in this folder; warp-level MMA goes through cuda/mma_sync.cuh.
 namespace ember::cuda::emu {
 template <typename...>
 inline constexpr bool kNotModelled = false;
@@ -264,35 +365,24 @@ inline constexpr bool kNotModelled = false;
                   "emulator); write the kernel with __syncthreads() and shared memory, or test it on a GPU"); \
     return 0;                                                                                          \
   }
-#define EMBER_EMU_NO_WARPS "it runs a block's threads one at a time and has no warps"
+#define EMBER_EMU_NO_MATCH "its warps model shuffles, votes, __syncwarp and __reduce_{add,min,max}_sync only"
 #define EMBER_EMU_NO_MEMORY_MODEL "it runs one thread at a time and has no memory model"
-EMBER_EMU_NOT_MODELLED(__shfl_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__shfl_up_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__shfl_down_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__shfl_xor_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__ballot_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__any_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__all_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__uni_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__activemask, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__syncwarp, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__match_any_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__match_all_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__reduce_add_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__reduce_min_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__reduce_max_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__reduce_and_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__reduce_or_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__reduce_xor_sync, EMBER_EMU_NO_WARPS)
-EMBER_EMU_NOT_MODELLED(__lane_id, EMBER_EMU_NO_WARPS)
+EMBER_EMU_NOT_MODELLED(__uni_sync, EMBER_EMU_NO_MATCH)
+EMBER_EMU_NOT_MODELLED(__match_any_sync, EMBER_EMU_NO_MATCH)
+EMBER_EMU_NOT_MODELLED(__match_all_sync, EMBER_EMU_NO_MATCH)
+EMBER_EMU_NOT_MODELLED(__reduce_and_sync, EMBER_EMU_NO_MATCH)
+EMBER_EMU_NOT_MODELLED(__reduce_or_sync, EMBER_EMU_NO_MATCH)
+EMBER_EMU_NOT_MODELLED(__reduce_xor_sync, EMBER_EMU_NO_MATCH)
+EMBER_EMU_NOT_MODELLED(__lane_id, EMBER_EMU_NO_MATCH)
 EMBER_EMU_NOT_MODELLED(__threadfence, EMBER_EMU_NO_MEMORY_MODEL)
 EMBER_EMU_NOT_MODELLED(__threadfence_block, EMBER_EMU_NO_MEMORY_MODEL)
 EMBER_EMU_NOT_MODELLED(__threadfence_system, EMBER_EMU_NO_MEMORY_MODEL)
 #undef EMBER_EMU_NOT_MODELLED
-#undef EMBER_EMU_NO_WARPS
+#undef EMBER_EMU_NO_MATCH
 #undef EMBER_EMU_NO_MEMORY_MODEL
 
-// Fibers of one block never run at the same time, so a read-modify-write is atomic.
+// Atomic by construction: blocks run one at a time on the launching OS thread, and a thread is never
+// switched out inside a read-modify-write (tests/cuda/test_cuda_warp.cpp would see a lost update).
 template <typename T>
 T atomicAdd(T* address, T value) {
   const T old = *address;

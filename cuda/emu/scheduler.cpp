@@ -1,24 +1,29 @@
-// Ember's CPU emulator of CUDA kernel launches: blocks, threads as fibers, and __syncthreads().
+// Ember's CPU emulator of CUDA kernel launches: blocks, threads as fibers, __syncthreads() and warps.
 //
-// Blocks run one at a time in a shuffled order. Within a block each CUDA thread is a fiber on
-// this OS thread; __syncthreads() switches back to the scheduler, which resumes the block's
-// threads forward, reversed or shuffled once all of them have arrived. The first block of a
-// kernel's first launch always runs as fibers; if it reaches no barrier and the kernel uses no
-// dynamic shared memory, its other blocks and later launches run their threads as a plain loop (a
-// barrier met there is reported). Before anything runs, every pointer argument, and every
+// Blocks run one at a time in a shuffled order, on the launching OS thread (so atomics are plain
+// read-modify-writes). Within a block each CUDA thread is a fiber on this OS thread;
+// __syncthreads() switches back to the scheduler, which resumes the block's threads forward,
+// reversed or shuffled once all of them have arrived. A warp collective (__shfl_sync, ...) waits the
+// same way for the lanes of its mask; the last lane to arrive computes every lane's result and
+// makes them ready again. The first block of a kernel's first launch always runs as fibers; if it
+// reaches no barrier or collective and the kernel uses no dynamic shared memory, its other blocks and
+// later launches run their threads as a plain loop (a barrier met there is reported). Before anything runs, every pointer argument, and every
 // pointer-sized word of a struct argument (functors, OffsetCalc), is checked against device memory,
 // and the allocations they point into are opened for the kernel (the rest stay PROT_NONE).
-// Not emulated: concurrency between blocks, warps and warp-synchronous code, the memory model,
-// device math and its rounding, timing. Device memory, copies and errors: runtime.cpp.
+// Not emulated: concurrency between blocks, lockstep execution within a warp (a lane runs alone
+// between collectives), the memory model, device math and its rounding, timing. Device memory, copies and errors: runtime.cpp.
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -157,24 +162,36 @@ constexpr size_t kStackSize = 128 * 1024;
 constexpr size_t kGuardPage = 4096;
 
 struct Fiber {
-  enum State { Running, AtBarrier, Done };
+  // Ready: to be resumed. AtBarrier: waits at __syncthreads(). AtWarp: waits at a warp collective.
+  // AtActiveMask: waits in __activemask() until no thread can run on.
+  enum State { Ready, Running, AtBarrier, AtWarp, AtActiveMask, Done };
   Context context;
   unsigned char* stack = nullptr;  // kStackSize bytes above a guard page
   ThreadCoords coords;
-  State state = Running;
+  unsigned index = 0;  // linear thread index in the block: lane index % 32 of warp index / 32
+  State state = Ready;
   const char* barrier_file = nullptr;
   int barrier_line = 0;
+  // The collective an AtWarp fiber waits at; `lane` points into its suspended stack.
+  const char* warp_op = nullptr;
+  unsigned warp_mask = 0;
+  uint64_t warp_agree = 0;
+  WarpLane lane{};
   void* fake_stack = nullptr;  // ASan's bookkeeping across switches
 };
 
 // One block being run as fibers on this OS thread.
 struct BlockRun {
   const KernelCall* call = nullptr;
+  unsigned block = 0, nthreads = 0;
   Fiber* current = nullptr;
+  bool released = false;  // a collective completed during this pass: its waiting lanes are Ready
+  unsigned at_active_mask = 0;  // threads waiting in __activemask()
   Context scheduler;
   const void* scheduler_stack = nullptr;
   size_t scheduler_stack_size = 0;
-  std::string error;  // a kernel body threw
+  std::string error;  // a kernel body threw, or `fault`: a warp collective was misused
+  bool fault = false;
 };
 thread_local BlockRun* t_block = nullptr;  // null outside fiber mode
 thread_local bool t_reached_barrier = false;
@@ -182,7 +199,13 @@ thread_local std::vector<unsigned char> t_shared;
 thread_local std::vector<Fiber> t_fibers;
 thread_local std::vector<unsigned> t_order;
 
-struct DirectBarrier {};  // thrown by __syncthreads in the plain loop
+struct DirectBarrier {  // thrown by __syncthreads or a warp collective in the plain loop
+  const char* what;
+};
+// A warp collective used in a way a GPU leaves undefined: fails the kernel with this text.
+struct WarpFault : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 void fiber_main() {
   BlockRun* run = t_block;
@@ -190,6 +213,9 @@ void fiber_main() {
   Fiber* self = run->current;
   try {
     run->call->run(run->call->context);
+  } catch (const WarpFault& e) {
+    run->error = e.what();
+    run->fault = true;
   } catch (const std::exception& e) {
     run->error = e.what();
   } catch (...) {
@@ -198,6 +224,13 @@ void fiber_main() {
   self->state = Fiber::Done;
   start_switch(nullptr, run->scheduler_stack, run->scheduler_stack_size);  // this fiber is finished
   switch_context(self->context, run->scheduler);
+}
+
+// Switches from the running fiber to the scheduler; returns when the fiber is resumed.
+void yield_to_scheduler(BlockRun& run, Fiber& self) {
+  start_switch(&self.fake_stack, run.scheduler_stack, run.scheduler_stack_size);
+  switch_context(self.context, run.scheduler);
+  finish_switch(self.fake_stack, &run.scheduler_stack, &run.scheduler_stack_size);
 }
 
 void resume(BlockRun& run, Fiber& f) {
@@ -242,15 +275,108 @@ ThreadCoords coords_of(const KernelCall& call, unsigned block, unsigned thread) 
 
 std::string where(const Fiber& f) { return std::string(f.barrier_file) + ":" + std::to_string(f.barrier_line); }
 
+// ---- warps ----
+constexpr unsigned kLanes = 32;
+
+// The lanes warp w of a block of n threads has: all 32, or fewer in the last warp.
+unsigned lanes_of_warp(unsigned w, unsigned n) {
+  const unsigned count = std::min(kLanes, n - w * kLanes);
+  return count == kLanes ? ~0u : (1u << count) - 1;
+}
+
+std::string mask_text(unsigned mask) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", mask);
+  return text;
+}
+
+// "lane 3", "lanes 0-15, 17": the lanes set in `bits`.
+std::string lanes_text(unsigned bits) {
+  std::string text;
+  int count = 0;
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (!(bits >> l & 1)) continue;
+    unsigned last = l;
+    while (last + 1 < kLanes && (bits >> (last + 1) & 1)) ++last;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(l);
+    if (last > l) text += "-" + std::to_string(last);
+    count += int(last - l + 1);
+    l = last;
+  }
+  return (count == 1 ? "lane " : "lanes ") + text;
+}
+
+std::string collective_text(const char* op, unsigned mask, unsigned warp, unsigned block) {
+  return std::string(op) + " (mask " + mask_text(mask) + ") in warp " + std::to_string(warp) + " of block " +
+         std::to_string(block);
+}
+
+bool same_collective(const Fiber& f, const char* op, unsigned mask, uint64_t agree) {
+  return f.state == Fiber::AtWarp && f.warp_mask == mask && f.warp_agree == agree &&
+         (f.warp_op == op || !std::strcmp(f.warp_op, op));
+}
+
+// Once no thread can run on: each thread waiting in __activemask() gets the lanes of its warp waiting
+// there with it (a converged warp's lanes, wherever the others are). True when any was waiting.
+bool release_active_masks(BlockRun& run) {
+  if (run.at_active_mask == 0) return false;
+  unsigned waiting[kMaxThreadsPerBlock / kLanes] = {};
+  for (unsigned t = 0; t < run.nthreads; ++t)
+    if (t_fibers[t].state == Fiber::AtActiveMask) waiting[t / kLanes] |= 1u << (t % kLanes);
+  for (unsigned t = 0; t < run.nthreads; ++t) {
+    Fiber& f = t_fibers[t];
+    if (f.state != Fiber::AtActiveMask) continue;
+    *static_cast<unsigned*>(f.lane.out) = waiting[t / kLanes];
+    f.state = Fiber::Ready;
+  }
+  run.at_active_mask = 0;
+  return true;
+}
+
+// Why a warp collective can never complete: which lanes of its mask are missing and where they are.
+std::string stuck_collective(const BlockRun& run, const Fiber& f) {
+  const unsigned warp = f.index / kLanes;
+  const Fiber* lanes = &t_fibers[warp * kLanes];
+  unsigned arrived = 0;
+  std::map<std::string, unsigned> missing;  // where a lane is -> the lanes there
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (!(f.warp_mask >> l & 1)) continue;
+    const Fiber& other = lanes[l];
+    if (same_collective(other, f.warp_op, f.warp_mask, f.warp_agree)) {
+      arrived |= 1u << l;
+      continue;
+    }
+    std::string at = other.state == Fiber::Done        ? "exited"
+                     : other.state == Fiber::AtBarrier ? "at __syncthreads() at " + where(other)
+                                                       : "at " + std::string(other.warp_op) + " with mask " +
+                                                             mask_text(other.warp_mask);
+    if (other.state == Fiber::AtWarp && other.warp_mask == f.warp_mask && !std::strcmp(other.warp_op, f.warp_op))
+      at += ", but a different width or value type";
+    missing[at] |= 1u << l;
+  }
+  std::string text =
+      collective_text(f.warp_op, f.warp_mask, warp, run.block) + ": " + lanes_text(arrived) + " arrived; missing: ";
+  bool first = true;
+  for (const auto& [at, bits] : missing) {
+    text += (first ? "" : ", ") + lanes_text(bits) + " (" + at + ")";
+    first = false;
+  }
+  return text + ". Every lane named in the mask must reach the same collective";
+}
+
 // Runs one block with each thread a fiber. Returns "" or the error, naming the kernel.
 std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nthreads, Order order) {
   ensure_fibers(nthreads);
   BlockRun run;
   run.call = &call;
+  run.block = block;
+  run.nthreads = nthreads;
   for (unsigned t = 0; t < nthreads; ++t) {
     Fiber& f = t_fibers[t];
     f.coords = coords_of(call, block, t);
-    f.state = Fiber::Running;
+    f.index = t;
+    f.state = Fiber::Ready;
     make_context(f.context, f.stack, kStackSize, fiber_main);
   }
   BlockRun* outer = t_block;
@@ -258,19 +384,33 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
   const std::string kernel = "kernel '" + std::string(call.name) + "'";
   std::string error;
   for (;;) {
-    for (unsigned t : thread_order(nthreads, order)) {
-      if (t_fibers[t].state == Fiber::Done) continue;
-      resume(run, t_fibers[t]);
-      if (!run.error.empty()) break;
-    }
+    // One round: every thread runs until it exits or waits at __syncthreads(). The first pass resumes
+    // the threads the last barrier released; a thread a warp collective released during a pass is
+    // resumed in that pass if it comes later in the order, else in another pass.
+    const std::vector<unsigned>& ord = thread_order(nthreads, order);
+    bool first_pass = true;
+    do {
+      run.released = false;
+      for (unsigned t : ord) {
+        const Fiber::State state = t_fibers[t].state;
+        if (state != Fiber::Ready && !(first_pass && state == Fiber::AtBarrier)) continue;
+        resume(run, t_fibers[t]);
+        if (!run.error.empty()) break;
+      }
+      first_pass = false;
+    } while (run.error.empty() && (run.released || release_active_masks(run)));
     if (!run.error.empty()) {
-      error = kernel + " threw: " + run.error;
+      error = kernel + (run.fault ? ": " : " threw: ") + run.error;
       break;
     }
     unsigned waiting = 0, done = 0;
     const Fiber* first = nullptr;
     for (unsigned t = 0; t < nthreads; ++t) {
       const Fiber& f = t_fibers[t];
+      if (f.state == Fiber::AtWarp) {
+        error = kernel + ": " + stuck_collective(run, f);
+        break;
+      }
       if (f.state == Fiber::Done) ++done;
       if (f.state != Fiber::AtBarrier) continue;
       ++waiting;
@@ -306,9 +446,9 @@ std::string run_block_direct(const KernelCall& call, unsigned block, unsigned nt
       c.thread_idx = dim3(t % call.block.x, t / call.block.x % call.block.y, t / (call.block.x * call.block.y));
       call.run(call.context);
     }
-  } catch (const DirectBarrier&) {
+  } catch (const DirectBarrier& b) {
     t_coords = nullptr;
-    return "kernel '" + std::string(call.name) + "' reached __syncthreads() only after its first block: " +
+    return "kernel '" + std::string(call.name) + "' reached " + b.what + " only after its first block: " +
            "the emulator ran it without fibers; rerun with EMBER_EMU_FIBERS=1";
   }
   t_coords = nullptr;
@@ -418,14 +558,63 @@ const char* order_name(Order o) {
 void syncthreads(const char* file, int line) {
   t_reached_barrier = true;
   BlockRun* run = t_block;
-  if (!run) throw DirectBarrier{};
+  if (!run) throw DirectBarrier{"__syncthreads()"};
   Fiber* self = run->current;
   self->state = Fiber::AtBarrier;
   self->barrier_file = file;
   self->barrier_line = line;
-  start_switch(&self->fake_stack, run->scheduler_stack, run->scheduler_stack_size);
-  switch_context(self->context, run->scheduler);
-  finish_switch(self->fake_stack, &run->scheduler_stack, &run->scheduler_stack_size);
+  yield_to_scheduler(*run, *self);
+}
+
+void warp_collective(const char* op, unsigned mask, uint64_t agree, WarpResolve resolve, const WarpLane& mine) {
+  t_reached_barrier = true;
+  BlockRun* run = t_block;
+  if (!run) throw DirectBarrier{op};
+  Fiber* self = run->current;
+  const unsigned warp = self->index / kLanes, lane = self->index % kLanes;
+  const unsigned exists = lanes_of_warp(warp, run->nthreads);
+  if (!(mask >> lane & 1))
+    throw WarpFault(collective_text(op, mask, warp, run->block) + ": called by lane " + std::to_string(lane) +
+                    ", which its mask does not name");
+  if (mask & ~exists)
+    throw WarpFault(collective_text(op, mask, warp, run->block) + ": the mask names " + lanes_text(mask & ~exists) +
+                    ", which do not exist (the warp has " + std::to_string(std::popcount(exists)) +
+                    " lanes in a block of " + std::to_string(run->nthreads) + " threads)");
+  self->state = Fiber::AtWarp;
+  self->warp_op = op;
+  self->warp_mask = mask;
+  self->warp_agree = agree;
+  self->lane = mine;
+  Fiber* lanes = &t_fibers[warp * kLanes];
+  for (unsigned l = 0; l < kLanes; ++l)
+    if ((mask >> l & 1) && !same_collective(lanes[l], op, mask, agree)) {
+      yield_to_scheduler(*run, *self);  // the lane that completes the collective makes this one Ready
+      return;
+    }
+  // The last lane to arrive: every lane's result, then all of them run on.
+  WarpLane parts[kLanes] = {};
+  for (unsigned l = 0; l < kLanes; ++l)
+    if (mask >> l & 1) parts[l] = lanes[l].lane;
+  const std::string wrong = resolve(parts, mask, agree);
+  if (!wrong.empty()) throw WarpFault(collective_text(op, mask, warp, run->block) + ": " + wrong);
+  for (unsigned l = 0; l < kLanes; ++l)
+    if (mask >> l & 1) lanes[l].state = Fiber::Ready;
+  self->state = Fiber::Running;
+  run->released = true;
+}
+
+unsigned active_lanes() {
+  t_reached_barrier = true;
+  BlockRun* run = t_block;
+  if (!run) throw DirectBarrier{"__activemask()"};
+  Fiber* self = run->current;
+  unsigned active = 0;
+  self->state = Fiber::AtActiveMask;
+  self->warp_op = "__activemask()";
+  self->lane = WarpLane{nullptr, &active, 0};
+  ++run->at_active_mask;
+  yield_to_scheduler(*run, *self);  // release_active_masks writes `active`
+  return active;
 }
 
 unsigned char* dynamic_shared() { return t_shared.data(); }
