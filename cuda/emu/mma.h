@@ -1,5 +1,6 @@
-// Refuses tensor-core code under -DEMBER_CUDA=EMULATE: nvcuda::wmma needs warps and matrix units, which
-// the CPU emulator does not have (docs/GPU.md, "The CPU emulator"). A kernel that includes <mma.h>
-// fails to compile there instead of passing untested; test it on a GPU (scripts/gpu_bundle.sh).
+// Refuses nvcuda::wmma under -DEMBER_CUDA=EMULATE: its fragments' layout is opaque (left to each
+// architecture), so the CPU emulator cannot say which lane holds what (docs/GPU.md, "The CPU
+// emulator"). Tensor-core code goes through cuda/mma_sync.cuh instead: mma.sync m16n8k16, whose
+// fragments the PTX ISA defines, runs on a GPU and in the emulator alike.
 #pragma once
-#error "the CUDA emulator (cuda/emu) cannot model <mma.h> (wmma, tensor cores): it has no warps; test this kernel on a GPU"
+#error "the CUDA emulator (cuda/emu) cannot model <mma.h> (wmma, tensor cores): its fragment layout is opaque; use cuda/mma_sync.cuh (mma_m16n8k16), which the emulator runs, or test this kernel on a GPU"

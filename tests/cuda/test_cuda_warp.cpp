@@ -1,5 +1,5 @@
 // Warps in the CUDA emulator (built with -DEMBER_CUDA=EMULATE only): shuffles, votes, __syncwarp,
-// __activemask and __reduce_*_sync against host references in the
+// __activemask, __reduce_*_sync and warp-level MMA (cuda/mma_sync.cuh) against host references in the
 // three thread orders, and each misuse a GPU leaves undefined reported as a sticky error naming the
 // call, the lanes and the mask.
 //
@@ -17,11 +17,18 @@
 
 #include <gtest/gtest.h>
 
+#include "core/bfloat16.h"
+#include "core/half.h"
 #include "cuda/emu/emu.h"
 #include "cuda/launch.h"
+#include "cuda/mma_sync.cuh"
 #include "cuda/warp_reduce.cuh"
 
 namespace emu = ember::cuda::emu;
+using ember::cuda::MmaA;
+using ember::cuda::MmaB;
+using ember::cuda::MmaC;
+using ember::cuda::MmaInput;
 
 namespace {
 
@@ -408,6 +415,150 @@ TEST_F(CudaWarp, MisusedCollectivesAreReportedInEveryOrder) {
     EMBER_LAUNCH(1, 32, 0, nullptr, width_not_a_power_of_two)(d);
     expect_failure({"__shfl_xor_sync (mask 0xffffffff)", "width must be a power of 2 from 1 to 32"});
   }
+}
+
+// ---- warp-level MMA (cuda/mma_sync.cuh) ----
+
+TEST_F(CudaWarp, PackingRoundsToNearestEvenAsEmbersHostTypes) {
+  std::mt19937 rng(7);
+  std::vector<float> values = {0.0f, -0.0f, 1.0f, 1.00390625f, 1.01171875f, 65504.0f, 65519.0f, 65520.0f, 1e30f,
+                               -1e-30f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 8.940697e-8f, 6.097555e-5f,
+                               3.3895314e38f, INFINITY, -INFINITY};
+  for (int i = 0; i < 100000; ++i) {
+    uint32_t bits = rng();
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    if (!std::isnan(f)) values.push_back(f);
+  }
+  for (float f : values) {
+    ASSERT_EQ(ember::cuda::round_to_bf16(f), ember::BFloat16(f).bits) << f;
+    ASSERT_EQ(ember::cuda::round_to_f16(f), ember::Half(f).bits) << f;
+    ASSERT_EQ(ember::cuda::f16_to_float(ember::cuda::round_to_f16(f)), float(ember::Half(f))) << f;
+    ASSERT_EQ(ember::cuda::bf16_to_float(ember::cuda::round_to_bf16(f)), float(ember::BFloat16(f))) << f;
+  }
+  EXPECT_TRUE(std::isnan(ember::cuda::bf16_to_float(ember::cuda::round_to_bf16(NAN))));
+  EXPECT_TRUE(std::isnan(ember::cuda::f16_to_float(ember::cuda::round_to_f16(NAN))));
+  EXPECT_EQ(ember::cuda::pack_bf16x2(1.0f, -2.0f), 0xc0003f80u);  // lo in bits 0-15
+  EXPECT_EQ(ember::cuda::pack_f16x2(1.0f, -2.0f), 0xc0003c00u);
+}
+
+// Every lane's raw fragments: 4 A registers, 2 B registers, 4 C floats.
+template <MmaInput T>
+__global__ void fragments(uint32_t* out_a, uint32_t* out_b, float* out_c, const float* A, const float* B,
+                          const float* C) {
+  const unsigned lane = threadIdx.x;
+  const MmaA a = ember::cuda::load_mma_a<T>(A, 16, lane);
+  const MmaB b = ember::cuda::load_mma_b<T>(B, 8, lane);
+  const MmaC c = ember::cuda::load_mma_c(C, 8, lane);
+  for (int r = 0; r < 4; ++r) out_a[4 * lane + r] = a.x[r];
+  for (int r = 0; r < 2; ++r) out_b[2 * lane + r] = b.x[r];
+  for (int r = 0; r < 4; ++r) out_c[4 * lane + r] = c.x[r];
+}
+
+TEST_F(CudaWarp, MmaFragmentsHoldThePtxLayout) {
+  // Elements numbered by position, all exact in bf16 and f16: a[r][c] = r * 16 + c, b[k][n] = k * 8 + n.
+  std::vector<float> A(256), B(128), C(128);
+  for (int i = 0; i < 256; ++i) A[i] = float(i);
+  for (int i = 0; i < 128; ++i) B[i] = float(i), C[i] = float(i) + 0.5f;
+  float *dA = to_device(A), *dB = to_device(B), *dC = to_device(C);
+  uint32_t* da = device_array<uint32_t>(128);
+  uint32_t* db = device_array<uint32_t>(64);
+  float* dc = device_array<float>(128);
+  EMBER_LAUNCH(1, 32, 0, nullptr, fragments<MmaInput::F16>)(da, db, dc, dA, dB, dC);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << emu::last_error_detail();
+  const std::vector<uint32_t> a = to_host(da, 128), b = to_host(db, 64);
+  const std::vector<float> c = to_host(dc, 128);
+  auto half = [](uint32_t reg, int h) { return float(ember::Half::from_bits(uint16_t(reg >> (16 * h)))); };
+  // The PTX ISA's table for mma.m16n8k16 (.f16/.bf16): element i of a lane's A, B and C fragments.
+  for (int lane = 0; lane < 32; ++lane) {
+    const int group = lane >> 2, tig = lane % 4;
+    for (int i = 0; i < 8; ++i) {
+      const int row = (i < 2 || (i >= 4 && i < 6)) ? group : group + 8;
+      const int col = tig * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      EXPECT_EQ(half(a[4 * lane + i / 2], i % 2), A[row * 16 + col]) << "lane " << lane << ", a" << i;
+    }
+    for (int i = 0; i < 4; ++i) {
+      const int row = tig * 2 + (i & 1) + (i >= 2 ? 8 : 0), col = group;
+      EXPECT_EQ(half(b[2 * lane + i / 2], i % 2), B[row * 8 + col]) << "lane " << lane << ", b" << i;
+    }
+    for (int i = 0; i < 4; ++i) {
+      const int row = i < 2 ? group : group + 8, col = tig * 2 + (i & 1);
+      EXPECT_EQ(c[4 * lane + i], C[row * 8 + col]) << "lane " << lane << ", c" << i;
+    }
+  }
+}
+
+// D = A B + C for one 16x16 by 16x8 tile, each lane loading and storing its own fragments.
+template <MmaInput T>
+__global__ void tile_mma(float* D, const float* A, const float* B, const float* C) {
+  const unsigned lane = linear_thread() % 32;
+  const MmaA a = ember::cuda::load_mma_a<T>(A, 16, lane);
+  const MmaB b = ember::cuda::load_mma_b<T>(B, 8, lane);
+  const MmaC c = ember::cuda::load_mma_c(C, 8, lane);
+  ember::cuda::store_mma_c(D, 8, ember::cuda::mma_m16n8k16<T>(a, b, c), lane);
+}
+
+template <MmaInput T>
+void check_mma(CudaWarp& test, const std::vector<float>& A, const std::vector<float>& B, const std::vector<float>& C,
+               const char* what, bool exact) {
+  float* dD = test.device_array<float>(128);
+  EMBER_LAUNCH(1, dim3(8, 4), 0, nullptr, tile_mma<T>)(dD, test.to_device(A), test.to_device(B), test.to_device(C));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << emu::last_error_detail();
+  const std::vector<float> D = test.to_host(dD, 128);
+  auto rounded = [](float v) {
+    return double(T == MmaInput::BF16 ? float(ember::BFloat16(v)) : float(ember::Half(v)));
+  };
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 8; ++n) {
+      double ref = C[m * 8 + n], magnitude = std::fabs(C[m * 8 + n]);
+      for (int k = 0; k < 16; ++k) {
+        const double p = rounded(A[m * 16 + k]) * rounded(B[k * 8 + n]);
+        ref += p;
+        magnitude += std::fabs(p);
+      }
+      const double tolerance = exact ? 0 : 16 * std::ldexp(magnitude, -24);  // 16 roundings of float32 sums
+      const double diff = std::fabs(double(D[m * 8 + n]) - ref);
+      ASSERT_LE(diff, tolerance) << what << ": D[" << m << "][" << n << "] = " << D[m * 8 + n] << ", float64 "
+                                 << ref << " (" << emu::order_name(emu::order()) << " order)";
+    }
+}
+
+template <MmaInput T>
+void check_mma_tiles(CudaWarp& test) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::vector<float> A(256), B(128), C(128);
+  for (int tile = 0; tile < 4; ++tile) {
+    for (float& v : A) v = normal(rng);
+    for (float& v : B) v = normal(rng) * 4;
+    for (float& v : C) v = normal(rng);
+    check_mma<T>(test, A, B, C, "normal values", false);
+  }
+  for (float& v : A) v = float(small(rng));  // small integers: every sum is exact
+  for (float& v : B) v = float(small(rng));
+  for (float& v : C) v = float(small(rng) * 64);
+  check_mma<T>(test, A, B, C, "small integers", true);
+  // Edge values: signed zeros, powers of two near the top and bottom of the input's range (f16's
+  // subnormals), values that round on input, and a C that the products cancel.
+  const float edges[] = {0.0f, -0.0f, 1.0f, -1.0f, 1.00390625f, 0.333333f, 1024.0f, -3.0e-5f, 6.0e-8f, 60000.0f};
+  for (int i = 0; i < 256; ++i) A[i] = edges[(i * 7) % 10];
+  for (int i = 0; i < 128; ++i) B[i] = edges[(i * 3 + 1) % 10] * (i % 2 ? 1e-3f : 1.0f), C[i] = i % 3 ? -1.0f : 0.0f;
+  check_mma<T>(test, A, B, C, "edge values", false);
+}
+
+TEST_F(CudaWarp, MmaMatchesAFloat64ProductOfTheRoundedInputs) {
+  for (emu::Order order : kOrders) {
+    emu::set_order(order);
+    check_mma_tiles<MmaInput::BF16>(*this);
+    check_mma_tiles<MmaInput::F16>(*this);
+  }
+}
+
+TEST_F(CudaWarp, MmaInAPartialWarpIsReported) {
+  float* d = device_array<float>(256);
+  EMBER_LAUNCH(1, 16, 0, nullptr, tile_mma<MmaInput::BF16>)(d, d, d, d);
+  expect_failure({"mma.sync.m16n8k16 (bf16) (mask 0xffffffff) in warp 0", "the mask names lanes 16-31"});
 }
 
 }  // namespace
