@@ -163,8 +163,9 @@ constexpr size_t kGuardPage = 4096;
 
 struct Fiber {
   // Ready: to be resumed. AtBarrier: waits at __syncthreads(). AtWarp: waits at a warp collective.
-  // AtActiveMask: waits in __activemask() until no thread can run on.
-  enum State { Ready, Running, AtBarrier, AtWarp, AtActiveMask, Done };
+  // AtActiveMask: waits in __activemask() until no thread can run on. Ready and AtBarrier come first:
+  // the scheduler's first pass after a barrier resumes both with one comparison.
+  enum State { Ready, AtBarrier, Running, AtWarp, AtActiveMask, Done };
   Context context;
   unsigned char* stack = nullptr;  // kStackSize bytes above a guard page
   ThreadCoords coords;
@@ -388,16 +389,15 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
     // the threads the last barrier released; a thread a warp collective released during a pass is
     // resumed in that pass if it comes later in the order, else in another pass.
     const std::vector<unsigned>& ord = thread_order(nthreads, order);
-    bool first_pass = true;
+    Fiber::State resumable = Fiber::AtBarrier;  // Ready or AtBarrier in the first pass, then Ready only
     do {
       run.released = false;
       for (unsigned t : ord) {
-        const Fiber::State state = t_fibers[t].state;
-        if (state != Fiber::Ready && !(first_pass && state == Fiber::AtBarrier)) continue;
+        if (t_fibers[t].state > resumable) continue;
         resume(run, t_fibers[t]);
         if (!run.error.empty()) break;
       }
-      first_pass = false;
+      resumable = Fiber::Ready;
     } while (run.error.empty() && (run.released || release_active_masks(run)));
     if (!run.error.empty()) {
       error = kernel + (run.fault ? ": " : " threw: ") + run.error;
@@ -407,12 +407,12 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
     const Fiber* first = nullptr;
     for (unsigned t = 0; t < nthreads; ++t) {
       const Fiber& f = t_fibers[t];
-      if (f.state == Fiber::AtWarp) {
+      if (f.state != Fiber::AtBarrier) {
+        if (f.state == Fiber::Done) ++done;
+        if (f.state != Fiber::AtWarp) continue;
         error = kernel + ": " + stuck_collective(run, f);
         break;
       }
-      if (f.state == Fiber::Done) ++done;
-      if (f.state != Fiber::AtBarrier) continue;
       ++waiting;
       if (!first) first = &f;
       const bool same_site =

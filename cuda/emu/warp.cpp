@@ -6,7 +6,6 @@
 // segment of `width` lanes, a source lane outside the segment gives the lane its own value (up, down,
 // and xor towards a later segment), and __shfl_sync's source lane is taken modulo width. Reading a
 // lane the mask does not name is undefined on a GPU and an error here.
-#include <algorithm>
 #include <cstring>
 #include <string>
 
