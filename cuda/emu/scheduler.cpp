@@ -6,12 +6,14 @@
 // reversed or shuffled once all of them have arrived. A warp collective (__shfl_sync, ...) waits the
 // same way for the lanes of its mask; the last lane to arrive computes every lane's result and
 // makes them ready again. The first block of a kernel's first launch always runs as fibers; if it
-// reaches no barrier or collective and the kernel uses no dynamic shared memory, its other blocks and
-// later launches run their threads as a plain loop (a barrier met there is reported). Before anything runs, every pointer argument, and every
-// pointer-sized word of a struct argument (functors, OffsetCalc), is checked against device memory,
-// and the allocations they point into are opened for the kernel (the rest stay PROT_NONE).
-// Not emulated: concurrency between blocks, lockstep execution within a warp (a lane runs alone
-// between collectives), the memory model, device math and its rounding, timing. Device memory, copies and errors: runtime.cpp.
+// reaches no barrier or collective and the kernel uses no dynamic shared memory, its other blocks
+// and later launches run their threads as a plain loop (a barrier met there is reported). Before
+// anything runs, every pointer argument, and every pointer-sized word of a struct argument
+// (functors, OffsetCalc), is checked against device memory, and the allocations they point into are
+// opened for the kernel (the rest stay PROT_NONE). Not emulated: concurrency between blocks, lockstep
+// execution within a warp (a lane runs alone between collectives), the memory model, device math and
+// its rounding, timing. Device memory, copies and errors: runtime.cpp; what each warp call computes:
+// warp.cpp.
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -186,7 +188,7 @@ struct BlockRun {
   const KernelCall* call = nullptr;
   unsigned block = 0, nthreads = 0;
   Fiber* current = nullptr;
-  bool released = false;  // a collective completed during this pass: its waiting lanes are Ready
+  bool released = false;         // a collective completed during this pass: its waiting lanes are Ready
   unsigned at_active_mask = 0;  // threads waiting in __activemask()
   Context scheduler;
   const void* scheduler_stack = nullptr;

@@ -166,9 +166,10 @@ TEST_F(CudaWarp, ShufflesInAPartialWarpKeepTheirSegments) {
   }
 }
 
-// out[4 * i + 0..3] = ballot, any, all and the lane's predicate, for the lanes named in `mask` only.
-__global__ void votes(unsigned* out, unsigned mask, unsigned salt) {
-  const unsigned i = linear_thread(), lane = i % 32;
+// out[4 * i + 0..3] = ballot, any, all and the lane's predicate, for the lanes named in `mask` (and
+// present in the warp) only.
+__global__ void votes(unsigned* out, unsigned warp_mask, unsigned salt) {
+  const unsigned i = linear_thread(), lane = i % 32, mask = warp_mask & warp_lanes_mask();
   const int predicate = ((i * 2654435761u + salt) >> 7) % 3 == 0;
   if (!(mask >> lane & 1)) return;
   out[4 * i] = __ballot_sync(mask, predicate);
@@ -178,36 +179,38 @@ __global__ void votes(unsigned* out, unsigned mask, unsigned salt) {
 }
 
 TEST_F(CudaWarp, VotesMatchTheHostReference) {
-  const dim3 block(8, 8);  // 2 warps
-  const int n = 64;
-  unsigned* d = device_array<unsigned>(4 * n);
+  unsigned* d = device_array<unsigned>(4 * 64);
   for (emu::Order order : kOrders) {
     emu::set_order(order);
-    for (unsigned mask : {0xffffffffu, 0x0000ffffu, 0x80000001u, 0x00f0f00fu})
-      for (unsigned salt : {0u, 17u, 1234567u}) {
-        ASSERT_EQ(cudaMemset(d, 0, 4 * n * sizeof(unsigned)), cudaSuccess);
-        EMBER_LAUNCH(1, block, 0, nullptr, votes)(d, mask, salt);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << emu::last_error_detail();
-        const std::vector<unsigned> h = to_host(d, 4 * n);
-        for (int w = 0; w < 2; ++w) {
-          unsigned ballot = 0;
-          bool all = true;
-          for (int l = 0; l < 32; ++l) {
-            if (!(mask >> l & 1)) continue;
-            const unsigned i = unsigned(32 * w + l);
-            const bool p = ((i * 2654435761u + salt) >> 7) % 3 == 0;
-            if (p) ballot |= 1u << l;
-            all = all && (p || l % 8 != 0);
-          }
-          for (int l = 0; l < 32; ++l) {
-            if (!(mask >> l & 1)) continue;
-            const int i = 32 * w + l;
-            EXPECT_EQ(h[4 * i], ballot) << "mask " << mask << ", thread " << i;
-            EXPECT_EQ(h[4 * i + 1], unsigned(ballot != 0)) << "mask " << mask << ", thread " << i;
-            EXPECT_EQ(h[4 * i + 2], unsigned(all)) << "mask " << mask << ", thread " << i;
+    for (dim3 block : {dim3(8, 8), dim3(8, 5)})  // 2 warps; the second of 8 lanes only in a block of 40
+      for (unsigned warp_mask : {0xffffffffu, 0x0000ffffu, 0x80000001u, 0x00f0f00fu})
+        for (unsigned salt : {0u, 17u, 1234567u}) {
+          const int n = int(block.x * block.y);
+          ASSERT_EQ(cudaMemset(d, 0, 4 * n * sizeof(unsigned)), cudaSuccess);
+          EMBER_LAUNCH(1, block, 0, nullptr, votes)(d, warp_mask, salt);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << emu::last_error_detail();
+          const std::vector<unsigned> h = to_host(d, 4 * n);
+          for (int w = 0; w < 2; ++w) {
+            const int lanes = std::min(32, n - 32 * w);
+            const unsigned mask = warp_mask & (lanes == 32 ? 0xffffffffu : (1u << lanes) - 1);
+            unsigned ballot = 0;
+            bool all = true;
+            for (int l = 0; l < 32; ++l) {
+              if (!(mask >> l & 1)) continue;
+              const unsigned i = unsigned(32 * w + l);
+              const bool p = ((i * 2654435761u + salt) >> 7) % 3 == 0;
+              if (p) ballot |= 1u << l;
+              all = all && (p || l % 8 != 0);
+            }
+            for (int l = 0; l < 32; ++l) {
+              if (!(mask >> l & 1)) continue;
+              const int i = 32 * w + l;
+              EXPECT_EQ(h[4 * i], ballot) << "mask " << mask << ", thread " << i;
+              EXPECT_EQ(h[4 * i + 1], unsigned(ballot != 0)) << "mask " << mask << ", thread " << i;
+              EXPECT_EQ(h[4 * i + 2], unsigned(all)) << "mask " << mask << ", thread " << i;
+            }
           }
         }
-      }
   }
 }
 
@@ -269,7 +272,8 @@ TEST_F(CudaWarp, SyncwarpWaitsForEveryLane) {
     EMBER_LAUNCH(1, 64, 64 * sizeof(int), nullptr, neighbour_through_shared)(d);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << emu::last_error_detail();
     const std::vector<int> h = to_host(d, 64);
-    for (int i = 0; i < 64; ++i) EXPECT_EQ(h[i], 10 * (i / 32 * 32 + (i + 1) % 32)) << emu::order_name(order) << " " << i;
+    for (int i = 0; i < 64; ++i)
+      EXPECT_EQ(h[i], 10 * (i / 32 * 32 + (i + 1) % 32)) << emu::order_name(order) << " " << i;
   }
 }
 
@@ -394,8 +398,9 @@ TEST_F(CudaWarp, MisusedCollectivesAreReportedInEveryOrder) {
     expect_failure({"lane_outside_its_mask", "__ballot_sync (mask 0x00000001) in warp 0 of block 0",
                     "called by lane 5, which its mask does not name"});
     EMBER_LAUNCH(1, 64, 0, nullptr, half_the_warp_exits)(d);
-    expect_failure({"__shfl_down_sync (mask 0xffffffff) in warp 0 of block 0: lanes 0-15 arrived; missing: "
-                    "lanes 16-31 (exited)"});
+    expect_failure(
+        {"__shfl_down_sync (mask 0xffffffff) in warp 0 of block 0: lanes 0-15 arrived; missing: "
+         "lanes 16-31 (exited)"});
     EMBER_LAUNCH(1, 32, 0, nullptr, shuffle_beside_a_barrier)(d);
     expect_failure({"__shfl_sync (mask 0xffffffff) in warp 0", "missing: lanes 16-31 (at __syncthreads() at ",
                     "test_cuda_warp.cpp:"});
@@ -404,14 +409,15 @@ TEST_F(CudaWarp, MisusedCollectivesAreReportedInEveryOrder) {
                     "missing: lanes 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 (at __any_sync with "
                     "mask 0xffffffff)"});
     EMBER_LAUNCH(1, 32, 0, nullptr, different_masks)(d);
-    expect_failure({"__syncwarp (mask 0x00000003) in warp 0 of block 0: lane 0 arrived; missing: lane 1 (at "
-                    "__syncwarp with mask 0x00000007)"});
+    expect_failure(
+        {"__syncwarp (mask 0x00000003) in warp 0 of block 0: lane 0 arrived; missing: lane 1 (at "
+         "__syncwarp with mask 0x00000007)"});
     EMBER_LAUNCH(1, 48, 0, nullptr, whole_warp_mask_in_a_partial_warp)(d);
     expect_failure({"__shfl_down_sync (mask 0xffffffff) in warp 1 of block 0",
                     "the mask names lanes 16-31, which do not exist (the warp has 16 lanes in a block of 48 threads)"});
     EMBER_LAUNCH(1, 32, 0, nullptr, read_outside_the_mask)(d);
-    expect_failure({"__shfl_down_sync (mask 0x0000ffff) in warp 0",
-                    "lane 12 reads lane 16, which the mask does not name"});
+    expect_failure(
+        {"__shfl_down_sync (mask 0x0000ffff) in warp 0", "lane 12 reads lane 16, which the mask does not name"});
     EMBER_LAUNCH(1, 32, 0, nullptr, width_not_a_power_of_two)(d);
     expect_failure({"__shfl_xor_sync (mask 0xffffffff)", "width must be a power of 2 from 1 to 32"});
   }
@@ -421,9 +427,9 @@ TEST_F(CudaWarp, MisusedCollectivesAreReportedInEveryOrder) {
 
 TEST_F(CudaWarp, PackingRoundsToNearestEvenAsEmbersHostTypes) {
   std::mt19937 rng(7);
-  std::vector<float> values = {0.0f, -0.0f, 1.0f, 1.00390625f, 1.01171875f, 65504.0f, 65519.0f, 65520.0f, 1e30f,
-                               -1e-30f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 8.940697e-8f, 6.097555e-5f,
-                               3.3895314e38f, INFINITY, -INFINITY};
+  std::vector<float> values = {0.0f,          -0.0f,        1.0f,         1.00390625f,   1.01171875f,   65504.0f,
+                               65519.0f,      65520.0f,     1e30f,        -1e-30f,       5.9604645e-8f, 2.9802322e-8f,
+                               2.9802326e-8f, 8.940697e-8f, 6.097555e-5f, 3.3895314e38f, INFINITY,      -INFINITY};
   for (int i = 0; i < 100000; ++i) {
     uint32_t bits = rng();
     float f;
@@ -518,8 +524,8 @@ void check_mma(CudaWarp& test, const std::vector<float>& A, const std::vector<fl
       }
       const double tolerance = exact ? 0 : 16 * std::ldexp(magnitude, -24);  // 16 roundings of float32 sums
       const double diff = std::fabs(double(D[m * 8 + n]) - ref);
-      ASSERT_LE(diff, tolerance) << what << ": D[" << m << "][" << n << "] = " << D[m * 8 + n] << ", float64 "
-                                 << ref << " (" << emu::order_name(emu::order()) << " order)";
+      ASSERT_LE(diff, tolerance) << what << ": D[" << m << "][" << n << "] = " << D[m * 8 + n] << ", float64 " << ref
+                                 << " (" << emu::order_name(emu::order()) << " order)";
     }
 }
 
