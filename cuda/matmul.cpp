@@ -6,7 +6,9 @@
 // and nothing copied. An operand whose last dim has stride 1 is read as is (CUBLAS_OP_N); one whose
 // second-to-last dim has stride 1 is a transposed matrix (CUBLAS_OP_T); only a strided slice with
 // neither is first made contiguous. Batch strides may be 0 (a broadcast batch). float32 runs in
-// full precision unless ember::cuda::set_allow_tf32(true), as in PyTorch.
+// full precision unless ember::cuda::set_allow_tf32(true), as in PyTorch. float16 and bfloat16 go
+// through cublasGemmStridedBatchedEx: 16-bit inputs and output, products accumulated in float32
+// (CUBLAS_COMPUTE_32F) and each output rounded once, as PyTorch's CUDA matmul does.
 #include <climits>
 #include <optional>
 #include <vector>
@@ -66,6 +68,8 @@ void gemm(const TensorView& out, const TensorView& a_in, const TensorView& b_in,
   EMBER_CHECK(is_floating_point(out.dtype),
               "matmul: \"addmm_cuda\" not implemented for '{}' tensors on CUDA; convert to float32 or float64",
               dtype_name(out.dtype));
+  EMBER_CHECK(a_in.dtype == out.dtype && b_in.dtype == out.dtype, "matmul: expected both operands to be {}, got {} and {}",
+              dtype_name(out.dtype), dtype_name(a_in.dtype), dtype_name(b_in.dtype));
   for (int64_t v : {batch, M, N, K})
     EMBER_CHECK(v <= INT_MAX, "matmul: size {} is too large for cuBLAS (shapes {} and {})", v,
                 IntArrayRef(a_in.sizes.vec()), IntArrayRef(b_in.sizes.vec()));
@@ -76,16 +80,24 @@ void gemm(const TensorView& out, const TensorView& a_in, const TensorView& b_in,
   const int m = static_cast<int>(N), n = static_cast<int>(M), k = static_cast<int>(K), count = static_cast<int>(batch);
   const long long sa = batch == 1 ? 0 : a.strides[0], sb = batch == 1 ? 0 : b.strides[0], sc = M * N;
   // Column-major: out^T (N, M) = b^T (N, K) @ a^T (K, M).
-  if (out.dtype == kFloat32) {
+  if (is_reduced_floating_point(out.dtype)) {
+    const cudaDataType_t type = out.dtype == kFloat16 ? CUDA_R_16F : CUDA_R_16BF;
+    const float one = 1, c_scale = static_cast<float>(beta);
+    EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx(h, lb.op, la.op, m, n, k, &one, b.data, type, static_cast<int>(lb.ld),
+                                                  sb, a.data, type, static_cast<int>(la.ld), sa, &c_scale, out.data,
+                                                  type, m, sc, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  } else if (out.dtype == kFloat32) {
     const float one = 1, c_scale = static_cast<float>(beta);
     EMBER_CUBLAS_CHECK(cublasSgemmStridedBatched(h, lb.op, la.op, m, n, k, &one, b.ptr<float>(),
                                                  static_cast<int>(lb.ld), sb, a.ptr<float>(), static_cast<int>(la.ld),
                                                  sa, &c_scale, out.ptr<float>(), m, sc, count));
-  } else {
+  } else if (out.dtype == kFloat64) {
     const double one = 1, c_scale = beta;
     EMBER_CUBLAS_CHECK(cublasDgemmStridedBatched(h, lb.op, la.op, m, n, k, &one, b.ptr<double>(),
                                                  static_cast<int>(lb.ld), sb, a.ptr<double>(), static_cast<int>(la.ld),
                                                  sa, &c_scale, out.ptr<double>(), m, sc, count));
+  } else {
+    EMBER_FAIL("matmul: not implemented for '{}' on CUDA", scalar_type_name(out.dtype));
   }
 }
 
@@ -97,7 +109,7 @@ void launchers::matmul(const TensorView& out, const TensorView& a, const TensorV
 // to it (beta = 1): as on the CPU, the sum costs no pass of its own (the copy replaces the zeroed
 // output's write), and Linear's forward is two kernels, not three.
 bool launchers::matmul_add(const TensorView& out, const TensorView& addend, const TensorView& a, const TensorView& b) {
-  if (!is_floating_point(out.dtype) || out.dtype == kBFloat16) return false;
+  if (!is_floating_point(out.dtype)) return false;
   launchers::copy(out, addend);
   gemm(out, a, b, 1);
   return true;

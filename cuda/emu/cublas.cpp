@@ -4,7 +4,9 @@
 // dimensions or operations return CUBLAS_STATUS_INVALID_VALUE as cuBLAS does, and a matrix that is
 // not device memory is an illegal address at the next synchronizing call, as on a GPU. Products
 // accumulate in the element type; with CUBLAS_TF32_TENSOR_OP_MATH float inputs are first rounded
-// to TF32 (10 mantissa bits), so the tolerance tests of allow_tf32 see what tensor cores do.
+// to TF32 (10 mantissa bits), so the tolerance tests of allow_tf32 see what tensor cores do. The Ex
+// gemms of float16 and bfloat16 accumulate in float and round C once, as cuBLAS's
+// CUBLAS_COMPUTE_32F does (its order of additions is its own: only the rounding is the same).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +14,8 @@
 
 #include <cublas_v2.h>
 
+#include "core/bfloat16.h"
+#include "core/half.h"
 #include "cuda/emu/emu.h"
 #include "cuda/emu/internal.h"
 
@@ -31,10 +35,12 @@ float round_to_tf32(float x) {
   return x;
 }
 
-template <typename T>
+// Matrices of T, accumulated in Acc (T itself, or float for the 16-bit types); alpha and beta are Acc.
+template <typename T, typename Acc = T>
 cublasStatus_t gemm_strided_batched(const char* name, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                                    int m, int n, int k, const T* alpha, const T* A, int lda, long long sa, const T* B,
-                                    int ldb, long long sb, const T* beta, T* C, int ldc, long long sc, int batch) {
+                                    int m, int n, int k, const Acc* alpha, const T* A, int lda, long long sa,
+                                    const T* B, int ldb, long long sb, const Acc* beta, T* C, int ldc, long long sc,
+                                    int batch) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   auto valid_op = [](cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; };
   if (!valid_op(ta) || !valid_op(tb) || m < 0 || n < 0 || k < 0 || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
@@ -44,7 +50,7 @@ cublasStatus_t gemm_strided_batched(const char* name, cublasHandle_t h, cublasOp
     return CUBLAS_STATUS_INVALID_VALUE;
   if (alpha == nullptr || beta == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
-  const bool reads_ab = k > 0 && *alpha != T(0);
+  const bool reads_ab = k > 0 && *alpha != Acc(0);
   for (auto [what, p] : {std::pair<const char*, const void*>{"A", A}, {"B", B}, {"C", C}}) {
     if (!reads_ab && what[0] != 'C') continue;
     if (!ember::cuda::emu::is_device_pointer(p)) {
@@ -59,14 +65,14 @@ cublasStatus_t gemm_strided_batched(const char* name, cublasHandle_t h, cublasOp
     access.open(p);
   // h->math first: `false && ...` would make tf32 a constant for double, and Clang warn of its capture.
   const bool tf32 = h->math == CUBLAS_TF32_TENSOR_OP_MATH && std::is_same_v<T, float>;
-  auto load = [tf32](T x) { return tf32 ? T(round_to_tf32(float(x))) : x; };
+  auto load = [tf32](T x) { return tf32 ? Acc(round_to_tf32(float(x))) : Acc(x); };
   for (int b = 0; b < batch; ++b) {
     const T* a = A + b * sa;
     const T* bm = B + b * sb;
     T* c = C + b * sc;
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < m; ++i) {
-        T acc = 0;
+        Acc acc = 0;
         if (reads_ab) {
           for (int l = 0; l < k; ++l) {
             const T av = ta == CUBLAS_OP_N ? a[i + int64_t(l) * lda] : a[l + int64_t(i) * lda];
@@ -76,7 +82,7 @@ cublasStatus_t gemm_strided_batched(const char* name, cublasHandle_t h, cublasOp
         }
         T& out = c[i + int64_t(j) * ldc];
         // beta == 0: C is written, never read (it may hold NaN), as cuBLAS documents.
-        out = *beta == T(0) ? *alpha * acc : *alpha * acc + *beta * out;
+        out = T(*beta == Acc(0) ? *alpha * acc : *alpha * acc + *beta * Acc(out));
       }
     }
   }
@@ -174,4 +180,38 @@ cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          const double* beta, double* C, int ldc, long long strideC, int batchCount) {
   return gemm_strided_batched("cublasDgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
                               ldb, strideB, beta, C, ldc, strideC, batchCount);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const void* alpha, const void* A, cudaDataType_t Atype,
+                                          int lda, long long strideA, const void* B, cudaDataType_t Btype, int ldb,
+                                          long long strideB, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
+                                          long long strideC, int batchCount, cublasComputeType_t computeType,
+                                          cublasGemmAlgo_t) {
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (Atype != Btype || Atype != Ctype || computeType != CUBLAS_COMPUTE_32F) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const auto run = [&]<typename T>() {
+    return gemm_strided_batched<T, float>("cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k,
+                                          static_cast<const float*>(alpha), static_cast<const T*>(A), lda, strideA,
+                                          static_cast<const T*>(B), ldb, strideB, static_cast<const float*>(beta),
+                                          static_cast<T*>(C), ldc, strideC, batchCount);
+  };
+  switch (Ctype) {
+    case CUDA_R_16F:
+      return run.operator()<ember::Half>();
+    case CUDA_R_16BF:
+      return run.operator()<ember::BFloat16>();
+    case CUDA_R_32F:
+      return run.operator()<float>();
+    default:
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                            int k, const void* alpha, const void* A, cudaDataType_t Atype, int lda, const void* B,
+                            cudaDataType_t Btype, int ldb, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
+                            cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta,
+                                    C, Ctype, ldc, 0, 1, computeType, algo);
 }
