@@ -380,14 +380,6 @@ Tensor raw_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int6
 }
 
 Tensor raw_empty(IntArrayRef sizes, ScalarType dtype, Device device, const char* op) {
-  // bfloat16 and float16 are CPU dtypes (issue 21, 33): say so here, where every tensor is allocated,
-  // rather than in the dtype switch of each CUDA kernel.
-  EMBER_CHECK(!is_reduced_floating_point(dtype) || device.is_cpu(),
-              "{}: {} tensors are supported on the CPU only, not on {} (use float32 there)", op, dtype_name(dtype),
-              device.str());
-  EMBER_CHECK(!is_narrow_integer(dtype) || device.is_cpu(),
-              "{}: {} tensors are supported on the CPU only, not on {} yet (convert to int64 or float32 first)", op,
-              dtype_name(dtype), device.str());
   const int64_t nbytes = checked_nbytes(sizes, dtype, op);
   auto impl = std::make_shared<TensorImpl>();
   impl->sizes = sizes.vec();

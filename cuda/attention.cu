@@ -388,6 +388,7 @@ AttentionHeads heads_of(const TensorView& t) { return {t.data, t.strides[0], t.s
 // Sizes the launches cannot take (flash_attention_fits) return false: the op composes instead.
 bool launchers::flash_attention(const TensorView& out, const TensorView& lse, const TensorView& q, const TensorView& k,
                                 const TensorView& v, double scale, const PhiloxDropout& dropout) {
+  if (is_reduced_floating_point(q.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
   if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
   cudaStream_t s = prepare(out.device);
@@ -408,6 +409,7 @@ bool launchers::flash_attention_backward(const TensorView& dq, const TensorView&
                                          const TensorView& dout, const TensorView& q, const TensorView& k,
                                          const TensorView& v, const TensorView& lse, double scale,
                                          const PhiloxDropout& dropout) {
+  if (is_reduced_floating_point(q.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
   if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
   cudaStream_t s = prepare(q.device);

@@ -9,7 +9,9 @@
 // segments (sort_index below), split into chunks of at most kIndexAddChunk positions; a first pass
 // sums each chunk's src rows in position order, a second adds each segment's chunk sums, in chunk
 // order, to its row of out. No atomics, the same bits every run. bool has no atomic add and is
-// rejected before a launch.
+// rejected before a launch; the narrow integers add in an int64 copy (widen), as on the CPU, and
+// bfloat16 / float16 are refused as the CPU refuses them. index_select and gather move values of
+// every dtype.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -157,7 +159,7 @@ void launchers::index_select(const TensorView& out, const TensorView& in, int64_
   cudaStream_t s = prepare(out.device);
   const Blocks3 blocks = blocks_around(in.sizes.vec(), dim);
   const int64_t n_index = index.numel;
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_all_types("index_select", in.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(blocks.outer * n_index * blocks.inner);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_select_kernel<T>)
@@ -171,10 +173,15 @@ void launchers::index_select(const TensorView& out, const TensorView& in, int64_
 void launchers::index_add(const TensorView& out, int64_t dim, const TensorView& index, const TensorView& src) {
   cudaStream_t s = prepare(out.device);
   check_atomic_dtype(out, "index_add");
+  if (is_narrow_integer(out.dtype)) {  // accumulated in int64, wrapped once, as the CPU does
+    const WideCopy out64 = widen(out);
+    index_add(out64.view, dim, index, widen(src).view);
+    return narrow_back(out, out64);
+  }
   const Blocks3 blocks = blocks_around(out.sizes.vec(), dim);
   const int64_t n = index.numel;
   if (!is_floating_point(out.dtype) || n == 0 || src.numel == 0) {
-    dispatch_type(out.dtype, [&]<typename T>() {
+    dispatch_type("index_add", out.dtype, [&]<typename T>() {
       const LaunchShape ls = launch_1d(blocks.outer * n * blocks.inner);
       if (ls.grid == 0) return;
       EMBER_LAUNCH(ls.grid, ls.block, 0, s, index_add_kernel<T>)
@@ -210,7 +217,7 @@ void launchers::gather(const TensorView& out, const TensorView& in, int64_t dim,
   cudaStream_t s = prepare(out.device);
   const int64_t n = index.numel;
   const OffsetCalc<1> calc = offset_calc<1>("gather", index.sizes.vec(), {with_zero_at(in.strides, dim)});
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_all_types("gather", in.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, gather_kernel<T>)
@@ -222,9 +229,14 @@ void launchers::gather(const TensorView& out, const TensorView& in, int64_t dim,
 void launchers::scatter_add(const TensorView& out, int64_t dim, const TensorView& index, const TensorView& src) {
   cudaStream_t s = prepare(out.device);
   check_atomic_dtype(out, "scatter_add");
+  if (is_narrow_integer(out.dtype)) {  // accumulated in int64, wrapped once, as the CPU does
+    const WideCopy out64 = widen(out);
+    scatter_add(out64.view, dim, index, widen(src).view);
+    return narrow_back(out, out64);
+  }
   const int64_t n = index.numel;
   const OffsetCalc<1> calc = offset_calc<1>("scatter_add", index.sizes.vec(), {with_zero_at(out.strides, dim)});
-  dispatch_type(out.dtype, [&]<typename T>() {
+  dispatch_type("scatter_add", out.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, scatter_add_kernel<T>)

@@ -27,6 +27,7 @@
 #include "core/tensor_view.h"
 #include "cuda/launch.h"
 #include "cuda/plugin.h"
+#include "cuda/reduced_float.h"
 
 namespace ember::cuda {
 
@@ -39,11 +40,15 @@ EMBER_CUDA_EXPORT cudaStream_t prepare(Device device);
 void check_launch(const char* name);
 // Throws ember::Error: `what` (a dtype or op, by number) reached a switch of `where` with no case for it.
 [[noreturn]] void unsupported(const char* where, const char* what, int value);
+// Throws ember::Error: "<op>: not implemented for '<dtype>' on CUDA", what an op says for a dtype it
+// has no CUDA kernel for.
+[[noreturn]] void unsupported_dtype(const char* op, ScalarType dtype);
 // Throws ember::Error with this message.
 [[noreturn]] void fail(const std::string& message);
 // Throws ember::Error naming `call` unless err is cudaSuccess (EMBER_CUDA_CHECK's message).
 void check_cuda(cudaError_t err, const char* call);
-// Throws, unless dtype is float32 or float64, the error core/backend.h's dispatch_floating gives.
+// Throws, unless dtype is float32 or float64, the error core/backend.h's dispatch_floating gives
+// (unsupported_dtype's for float16 and bfloat16).
 void require_floating(ScalarType dtype, const char* op);
 
 // Device memory for one launcher's scratch (partial results, an uploaded table), from the
@@ -79,6 +84,20 @@ DeviceBuffer upload(Device device, const std::vector<T>& host) {
 }
 // Copies device memory to the host, once the kernels queued before have run.
 void download(void* host, const void* src, size_t nbytes, Device device);
+
+// A contiguous copy of a view in compute_dtype(view.dtype) (int64 for the narrow integers, float32
+// for the reduced floats), for kernels that have no case of their own for those dtypes: run the
+// kernel on `view`, then narrow_back(). The CUDA side of core/cpu/narrow_int.h.
+struct WideCopy {
+  DeviceBuffer buffer;
+  std::vector<int64_t> sizes, strides;
+  TensorView view;
+};
+WideCopy widen(const TensorView& t);
+// The same buffer left unwritten, for an output the kernel only writes.
+WideCopy wide_buffer(const TensorView& t);
+// Writes `wide` back into `out` (rounding or keeping the low bits, as a copy does).
+void narrow_back(const TensorView& out, const WideCopy& wide);
 
 // An OffsetCalc over `sizes` for operands with these strides (after merging dims); past kMaxDims
 // after merging, the error names the op and the shape.
@@ -167,18 +186,66 @@ struct IndexSegments {
 };
 
 // Calls f.template operator()<T>() with T the C++ type of `type` (core/dispatch.h's switch, as
-// core/backend.h's dispatch): float32, float64, int64, bool.
+// core/backend.h's dispatch): float32, float64, int64, bool. Any other dtype is refused with an
+// error naming `name` (the op) and the dtype.
 template <typename F>
-void dispatch_type(ScalarType type, F&& f) {
-  dispatch_among<float, double, int64_t, bool>(type, f,
-                                               [&] { unsupported("dispatch_type", "dtype", static_cast<int>(type)); });
+void dispatch_type(const char* name, ScalarType type, F&& f) {
+  dispatch_among<float, double, int64_t, bool>(type, f, [&] { unsupported_dtype(name, type); });
+}
+
+// Every dtype: for the kernels that only move values (copy, fill, where, gathers) and for those
+// that compute in opmath_t<T> (the elementwise families). float16 and bfloat16 are
+// cuda/reduced_float.h's device types.
+template <typename F>
+void dispatch_all_types(const char* name, ScalarType type, F&& f) {
+  dispatch_among<float, double, int64_t, bool, DeviceBFloat16, uint8_t, int8_t, int16_t, int32_t, DeviceHalf>(
+      type, f, [&] { unsupported_dtype(name, type); });
 }
 
 // The same for the kernels that exist for floating types only (the caller checked the dtype);
 // `name` is the op an unexpected dtype names.
 template <typename F>
 void dispatch_floating_type(const char* name, ScalarType type, F&& f) {
-  dispatch_among<float, double>(type, f, [&] { unsupported(name, "dtype", static_cast<int>(type)); });
+  dispatch_among<float, double>(type, f, [&] { unsupported_dtype(name, type); });
+}
+
+// The type a kernel computes values of T in, as the CPU backend does: bfloat16 and float16 in
+// float32, rounded once when stored (core/cpu/bfloat16_float.h); the narrow integers in int64,
+// their low bits kept when stored (core/cpu/narrow_int.h); every other type in itself.
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<DeviceBFloat16> {
+  using type = float;
+};
+template <>
+struct OpMath<DeviceHalf> {
+  using type = float;
+};
+template <>
+struct OpMath<uint8_t> {
+  using type = int64_t;
+};
+template <>
+struct OpMath<int8_t> {
+  using type = int64_t;
+};
+template <>
+struct OpMath<int16_t> {
+  using type = int64_t;
+};
+template <>
+struct OpMath<int32_t> {
+  using type = int64_t;
+};
+template <typename T>
+using opmath_t = typename OpMath<T>::type;
+
+// The dtype of opmath_t: float32 for the reduced floats, int64 for the narrow integers.
+constexpr ScalarType compute_dtype(ScalarType t) {
+  return is_reduced_floating_point(t) ? kFloat32 : is_narrow_integer(t) ? kInt64 : t;
 }
 
 }  // namespace ember::cuda

@@ -68,8 +68,14 @@ __global__ void __launch_bounds__(kBlockSize)
 
 }  // namespace
 
+// float16 and bfloat16 rows are computed in float32 copies and rounded once, as on the CPU.
 void launchers::softmax(const TensorView& out, const TensorView& in, bool log) {
   cudaStream_t s = prepare(out.device);
+  if (is_reduced_floating_point(in.dtype)) {
+    const WideCopy out_f = wide_buffer(out);
+    softmax(out_f.view, widen(in).view, log);
+    return narrow_back(out, out_f);
+  }
   require_floating(in.dtype, log ? "log_softmax" : "softmax");
   const Rows shape = rows_of(in);
   const int64_t rows = shape.rows, cols = shape.cols;
@@ -84,6 +90,11 @@ void launchers::softmax(const TensorView& out, const TensorView& in, bool log) {
 
 void launchers::softmax_backward(const TensorView& din, const TensorView& dout, const TensorView& out, bool log) {
   cudaStream_t s = prepare(din.device);
+  if (is_reduced_floating_point(out.dtype)) {
+    const WideCopy din_f = wide_buffer(din);
+    softmax_backward(din_f.view, widen(dout).view, widen(out).view, log);
+    return narrow_back(din, din_f);
+  }
   require_floating(out.dtype, "softmax_backward");
   const Rows shape = rows_of(out);
   const int64_t rows = shape.rows, cols = shape.cols;
@@ -99,7 +110,7 @@ void launchers::softmax_backward(const TensorView& din, const TensorView& dout, 
 void launchers::triangle(const TensorView& out, const TensorView& in, int64_t k, bool lower) {
   cudaStream_t s = prepare(out.device);
   const int64_t R = in.sizes[in.dim() - 2], C = in.sizes[in.dim() - 1];
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_all_types("triangle", in.dtype, [&]<typename T>() {
     const int64_t n = in.numel;  // mats of (R, C), contiguous
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;

@@ -138,6 +138,7 @@ int64_t layer_norm_param_bands(int64_t N) {
 // in, dout (N, D) contiguous; weight and bias (D) or undefined.
 bool launchers::layer_norm(const TensorView& out, const TensorView& mean, const TensorView& rstd, const TensorView& in,
                            const TensorView& weight, const TensorView& bias, double eps) {
+  if (is_reduced_floating_point(in.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
   cudaStream_t s = prepare(out.device);
   require_floating(in.dtype, "layer_norm");
   const int64_t N = in.sizes[0], D = in.sizes[1];
@@ -156,6 +157,7 @@ bool launchers::layer_norm(const TensorView& out, const TensorView& mean, const 
 bool launchers::layer_norm_backward(const TensorView& din, const TensorView& dweight, const TensorView& dbias,
                                     const TensorView& dout, const TensorView& in, const TensorView& mean,
                                     const TensorView& rstd, const TensorView& weight) {
+  if (is_reduced_floating_point(in.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
   cudaStream_t s = prepare(in.device);
   require_floating(in.dtype, "layer_norm_backward");
   const int64_t N = in.sizes[0], D = in.sizes[1];

@@ -9,7 +9,8 @@
 // on 132 SMs) the rows cut into bands whose partial results the same second launch folds. Where an output's inputs live
 // is two OffsetCalcs (kept dims -> base offset, reduced dims -> offset from the base), built by launchers::reduce, so
 // any layout and any set of dims works. Float sums accumulate in the input's type, in a tree order, as PyTorch's CUDA
-// kernels do (the CPU backend uses double). Arg-max/min are the same two-pass block reductions over (value, index)
+// kernels do (the CPU backend uses double); bfloat16 and float16 in float32, the narrow integers in int64
+// (opmath_t), each output rounded or wrapped once. Arg-max/min are the same two-pass block reductions over (value, index)
 // pairs, the first extreme winning and NaN the most extreme.
 #include <algorithm>
 #include <type_traits>
@@ -173,46 +174,46 @@ __device__ ArgBest<T> arg_combine(bool is_max, ArgBest<T> a, ArgBest<T> b) {
 // Block b takes split (b % splits) of position (b / splits)'s `len` elements, `step` apart. With one
 // split it writes values and indices; with several, the split's best to partial[b], then
 // arg_partials_kernel takes the best of each position's splits.
-template <typename T>
+template <typename T, typename C = opmath_t<T>>
 __global__ void __launch_bounds__(kMaxRowBlock)
     arg_reduce_kernel(bool is_max, int64_t n, int64_t splits, OffsetCalc<3> calc, int64_t len, int64_t step, T* values,
-                      int64_t* indices, ArgBest<T>* partial, const T* in) {
-  ArgBest<T>* scratch = shared_scratch<ArgBest<T>>();
+                      int64_t* indices, ArgBest<C>* partial, const T* in) {
+  ArgBest<C>* scratch = shared_scratch<ArgBest<C>>();
   const int64_t per_split = (len + splits - 1) / splits;
   for (int64_t b = blockIdx.x; b < n * splits; b += gridDim.x) {
     const int64_t i = b / splits, split = b % splits;
     const auto off = calc.offsets(i);
     const T* x = in + off[2];
     const int64_t j1 = (split + 1) * per_split < len ? (split + 1) * per_split : len;
-    ArgBest<T> best{T(0), -1};
+    ArgBest<C> best{C(0), -1};
     for (int64_t j = split * per_split + threadIdx.x; j < j1; j += blockDim.x)
-      best = arg_combine(is_max, best, ArgBest<T>{x[j * step], j});
+      best = arg_combine(is_max, best, ArgBest<C>{static_cast<C>(x[j * step]), j});
     best = block_reduce(
-        best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
+        best, [is_max](ArgBest<C> a, ArgBest<C> c) { return arg_combine(is_max, a, c); }, scratch);
     if (threadIdx.x != 0) continue;
     if (splits > 1) {
       partial[b] = best;
     } else {
-      values[off[0]] = best.value;
+      values[off[0]] = static_cast<T>(best.value);
       indices[off[1]] = best.index;
     }
   }
 }
 
-template <typename T>
+template <typename T, typename C = opmath_t<T>>
 __global__ void __launch_bounds__(kMaxRowBlock)
     arg_partials_kernel(bool is_max, int64_t n, int64_t splits, OffsetCalc<3> calc, T* values, int64_t* indices,
-                        const ArgBest<T>* partial) {
-  ArgBest<T>* scratch = shared_scratch<ArgBest<T>>();
+                        const ArgBest<C>* partial) {
+  ArgBest<C>* scratch = shared_scratch<ArgBest<C>>();
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) {
-    ArgBest<T> best{T(0), -1};
+    ArgBest<C> best{C(0), -1};
     for (int64_t k = threadIdx.x; k < splits; k += blockDim.x)
       best = arg_combine(is_max, best, partial[i * splits + k]);
     best = block_reduce(
-        best, [is_max](ArgBest<T> a, ArgBest<T> c) { return arg_combine(is_max, a, c); }, scratch);
+        best, [is_max](ArgBest<C> a, ArgBest<C> c) { return arg_combine(is_max, a, c); }, scratch);
     if (threadIdx.x == 0) {
       const auto off = calc.offsets(i);
-      values[off[0]] = best.value;
+      values[off[0]] = static_cast<T>(best.value);
       indices[off[1]] = best.index;
     }
   }
@@ -268,19 +269,20 @@ void launchers::reduce(ReduceOp op, const TensorView& out, const TensorView& in,
   const ReduceStrategy how = reduce_strategy(out.numel, n_red, leading_dims);
   // (n_out, splits) 8-byte partial results of a split reduction
   const DeviceBuffer partial = how.splits > 1 ? DeviceBuffer(out.device, out.numel * how.splits * 8) : DeviceBuffer();
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_all_types(op_name(op), in.dtype, [&]<typename T>() {
+    using C = opmath_t<T>;  // bf16 and f16 accumulate in float, the narrow integers in int64; one rounding at the end
     const auto run = [&]<typename O, typename R>() {
       launch_reduce_as<T, O, R>(s, how, out.numel, n_red, outer, inner, out.data, partial.get(), in.data);
     };
     switch (op) {
       case ReduceOp::Sum:
-        return run.template operator()<T, SumR<T>>();
+        return run.template operator()<T, SumR<C>>();
       case ReduceOp::Prod:
-        return run.template operator()<T, ProdR<T>>();
+        return run.template operator()<T, ProdR<C>>();
       case ReduceOp::Max:
-        return run.template operator()<T, MaxR<T>>();
+        return run.template operator()<T, MaxR<C>>();
       case ReduceOp::Min:
-        return run.template operator()<T, MinR<T>>();
+        return run.template operator()<T, MinR<C>>();
       case ReduceOp::All:
         return run.template operator()<bool, AllR>();
       case ReduceOp::Any:
@@ -307,15 +309,16 @@ void launchers::arg_reduce(bool is_max, const TensorView& values, const TensorVi
   const int64_t splits = arg_reduce_splits(n, len);
   // (n, splits) pairs of a value and an int64 index, 16 bytes each
   const DeviceBuffer partial = splits > 1 ? DeviceBuffer(values.device, n * splits * 16) : DeviceBuffer();
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_all_types(name, in.dtype, [&]<typename T>() {
+    using C = opmath_t<T>;  // compared in float or int64: exact, and NaN is found as on the CPU
     const int block = block_for_row(splits > 1 ? (len + splits - 1) / splits : len);
-    ArgBest<T>* part = partial.as<ArgBest<T>>();
-    EMBER_LAUNCH(std::min<int64_t>(n * splits, kMaxGrid), block, block * sizeof(ArgBest<T>), s, arg_reduce_kernel<T>)
+    ArgBest<C>* part = partial.as<ArgBest<C>>();
+    EMBER_LAUNCH(std::min<int64_t>(n * splits, kMaxGrid), block, block * sizeof(ArgBest<C>), s, arg_reduce_kernel<T>)
     (is_max, n, splits, calc, len, step, values.ptr<T>(), indices.ptr<int64_t>(), part, in.ptr<const T>());
     check_launch(name);
     if (splits == 1) return;
     const int block2 = block_for_row(splits);
-    EMBER_LAUNCH(std::min<int64_t>(n, kMaxGrid), block2, block2 * sizeof(ArgBest<T>), s, arg_partials_kernel<T>)
+    EMBER_LAUNCH(std::min<int64_t>(n, kMaxGrid), block2, block2 * sizeof(ArgBest<C>), s, arg_partials_kernel<T>)
     (is_max, n, splits, calc, values.ptr<T>(), indices.ptr<int64_t>(), part);
     check_launch(name);
   });

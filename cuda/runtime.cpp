@@ -181,6 +181,11 @@ void unsupported(const char* where, const char* what, int value) {
   EMBER_FAIL("CUDA backend: {} has no case for {} {} (a new dtype or op needs its CUDA kernel)", where, what, value);
 }
 
+void unsupported_dtype(const char* op, ScalarType dtype) {
+  EMBER_FAIL("{}: not implemented for '{}' on CUDA ({} tensors); convert to {} first (the CPU has it)", op,
+             scalar_type_name(dtype), dtype_name(dtype), is_floating_point(dtype) ? "float32" : "int64");
+}
+
 void fail(const std::string& message) { EMBER_FAIL("{}", message); }
 
 void check_cuda(cudaError_t err, const char* call) {
@@ -190,6 +195,7 @@ void check_cuda(cudaError_t err, const char* call) {
 }
 
 void require_floating(ScalarType dtype, const char* op) {
+  if (is_reduced_floating_point(dtype)) unsupported_dtype(op, dtype);
   dispatch_floating(dtype, op, []<typename T>() {});
 }
 

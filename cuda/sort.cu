@@ -79,7 +79,7 @@ void launchers::sort(const TensorView& values, const TensorView& indices, const 
   cudaStream_t s = prepare(in.device);
   const Rows shape = rows_of(in);
   const int64_t rows = shape.rows, n = shape.cols;
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_type("sort", in.dtype, [&]<typename T>() {
     const LaunchShape ls = launch_1d(rows * n);
     if (ls.grid == 0) return;
     EMBER_LAUNCH(ls.grid, ls.block, 0, s, sort_rank_kernel<T>)
@@ -92,7 +92,7 @@ void launchers::cumulative(const TensorView& out, const TensorView& in, bool pro
   cudaStream_t s = prepare(in.device);
   const Rows shape = rows_of(in);
   const int64_t rows = shape.rows, n = shape.cols;
-  dispatch_type(in.dtype, [&]<typename T>() {
+  dispatch_type("cumulative", in.dtype, [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>) {
       unsupported(prod ? "cumprod" : "cumsum", "dtype", static_cast<int>(in.dtype));  // the op converts bool first
     } else {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/convert.h"
 #include "core/cpu/allocator.h"
 #include "core/cpu/bfloat16_float.h"
 #include "core/cpu/narrow_int.h"
@@ -30,24 +31,6 @@ void CpuBackend::deallocate(void* ptr, Device) { cpu_deallocate(ptr); }
 
 void CpuBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
 void CpuBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device) { std::memcpy(dst, src, nbytes); }
-
-namespace {
-
-// One element converted as PyTorch's c10::convert does: a float into a narrow integer goes through
-// int64 (300.0 -> uint8 is 44), with NaN and values beyond int64 giving int64's minimum, as x86's
-// conversion does, instead of undefined behaviour. Everything else is static_cast.
-template <typename D, typename S>
-D convert(S x) {
-  if constexpr (std::is_integral_v<D> && !std::is_same_v<D, bool> && sizeof(D) < sizeof(int64_t) &&
-                !std::is_integral_v<S>) {
-    const double v = static_cast<double>(x);
-    return static_cast<D>(v > -9.2e18 && v < 9.2e18 ? static_cast<int64_t>(v) : std::numeric_limits<int64_t>::min());
-  } else {
-    return static_cast<D>(x);
-  }
-}
-
-}  // namespace
 
 void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
   dispatch_all(dst.dtype(), "copy", [&]<typename D>() {

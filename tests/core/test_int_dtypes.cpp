@@ -160,8 +160,8 @@ TEST(IntDtypes, RefusedWhereNotSupported) {
   EXPECT_THROWS_WITH(x.requires_grad_(), "only Tensors of floating point");
   EXPECT_THROWS_WITH(x.mean(), "mean: could not infer output dtype");
   EXPECT_THROWS_WITH(x.matmul(x), "not implemented for 'Byte'");
-  if (cuda::is_available()) {
-    EXPECT_THROWS_WITH(x.to(kCUDA), "uint8 tensors are supported on the CPU only");
+  if (cuda::is_available()) {  // on CUDA as on the CPU (tests/cuda/test_cuda_dtypes.cpp)
+    EXPECT_THROWS_WITH(x.to(kCUDA).matmul(x.to(kCUDA)), "matmul");
   }
 }
 
