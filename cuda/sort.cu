@@ -77,6 +77,11 @@ __global__ void __launch_bounds__(kBlockSize) logcumsumexp_kernel(int64_t rows, 
 
 void launchers::sort(const TensorView& values, const TensorView& indices, const TensorView& in, bool descending) {
   cudaStream_t s = prepare(in.device);
+  if (is_narrow_integer(in.dtype)) {  // sorted as int64 (exact), narrowed back, as on the CPU
+    const WideCopy values64 = wide_buffer(values);
+    sort(values64.view, indices, widen(in).view, descending);
+    return narrow_back(values, values64);
+  }
   const Rows shape = rows_of(in);
   const int64_t rows = shape.rows, n = shape.cols;
   dispatch_type("sort", in.dtype, [&]<typename T>() {

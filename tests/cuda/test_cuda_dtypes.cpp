@@ -310,6 +310,7 @@ double reduce_tolerance(ScalarType dt) { return dt == kFloat16 ? 1.0 / 1024 : dt
 void expect_reduction(const Tensor& gpu, const Tensor& cpu, const Tensor& abs_sum, ScalarType dt,
                       const std::string& what) {
   if (!is_floating_point(gpu.dtype()) || reduce_tolerance(dt) == 0.0) return expect_same_bits(gpu, cpu, what);
+  ASSERT_TRUE(gpu.is_cuda()) << what;
   ASSERT_EQ(gpu.dtype(), cpu.dtype()) << what;
   const Tensor diff = (gpu.cpu().to(kFloat64) - cpu.to(kFloat64)).abs();
   const Tensor bound = abs_sum.to(kFloat64) * reduce_tolerance(dt) + 1e-6;
@@ -369,6 +370,7 @@ TEST_F(CudaDtypeReduce, EdgeValuesAndLongSums) {
 // 1e-5 (|a| @ |b|).
 void expect_product(const Tensor& gpu, const Tensor& cpu, const Tensor& abs_product, ScalarType dt,
                     const std::string& what) {
+  ASSERT_TRUE(gpu.is_cuda()) << what;
   ASSERT_EQ(gpu.dtype(), dt) << what;
   ASSERT_EQ(gpu.sizes(), cpu.sizes()) << what;
   const Tensor diff = (gpu.cpu().to(kFloat64) - cpu.to(kFloat64)).abs();
@@ -388,6 +390,20 @@ TEST_F(CudaDtypeReduce, SoftmaxOfReducedFloatsInFloat32) {
     expect_product(x.to(kGpu).softmax(1), x.softmax(1), zero, dt, "softmax " + name_of(dt));
     expect_product(x.to(kGpu).t().log_softmax(0), x.t().log_softmax(0), zero.t() + 1e-2, dt,
                    "log_softmax " + name_of(dt));
+  }
+}
+
+// sort and the scans: the narrow integers sort as int64, bf16 / f16 sort and scan in float32 (the op
+// converts them), so the sorted values are the CPU's and the indices pick them (equal values may come
+// in another order); integer scans are int64 sums.
+TEST_F(CudaDtypeReduce, SortAndScansMatchCpu) {
+  for (ScalarType dt : kNewDtypes) {
+    const Tensor x = random_tensor(dt, {3, 17}, 3.0), g = x.to(kGpu);
+    const auto [gv, gi] = g.sort(1, /*descending=*/true);
+    const auto [cv, ci] = x.sort(1, /*descending=*/true);
+    expect_same_bits(gv, cv, "sort values " + name_of(dt));
+    expect_same_bits(g.gather(1, gi), x.gather(1, ci), "values at the sort indices " + name_of(dt));  // ties may swap
+    if (!is_floating_point(dt)) expect_same_bits(g.cumsum(1), x.cumsum(1), "cumsum " + name_of(dt));
   }
 }
 
