@@ -474,6 +474,33 @@ TEST_F(CudaDtypeAutograd, ForwardAndBackwardThroughReducedFloats) {
   }
 }
 
+// LayerNorm, attention and cross-entropy have no fused float16 / bfloat16 kernel on CUDA: the op
+// composes them from the elementwise ops, reductions, softmax and matmuls above, each rounding to the
+// dtype, where the CPU's fused kernels compute in float32 and round once. So they agree within a few
+// ulps of the dtype, not bit for bit: |cuda - cpu| <= 8 ulps (relative) + 8 ulps of 1.
+TEST_F(CudaDtypeAutograd, ComposedOpsRunOnReducedFloats) {
+  namespace F = nn::functional;
+  for (ScalarType dt : {kFloat16, kBFloat16}) {
+    const double tol = 8 * reduce_tolerance(dt);
+    const auto expect_near = [&](const Tensor& gpu, const Tensor& cpu, const std::string& what) {
+      ASSERT_TRUE(gpu.is_cuda()) << what;
+      ASSERT_EQ(gpu.dtype(), cpu.dtype()) << what;
+      const Tensor diff = (gpu.cpu().to(kFloat64) - cpu.to(kFloat64)).abs();
+      EXPECT_TRUE(diff.le(cpu.to(kFloat64).abs() * tol + tol).all().item<bool>())
+          << what << ": largest difference " << diff.max().item<double>();
+    };
+    const Tensor x = randn({4, 16}).to(dt), w = randn({16}).to(dt), b = randn({16}).to(dt);
+    expect_near(F::layer_norm(x.to(kGpu), {16}, w.to(kGpu), b.to(kGpu)), F::layer_norm(x, {16}, w, b),
+                "layer_norm " + name_of(dt));
+    const Tensor q = randn({1, 2, 5, 8}).to(dt), k = randn({1, 2, 5, 8}).to(dt), v = randn({1, 2, 5, 8}).to(dt);
+    expect_near(F::scaled_dot_product_attention(q.to(kGpu), k.to(kGpu), v.to(kGpu)),
+                F::scaled_dot_product_attention(q, k, v), "attention " + name_of(dt));
+    const Tensor target = from_vector<int64_t>({3, 0, 15, 7}, {4});
+    expect_near(F::cross_entropy(x.to(kGpu), target.to(kGpu)), F::cross_entropy(x, target),
+                "cross_entropy " + name_of(dt));
+  }
+}
+
 // ---- what CUDA still refuses ----
 
 TEST_F(CudaDtypeElementwise, UnsupportedOpNamesOpAndDtype) {
