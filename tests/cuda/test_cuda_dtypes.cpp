@@ -162,6 +162,12 @@ TEST_F(CudaDtypeConvert, AllocationFillAndPrinting) {
       expect_same_bits(full({5}, v, on_gpu), full({5}, v, TensorOptions().dtype(dt)),
                        "full " + name_of(dt) + " " + std::to_string(v));
     }
+    expect_same_bits(arange(0, 40, 3, on_gpu), arange(0, 40, 3, TensorOptions().dtype(dt)), "arange " + name_of(dt));
+    if (is_floating_point(dt)) {
+      const Tensor r = randn({64}, on_gpu);
+      EXPECT_TRUE(r.is_cuda() && r.dtype() == dt) << "randn " << name_of(dt);
+      EXPECT_TRUE(r.isfinite().all().item<bool>()) << "randn " << name_of(dt);
+    }
     Tensor strided = zeros({3, 4}, on_gpu).t();
     strided.fill_(7);
     expect_same_bits(strided, full({4, 3}, 7, TensorOptions().dtype(dt)), "fill_ strided " + name_of(dt));
