@@ -27,6 +27,8 @@
 #include <cstring>
 #include <string>
 
+#include "cuda/reduced_float.h"
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "cuda/mma_sync.cuh: mma.sync m16n8k16 with bf16 needs sm_80 or later"
 #endif
@@ -45,68 +47,12 @@ struct MmaC {
   float x[4];  // 4 elements of C or D (16x8) per lane
 };
 
-// ---- bf16 and f16 bits, rounded to nearest even (the same code on the host, a GPU and the emulator) ----
-__host__ __device__ inline uint32_t mma_float_bits(float f) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(f);
-#else
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-__host__ __device__ inline float mma_bits_float(uint32_t u) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
-
-// bf16 is the top half of a float32; a NaN stays a (quiet) NaN instead of rounding to infinity.
-__host__ __device__ inline uint16_t round_to_bf16(float f) {
-  const uint32_t u = mma_float_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x0040u);
-  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
-// IEEE binary16: 5 exponent bits (bias 15), 10 mantissa bits, subnormals down to 2^-24.
-__host__ __device__ inline uint16_t round_to_f16(float f) {
-  constexpr uint32_t kFirstToInfinity = 0x477ff000u;  // 65520: halfway between 65504 and 2^16, to even
-  constexpr uint32_t kSmallestNormal = 0x38800000u;   // 2^-14
-  constexpr uint32_t kRebias = (127u - 15u) << 23;    // float exponent bias minus half's
-  const uint32_t u = mma_float_bits(f);
-  const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return uint16_t(sign | 0x7e00u);
-  if (a >= kFirstToInfinity) return uint16_t(sign | 0x7c00u);
-  if (a >= kSmallestNormal) {
-    const uint32_t m = a - kRebias;
-    return uint16_t(sign | ((m + 0xfffu + ((m >> 13) & 1u)) >> 13));
-  }
-  // A subnormal half: the value in units of 2^-24 is the float's mantissa shifted right by 126 - exponent.
-  const uint32_t shift = 126u - (a >> 23);
-  if (shift > 24) return uint16_t(sign);
-  const uint32_t mant = (a & 0x7fffffu) | 0x800000u;
-  uint32_t q = mant >> shift;
-  const uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-  if (rest > half || (rest == half && (q & 1u))) ++q;
-  return uint16_t(sign | q);
-}
-
-__host__ __device__ inline float bf16_to_float(uint16_t h) { return mma_bits_float(uint32_t(h) << 16); }
-
-__host__ __device__ inline float f16_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (exponent == 31) return mma_bits_float(sign | 0x7f800000u | (mant << 13));
-  if (exponent == 0) {
-    const float value = float(mant) * (1.0f / 16777216.0f);  // mant * 2^-24, exact
-    return sign ? -value : value;
-  }
-  return mma_bits_float(sign | ((exponent + 112u) << 23) | (mant << 13));
-}
+// ---- bf16 and f16 bits, rounded to nearest even: the device types' conversions (cuda/reduced_float.h),
+// which are ember::BFloat16's and ember::Half's bit for bit ----
+__host__ __device__ inline uint16_t round_to_bf16(float f) { return DeviceBFloat16::round_from_float(f); }
+__host__ __device__ inline uint16_t round_to_f16(float f) { return DeviceHalf::round_from_float(f); }
+__host__ __device__ inline float bf16_to_float(uint16_t h) { return DeviceBFloat16::to_float(h); }
+__host__ __device__ inline float f16_to_float(uint16_t h) { return DeviceHalf::to_float(h); }
 
 template <MmaInput T>
 __host__ __device__ inline uint16_t round_to_input(float f) {
