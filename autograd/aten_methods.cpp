@@ -9,6 +9,8 @@
 #include "autograd/aten_functions.h"
 #include "autograd/elementwise.h"
 #include "autograd/grad_mode.h"
+#include "autograd/linalg.h"
+#include "autograd/special.h"
 #include "core/random.h"
 #include "core/shape.h"
 #include "core/tensor.h"
@@ -362,6 +364,70 @@ Tensor Tensor::prelu(const Tensor& weight) const {
     positive = gt(0);
   }
   return ember::where(positive, *this, *this * w);
+}
+
+// ---- libtorch's remaining small methods ----
+
+bool Tensor::is_set_to(const Tensor& other) const {
+  return defined() && other.defined() && storage() == other.storage() && storage_offset() == other.storage_offset() &&
+         sizes() == other.sizes() && strides() == other.strides();
+}
+
+Tensor& Tensor::set_(const Tensor& source) {
+  EMBER_CHECK(source.defined(), "set_: the source is an undefined tensor");
+  EMBER_CHECK(!(GradMode::is_enabled() && requires_grad()),
+              "set_: a tensor that requires grad cannot take another's storage in grad mode; use "
+              "torch::NoGradGuard, or set_data");
+  EMBER_CHECK(source.device() == device(), "set_: the source is on {} but this tensor is on {}", source.device().str(),
+              device().str());
+  set_data(source);
+  bump_version();
+  return *this;
+}
+
+Tensor Tensor::isreal() const { return ones_like(*this, TensorOptions().dtype(kBool)); }
+
+Tensor Tensor::numpy_T() const {
+  std::vector<int64_t> reversed(static_cast<size_t>(dim()));
+  for (int64_t d = 0; d < dim(); ++d) reversed[static_cast<size_t>(d)] = dim() - 1 - d;
+  return permute(reversed);
+}
+
+// As ATen's renorm: factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1, with norm the
+// p-norm of each slice along dim; composed, so the gradient is renorm_backward's.
+Tensor Tensor::renorm(const Scalar& p, int64_t dim_, const Scalar& maxnorm) const {
+  EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::renorm, {*this}}) return cast[0].renorm(p, dim_, maxnorm);
+  EMBER_CHECK(is_floating_point(), "renorm: expected a floating-point tensor, got {}", dtype_name(dtype()));
+  EMBER_CHECK(p.toDouble() > 0, "renorm: non-positive-norm not supported");
+  EMBER_CHECK(maxnorm.toDouble() >= 0, "renorm: expected maxnorm to be >= 0 but got {}", maxnorm.toDouble());
+  EMBER_CHECK(this->dim() > 1, "renorm: input needs at least 2 dimensions, got {} dimensions", this->dim());
+  const int64_t d = wrap_dim(dim_, this->dim(), "renorm");
+  std::vector<int64_t> others;
+  for (int64_t k = 0; k < this->dim(); ++k) {
+    if (k != d) others.push_back(k);
+  }
+  const Tensor norm = linalg::vector_norm(*this, p, others, /*keepdim=*/true);
+  const Tensor factor = ember::where(norm.gt(maxnorm), (norm + 1e-7).reciprocal() * maxnorm, ones_like(norm));
+  return *this * factor;
+}
+
+Tensor& Tensor::renorm_(const Scalar& p, int64_t dim_, const Scalar& maxnorm) {
+  return inplace_unary(*this, "renorm_", [&](const Tensor& x) { return x.renorm(p, dim_, maxnorm); });
+}
+
+tensor_list Tensor::nonzero_numpy() const {
+  const Tensor indices = (dim() == 0 ? reshape({1}) : *this).nonzero();
+  return indices.unbind(1);
+}
+
+Tensor Tensor::i0() const { return special::i0(*this); }
+Tensor& Tensor::i0_() {
+  return inplace_unary(*this, "i0_", [](const Tensor& x) { return special::i0(x); });
+}
+
+Tensor Tensor::lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const {
+  return linalg::lu_solve(LU_data, LU_pivots, *this);
 }
 
 // ---- operators ----

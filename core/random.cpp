@@ -466,6 +466,46 @@ Tensor& Tensor::exponential_(double lambd, std::optional<Generator> generator) {
   return *this;
 }
 
+// libtorch 1.13's CPU kernels draw these one element at a time from its double distributions:
+// lognormal = exp(normal_distribution<double>), cauchy and geometric from one uniform double each.
+Tensor& Tensor::log_normal_(double mean, double std, std::optional<Generator> generator) {
+  EMBER_CHECK(std > 0, "log_normal_ expects std > 0.0, but found std={}", std);
+  Generator& g = pick(generator);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  dispatch_fill(*this, "log_normal_", false, [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<T>(std::exp(normal_double(g, mean, std)));
+  });
+  return *this;
+}
+
+Tensor& Tensor::cauchy_(double median, double sigma, std::optional<Generator> generator) {
+  EMBER_CHECK(sigma > 0, "cauchy_ expects sigma > 0.0, but found sigma={}", sigma);
+  Generator& g = pick(generator);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  dispatch_fill(*this, "cauchy_", false, [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<T>(median + sigma * std::tan(kPi * (uniform_double(g, 0, 1) - 0.5)));
+  });
+  return *this;
+}
+
+Tensor& Tensor::geometric_(double p, std::optional<Generator> generator) {
+  EMBER_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p={}", p);
+  Generator& g = pick(generator);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  dispatch_fill(*this, "geometric_", true, [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<T>(std::ceil(std::log(uniform_double(g, 0, 1)) / std::log1p(-p)));
+  });
+  return *this;
+}
+
+Tensor Tensor::bernoulli(std::optional<Generator> generator) const { return ember::bernoulli(*this, generator); }
+Tensor Tensor::bernoulli(double p, std::optional<Generator> generator) const {
+  return ember::bernoulli(*this, p, generator);
+}
+
 // ---- random tensors ----
 
 Tensor rand(IntArrayRef sizes, const TensorOptions& options) {

@@ -234,6 +234,14 @@ class Tensor {
   Tensor& random_(int64_t to, std::optional<Generator> generator = std::nullopt);  // [0, to)
   Tensor& random_(std::optional<Generator> generator = std::nullopt);  // [0, 2^mantissa] floats, [0, max] ints
   Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt);
+  // exp(N(mean, std)); median + sigma tan(pi (u - 1/2)); the count of Bernoulli(p) trials up to the
+  // first success (integral dtypes too).
+  Tensor& log_normal_(double mean = 1, double std = 2, std::optional<Generator> generator = std::nullopt);
+  Tensor& cauchy_(double median = 0, double sigma = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& geometric_(double p, std::optional<Generator> generator = std::nullopt);
+  // 0/1 draws with this tensor's values as the probabilities, or with probability p (a new tensor).
+  Tensor bernoulli(std::optional<Generator> generator = std::nullopt) const;
+  Tensor bernoulli(double p, std::optional<Generator> generator = std::nullopt) const;
 
   // ---- views (autograd/shape.cpp): share storage, never copy ----
   Tensor view(IntArrayRef shape) const;
@@ -876,6 +884,30 @@ class Tensor {
   Tensor pin_memory() const { return to(device(), dtype(), false, /*copy=*/true, MemoryFormat::Contiguous); }
   bool is_pinned() const { return false; }
   Tensor toType(ScalarType dtype) const { return to(dtype); }  // libtorch's older spelling of to(dtype)
+  bool has_storage() const { return defined() && storage() != nullptr; }
+  // Whether this tensor and other are the same view: same storage, offset, sizes and strides.
+  bool is_set_to(const Tensor& other) const;
+  // Makes this tensor view source's storage with source's shape, strides and dtype (libtorch's set_);
+  // every handle of this tensor sees it. Not for a tensor that requires grad, in grad mode.
+  Tensor& set_(const Tensor& source);
+  Tensor isreal() const;  // all true: Ember has no complex dtypes
+  // unsafe_ in libtorch skips view tracking; here they are chunk and split.
+  tensor_list unsafe_chunk(int64_t chunks, int64_t dim = 0) const { return chunk(chunks, dim); }
+  tensor_list unsafe_split(int64_t split_size, int64_t dim = 0) const { return split(split_size, dim); }
+  tensor_list unsafe_split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const {
+    return split_with_sizes(split_sizes, dim);
+  }
+  Tensor mH() const { return mT(); }  // the conjugate transpose of the last two dims: mT for real dtypes
+  Tensor matrix_H() const { return mT(); }
+  Tensor numpy_T() const;  // every dim reversed
+  // Each slice along dim whose p-norm exceeds maxnorm, scaled to norm maxnorm (autograd/aten_methods.cpp).
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm);
+  tensor_list nonzero_numpy() const;  // nonzero()'s columns, one index tensor per dim
+  Tensor i0() const;                  // the modified Bessel function (ember::special::i0)
+  Tensor& i0_();
+  // X with A X = this, A given by its LU factorisation (linalg::lu_factor): libtorch's older lu_solve.
+  Tensor lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const;
   bool is_signed() const;
   size_t itemsize() const { return element_size(); }
   int64_t get_device() const { return device().is_cpu() ? -1 : device().index; }

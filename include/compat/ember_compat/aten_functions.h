@@ -111,6 +111,9 @@ EMBER_ATEN_FUNCTION(nanmedian)
 EMBER_ATEN_FUNCTION(mode)
 EMBER_ATEN_FUNCTION(quantile)
 EMBER_ATEN_FUNCTION(nanquantile)
+EMBER_ATEN_FUNCTION(renorm)
+EMBER_ATEN_FUNCTION(nonzero_numpy)
+EMBER_ATEN_FUNCTION(lu_solve)
 EMBER_ATEN_FUNCTION(nonzero)
 EMBER_ATEN_FUNCTION(argwhere)
 EMBER_ATEN_FUNCTION(masked_select)
@@ -279,6 +282,21 @@ inline Tensor fill(const Tensor& self, const Tensor& value) {  // differentiable
   return value.to(self.dtype()).expand(self.sizes()).clone();
 }
 inline Tensor zero(const Tensor& self) { return zeros_like(self); }
+// The random fills' functional forms: a new tensor like self, drawn as the in-place form draws.
+inline Tensor cauchy(const Tensor& self, double median = 0, double sigma = 1,
+                     std::optional<Generator> generator = std::nullopt) {
+  return empty_like(self).cauchy_(median, sigma, generator);
+}
+inline Tensor log_normal(const Tensor& self, double mean = 1, double std = 2,
+                         std::optional<Generator> generator = std::nullopt) {
+  return empty_like(self).log_normal_(mean, std, generator);
+}
+inline Tensor geometric(const Tensor& self, double p, std::optional<Generator> generator = std::nullopt) {
+  return empty_like(self).geometric_(p, generator);
+}
+inline Tensor exponential(const Tensor& self, double lambd = 1, std::optional<Generator> generator = std::nullopt) {
+  return empty_like(self).exponential_(lambd, generator);
+}
 inline Tensor isreal(const Tensor& self) { return ones_like(self, TensorOptions().dtype(kBool)); }  // no complex dtypes
 // Whether a value of dtype `from` may be written into a tensor of dtype `to` by an in-place op:
 // floating into integral (or bool), and anything else into bool, may not.

@@ -91,6 +91,11 @@ std::tuple<Outs&...> assign_outs(const char* op, const Results& results, Outs&..
   }
 // Elementwise and binary functions.
 EMBER_ATEN_OUT_OF(quantile)
+EMBER_ATEN_OUT_OF(renorm)
+EMBER_ATEN_OUT_OF(cauchy)
+EMBER_ATEN_OUT_OF(log_normal)
+EMBER_ATEN_OUT_OF(geometric)
+EMBER_ATEN_OUT_OF(exponential)
 EMBER_ATEN_OUT_OF(nanquantile)
 EMBER_ATEN_OUT_OF(select_scatter)
 EMBER_ATEN_OUT_OF(diagonal_scatter)
