@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/shape.h"
@@ -111,6 +112,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
 // (its matrix-product shortcut for p = 2 with more than 25 rows rounds differently, within 1e-6).
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cdist, {x1, x2}})
+    return cdist(cast[0], cast[1], p, compute_mode);
   EMBER_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: {}D (shape {})", x1.dim(), x1.sizes());
   EMBER_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: {}D (shape {})", x2.dim(), x2.sizes());
   EMBER_CHECK(x1.size(-1) == x2.size(-1),

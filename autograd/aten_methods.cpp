@@ -6,6 +6,7 @@
 // Then the in-place forms of existing ops (eq_, logical_and_, tril_, fmod_, ...) and libtorch's small
 // methods without a function of their own here (sum_to_size, fill_diagonal_, aminmax, hardshrink,
 // prelu, whose nn::functional forms call them).
+#include "autograd/autocast.h"
 #include "autograd/aten_functions.h"
 #include "autograd/elementwise.h"
 #include "autograd/grad_mode.h"

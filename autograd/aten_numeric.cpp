@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/aten_functions.h"
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/shape.h"
@@ -102,6 +103,7 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::dist, {self, other}}) return dist(cast[0], cast[1], p);
   return (self - other).norm(p);
 }
 

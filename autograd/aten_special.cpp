@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "autograd/aten_functions.h"
+#include "autograd/autocast.h"
 #include "autograd/elementwise.h"
 #include "autograd/fused.h"
 #include "autograd/grad_mode.h"
@@ -249,6 +250,7 @@ Tensor polygamma(int64_t n, const Tensor& self) {
 // d/dx erfinv(x) = sqrt(pi)/2 exp(erfinv(x)^2)
 Tensor erfinv(const Tensor& self) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::erfinv, {self}}) return erfinv(cast[0]);
   constexpr double kHalfSqrtPi = 0.5 / std::numbers::inv_sqrtpi;
   return special_unary(
       "ErfinvBackward0", self, [](auto x) { return static_cast<decltype(x)>(erfinv_scalar(static_cast<double>(x))); },

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
@@ -78,18 +79,21 @@ Tensor Tensor::neg() const {
 // d/dx exp(x) = exp(x)
 Tensor Tensor::exp() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::exp, {*this}}) return cast[0].exp();
   return unary_op(
       UnaryOp::Exp, "ExpBackward0", *this, [](const Tensor&, const Tensor& y) { return y; }, true);
 }
 // d/dx log(x) = 1/x
 Tensor Tensor::log() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::log, {*this}}) return cast[0].log();
   return unary_op(
       UnaryOp::Log, "LogBackward0", *this, [](const Tensor& x, const Tensor&) { return x.reciprocal(); }, false);
 }
 // d/dx log1p(x) = 1/(1+x)
 Tensor Tensor::log1p() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::log1p, {*this}}) return cast[0].log1p();
   return unary_op(
       UnaryOp::Log1p, "Log1PBackward0", *this, [](const Tensor& x, const Tensor&) { return (x + 1).reciprocal(); },
       false);
@@ -103,6 +107,7 @@ Tensor Tensor::sqrt() const {
 // d/dx x^-1/2 = -1/2 x^-3/2 = -y^3 / 2
 Tensor Tensor::rsqrt() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::rsqrt, {*this}}) return cast[0].rsqrt();
   return unary_op(
       UnaryOp::Rsqrt, "RsqrtBackward0", *this, [](const Tensor&, const Tensor& y) { return y.pow(3) * -0.5; }, true);
 }
@@ -129,6 +134,7 @@ Tensor Tensor::square() const { return pow(2); }
 // d/dx 1/x = -1/x^2 = -y^2
 Tensor Tensor::reciprocal() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::reciprocal, {*this}}) return cast[0].reciprocal();
   return unary_op(
       UnaryOp::Reciprocal, "ReciprocalBackward0", *this, [](const Tensor&, const Tensor& y) { return -(y * y); }, true);
 }
@@ -331,6 +337,7 @@ Tensor Tensor::div(const Scalar& other) const { return div(wrap(*this, other)); 
 // d(a^b) = (g b a^(b-1), g a^b log(a))
 Tensor Tensor::pow(const Tensor& exponent) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::pow, {*this, exponent}}) return cast[0].pow(cast[1]);
   Tensor y = kernel::binary(BinaryOp::Pow, *this, exponent);
   if (any_requires_grad({this, &exponent})) {
     const bool need_b = exponent.requires_grad();
@@ -349,6 +356,7 @@ Tensor Tensor::pow(const Tensor& exponent) const {
 // d(a^p) = g p a^(p-1)
 Tensor Tensor::pow(const Scalar& exponent) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::pow, {*this}}) return cast[0].pow(exponent);
   EMBER_CHECK(is_floating_point() || exponent.is_floating_point() || exponent.toLong() >= 0,
               "pow: Integers to negative integer powers are not allowed (a {} tensor to the power {})",
               dtype_name(dtype()), exponent.toLong());

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "core/kernel.h"
 #include "core/trace.h"
@@ -370,6 +371,7 @@ void execute_nodes(GraphTask& task, const std::vector<std::pair<Edge, Tensor>>& 
     }
 
   AutoGradMode mode(task.create_graph);
+  AutocastExcluded no_autocast;  // backward ops run in the dtypes autocast chose for their forwards
   while (!ready.empty()) {
     std::shared_ptr<Node> node = ready.top();
     ready.pop();

@@ -5,6 +5,7 @@
 //   backward dx[i, t_i] = -g_i (g_i = g, or g / count for the mean), every other entry 0
 #include "autograd/loss.h"
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/backend.h"
@@ -73,6 +74,8 @@ Tensor from_table(const Tensor& table, IntArrayRef input_sizes) {
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, int64_t ignore_index) {
+  if (autograd::AutocastCall cast{autograd::AutocastOp::nll_loss, {input}})
+    return nll_loss(cast[0], target, reduction, ignore_index);
   detail::check_nll_loss_target(input, target, ignore_index, "nll_loss");
   Tensor valid, index, out, count;
   {
@@ -135,7 +138,7 @@ std::optional<Tensor> detail::fused_cross_entropy(const Tensor& input, const Ten
     }
     return (g / count).expand({N});
   };
-  Tensor out, lse;  // lse (N): each row's logsumexp, for the backward
+  Tensor out, lse;   // lse (N): each row's logsumexp, for the backward
   double count = 0;  // targets not ignored, read back with the bad-target check
   {
     NoGradGuard no_grad;  // kernels only: the node is recorded below

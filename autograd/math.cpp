@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/elementwise.h"
 #include "core/kernel.h"
@@ -93,7 +94,7 @@ Tensor div_rounded(const Tensor& a, const Tensor& b, std::string_view mode) {
 double largest_finite(ScalarType type) {
   if (type == kFloat64) return std::numeric_limits<double>::max();
   if (type == kBFloat16) return 3.3895313892515355e38;  // (2 - 2^-7) 2^127
-  if (type == kFloat16) return 65504.0;                  // (2 - 2^-10) 2^15
+  if (type == kFloat16) return 65504.0;                 // (2 - 2^-10) 2^15
   return std::numeric_limits<float>::max();
 }
 
@@ -104,18 +105,21 @@ double largest_finite(ScalarType type) {
 // d tan = 1 + tan^2
 Tensor Tensor::tan() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::tan, {*this}}) return cast[0].tan();
   return unary_op(
       UnaryOp::Tan, "TanBackward0", *this, [](const Tensor&, const Tensor& y) { return y * y + 1; }, true);
 }
 // d asin = 1 / sqrt(1 - x^2)
 Tensor Tensor::asin() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::asin, {*this}}) return cast[0].asin();
   return unary_op(
       UnaryOp::Asin, "AsinBackward0", *this, [](const Tensor& x, const Tensor&) { return (1 - x * x).rsqrt(); }, false);
 }
 // d acos = -1 / sqrt(1 - x^2)
 Tensor Tensor::acos() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::acos, {*this}}) return cast[0].acos();
   return unary_op(
       UnaryOp::Acos, "AcosBackward0", *this, [](const Tensor& x, const Tensor&) { return -(1 - x * x).rsqrt(); },
       false);
@@ -130,12 +134,14 @@ Tensor Tensor::atan() const {
 // d sinh = cosh
 Tensor Tensor::sinh() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::sinh, {*this}}) return cast[0].sinh();
   return unary_op(
       UnaryOp::Sinh, "SinhBackward0", *this, [](const Tensor& x, const Tensor&) { return x.cosh(); }, false);
 }
 // d cosh = sinh
 Tensor Tensor::cosh() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cosh, {*this}}) return cast[0].cosh();
   return unary_op(
       UnaryOp::Cosh, "CoshBackward0", *this, [](const Tensor& x, const Tensor&) { return x.sinh(); }, false);
 }
@@ -194,6 +200,7 @@ Tensor Tensor::rad2deg() const {
 // d expm1 = e^x = expm1(x) + 1
 Tensor Tensor::expm1() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::expm1, {*this}}) return cast[0].expm1();
   return unary_op(
       UnaryOp::Expm1, "Expm1Backward0", *this, [](const Tensor&, const Tensor& y) { return y + 1; }, true);
 }
@@ -206,6 +213,7 @@ Tensor Tensor::exp2() const {
 // d log2 = 1 / (x ln 2)
 Tensor Tensor::log2() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::log2, {*this}}) return cast[0].log2();
   return unary_op(
       UnaryOp::Log2, "Log2Backward0", *this, [](const Tensor& x, const Tensor&) { return (x * kLn2).reciprocal(); },
       false);
@@ -213,6 +221,7 @@ Tensor Tensor::log2() const {
 // d log10 = 1 / (x ln 10)
 Tensor Tensor::log10() const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::log10, {*this}}) return cast[0].log10();
   return unary_op(
       UnaryOp::Log10, "Log10Backward0", *this, [](const Tensor& x, const Tensor&) { return (x * kLn10).reciprocal(); },
       false);
@@ -289,6 +298,7 @@ Tensor Tensor::floor_divide(const Scalar& other) const { return div(other, "floo
 // d atan2(a, b) = (b, -a) / (a^2 + b^2)
 Tensor Tensor::atan2(const Tensor& other) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::atan2, {*this, other}}) return cast[0].atan2(cast[1]);
   const auto [a, b] = floating_pair(*this, other);
   return binary_op(BinaryOp::Atan2, "Atan2Backward0", a, b,
                    [](const Tensor& g, const Tensor& a, const Tensor& b) -> std::pair<Tensor, Tensor> {
@@ -372,10 +382,14 @@ Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
 // composed: self + value t1 t2 and self + value t1 / t2, multiplied in that order as PyTorch's kernels.
 Tensor Tensor::addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::addcmul, {*this, tensor1, tensor2}})
+    return cast[0].addcmul(cast[1], cast[2], value);
   return *this + tensor1 * value * tensor2;
 }
 Tensor Tensor::addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::addcdiv, {*this, tensor1, tensor2}})
+    return cast[0].addcdiv(cast[1], cast[2], value);
   EMBER_CHECK(tensor1.is_floating_point() || tensor2.is_floating_point(),
               "addcdiv: Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
               "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "

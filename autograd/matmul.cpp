@@ -73,8 +73,10 @@ Tensor mat2_grad(const Tensor& m1, const Tensor& g, bool transposed) {
 
 Tensor matmul(const Tensor& a_arg, const Tensor& b_arg) {
   EMBER_TRACE_OP();
-  // Under autocast (autograd/autocast.h) the product runs in bfloat16.
-  const Tensor a_in = autograd::autocast_to_lower(a_arg), b_in = autograd::autocast_to_lower(b_arg);
+  // Under autocast (autograd/autocast.h) the product runs in its low-precision dtype.
+  if (autograd::AutocastCall cast{autograd::AutocastOp::matmul, {a_arg, b_arg}}) return matmul(cast[0], cast[1]);
+  const Tensor& a_in = a_arg;
+  const Tensor& b_in = b_arg;
   kernel::check_same_device("matmul", {a_in, b_in});
   EMBER_CHECK(a_in.dim() > 0 && b_in.dim() > 0,
               "matmul: both arguments need to be at least 1D, but they are {}D and {}D", a_in.dim(), b_in.dim());
@@ -139,8 +141,11 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& self_arg, const Tensor& mat1_arg, const Tensor& mat2_arg, const Scalar& beta,
              const Scalar& alpha) {
   EMBER_TRACE_OP();
-  const Tensor self = autograd::autocast_to_lower(self_arg), mat1 = autograd::autocast_to_lower(mat1_arg),
-               mat2 = autograd::autocast_to_lower(mat2_arg);
+  if (autograd::AutocastCall cast{autograd::AutocastOp::addmm, {self_arg, mat1_arg, mat2_arg}})
+    return addmm(cast[0], cast[1], cast[2], beta, alpha);
+  const Tensor& self = self_arg;
+  const Tensor& mat1 = mat1_arg;
+  const Tensor& mat2 = mat2_arg;
   kernel::check_same_device("addmm", {self, mat1, mat2});
   EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm: expected 2-D matrices, got shapes {} and {}", mat1.sizes(),
               mat2.sizes());

@@ -6,6 +6,7 @@
 // never read out of bounds.
 #include <limits>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
@@ -93,6 +94,8 @@ Tensor layer_norm_composed(const Tensor& input, IntArrayRef dims, const Tensor& 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::layer_norm, {input, weight, bias}})
+    return layer_norm(cast[0], normalized_shape, cast[1], cast[2], eps);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
   bool matches = input.dim() >= k;
@@ -183,10 +186,12 @@ Tensor triangle(const Tensor& x, int64_t k, bool lower) {
 
 Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::softmax, {*this}, !dtype}) return cast[0].softmax(dim);
   return softmax_impl(*this, dim, dtype, false);
 }
 Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::log_softmax, {*this}, !dtype}) return cast[0].log_softmax(dim);
   return softmax_impl(*this, dim, dtype, true);
 }
 Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "autograd/fused.h"
 #include "core/kernel.h"
@@ -60,6 +61,7 @@ int64_t count_over(IntArrayRef sizes, const std::vector<int64_t>& dims) {
 // d sum = g broadcast back
 Tensor Tensor::sum(IntArrayRef dims_in, bool keepdim, std::optional<ScalarType> dtype_) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::sum, {*this}, !dtype_}) return cast[0].sum(dims_in, keepdim);
   // Integers and bools sum as int64, as in PyTorch.
   ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "sum");
@@ -208,6 +210,7 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
 // Its gradient, softmax(x), comes from the composition.
 Tensor Tensor::logsumexp(IntArrayRef dims_in, bool keepdim) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::logsumexp, {*this}}) return cast[0].logsumexp(dims_in, keepdim);
   Tensor x = is_floating_point() ? *this : to(get_default_dtype());
   std::vector<int64_t> dims = wrap_dims(dims_in, dim(), "logsumexp");
   Tensor m = x.detach().amax(dims, true);
@@ -339,6 +342,7 @@ Tensor prod_backward(const Tensor& g, const Tensor& x, int64_t d) {
 
 Tensor Tensor::prod(int64_t dim_, bool keepdim, std::optional<ScalarType> dtype_) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::prod, {*this}, !dtype_}) return cast[0].prod(dim_, keepdim);
   const ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);  // integers as int64
   const int64_t d = wrap_dim(dim_, std::max<int64_t>(dim(), 1), "prod");
   const Tensor x = dim() == 0 ? reshape({1}) : *this;
@@ -356,6 +360,7 @@ Tensor Tensor::prod(int64_t dim_, bool keepdim, std::optional<ScalarType> dtype_
 }
 Tensor Tensor::prod(std::optional<ScalarType> dtype_) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::prod, {*this}, !dtype_}) return cast[0].prod();
   const ScalarType dt = dtype_.value_or(is_floating_point() ? dtype() : kInt64);
   Tensor y = kernel::reduce(ReduceOp::Prod, kernel::cast(*this, dt), {}, false);
   if (any_requires_grad({this})) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "autograd/aten_functions.h"
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "core/kernel.h"
 #include "core/trace.h"
@@ -132,8 +133,9 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim_, bool largest, b
   auto [all, order] = sorted_along(dim() ? *this : reshape({1}), d, largest);  // a 0-dim tensor as one element
   // The first k along d, as plain tensors (raw views: the outputs are not views of anything for autograd).
   auto first_k = [&](const Tensor& t) {
-    if (dim() == 0) return raw_view(t, k == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{0},
-                                    k == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{1}, 0);
+    if (dim() == 0)
+      return raw_view(t, k == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{0},
+                      k == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{1}, 0);
     std::vector<int64_t> sizes = t.sizes().vec();
     sizes[d] = k;
     return raw_view(t, sizes, t.strides().vec(), t.storage_offset());
@@ -309,34 +311,36 @@ std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim_, bool keepdi
 
 Tensor Tensor::cumsum(int64_t dim_, std::optional<ScalarType> dtype) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cumsum, {*this}, !dtype}) return cast[0].cumsum(dim_);
   const int64_t d = wrap_dim(dim_, dim(), "cumsum");
   Tensor y = scan(*this, d, scan_dtype(*this, dtype), false);
   if (any_requires_grad({this}))
-    record("CumsumBackward0", y, {*this}, [d, src = this->dtype()](const Tensor& g) -> tensor_list {
-      return {reversed_cumsum(g, d).to(src)};
-    });
+    record("CumsumBackward0", y, {*this},
+           [d, src = this->dtype()](const Tensor& g) -> tensor_list { return {reversed_cumsum(g, d).to(src)}; });
   return y;
 }
 
 Tensor Tensor::cumprod(int64_t dim_, std::optional<ScalarType> dtype) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cumprod, {*this}, !dtype}) return cast[0].cumprod(dim_);
   const int64_t d = wrap_dim(dim_, dim(), "cumprod");
   const ScalarType dt = scan_dtype(*this, dtype);
   Tensor y = scan(*this, d, dt, true);
   if (any_requires_grad({this}))
     record("CumprodBackward0", y, {*this},
            [saved = SavedVariable(to(dt), false), d, src = this->dtype()](const Tensor& g) -> tensor_list {
-      const Tensor x = saved.unpack("CumprodBackward0");
-      const Tensor zero = x.eq(0);
-      if (GradMode::is_enabled() && zero.any().item<bool>()) return {cumprod_backward_differentiable(x, g, d).to(src)};
-      const Tensor y = x.cumprod(d);  // computed again, not saved: the node keeps no handle to its output
-      const Tensor zeros_so_far = zero.cumsum(d);  // int64: how many zeros up to and including k
-      const Tensor before = zeros_so_far.eq(0), first_zero = zero.logical_and(zeros_so_far.eq(1));
-      const Tensor safe_x = x.masked_fill(zero, 1);
-      const Tensor dx_before = reversed_cumsum(g * y, d) / safe_x;
-      const Tensor dx_first = reversed_cumsum(g * x.masked_fill(first_zero, 1).cumprod(d), d);
-      return {ember::where(before, dx_before, ember::where(first_zero, dx_first, zeros_like(x))).to(src)};
-    });
+             const Tensor x = saved.unpack("CumprodBackward0");
+             const Tensor zero = x.eq(0);
+             if (GradMode::is_enabled() && zero.any().item<bool>())
+               return {cumprod_backward_differentiable(x, g, d).to(src)};
+             const Tensor y = x.cumprod(d);  // computed again, not saved: the node keeps no handle to its output
+             const Tensor zeros_so_far = zero.cumsum(d);  // int64: how many zeros up to and including k
+             const Tensor before = zeros_so_far.eq(0), first_zero = zero.logical_and(zeros_so_far.eq(1));
+             const Tensor safe_x = x.masked_fill(zero, 1);
+             const Tensor dx_before = reversed_cumsum(g * y, d) / safe_x;
+             const Tensor dx_first = reversed_cumsum(g * x.masked_fill(first_zero, 1).cumprod(d), d);
+             return {ember::where(before, dx_before, ember::where(first_zero, dx_first, zeros_like(x))).to(src)};
+           });
   return y;
 }
 
@@ -423,8 +427,8 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool /*sorted*/, bool
   auto [starts, run] = runs_of(values);
   Tensor distinct = values.index({starts});
   const TensorOptions index = TensorOptions().dtype(kInt64).device(x.device());
-  Tensor inverse = return_inverse ? zeros({x.numel()}, index).scatter_add(0, order, run).view(x.sizes())
-                                  : empty({0}, index);
+  Tensor inverse =
+      return_inverse ? zeros({x.numel()}, index).scatter_add(0, order, run).view(x.sizes()) : empty({0}, index);
   Tensor counts = return_counts ? run_counts(run, distinct.numel()) : empty({0}, index);
   return {distinct, inverse, counts};
 }

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <ostream>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "core/print.h"
 #include "core/random.h"
@@ -201,6 +202,7 @@ Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options) {
 // d/dx = exp(bx) / (1 + exp(bx)) below the threshold, 1 above (PyTorch: bx > threshold ? g : ...).
 Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::softplus, {input}}) return softplus(cast[0], options);
   const double beta = options.beta(), threshold = options.threshold();
   EMBER_CHECK(beta != 0, "softplus: beta must not be 0 (it divides the result)");
   Tensor scaled = input * beta;

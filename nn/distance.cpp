@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "autograd/autocast.h"
 #include "autograd/function.h"
 #include "core/shape.h"
 #include "core/trace.h"
@@ -67,6 +68,8 @@ namespace functional {
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cosine_similarity, {x1, x2}})
+    return cosine_similarity(cast[0], cast[1], options);
   const int64_t ndim = std::max(x1.dim(), x2.dim());
   const int64_t dim = options.dim();
   EMBER_CHECK(dim >= -ndim && dim < ndim && ndim > 0,
@@ -86,6 +89,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilar
 
 Tensor pdist(const Tensor& input, double p) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::pdist, {input}}) return pdist(cast[0], p);
   EMBER_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: {}D (input of shape {})", input.dim(),
               input.sizes());
   EMBER_CHECK(input.is_floating_point(), "pdist only supports floating-point dtypes, got {}",

@@ -42,6 +42,9 @@ Tensor safe_softmax(const Tensor& scores, int64_t dim) {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_TRACE_OP();
+  // Under autocast the weight itself is cast (once per scope: autograd/autocast.h), not its transpose.
+  if (autograd::AutocastCall cast{autograd::AutocastOp::linear, {input, weight, bias}})
+    return linear(cast[0], cast[1], cast[2]);
   EMBER_CHECK(weight.dim() == 2, "linear: weight must be 2-D (out_features, in_features), got shape {}",
               weight.sizes());
   EMBER_CHECK(input.dim() >= 1, "linear: input must have at least 1 dimension, got a 0-d tensor");
@@ -160,7 +163,10 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
 Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const CrossEntropyFuncOptions& options) {
   EMBER_TRACE_OP();
   // Under autocast the loss is computed in float32 (autograd/autocast.h).
-  const Tensor input = autograd::autocast_to_float32(input_arg), target = autograd::autocast_to_float32(target_arg);
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cross_entropy, {input_arg, target_arg}})
+    return cross_entropy(cast[0], cast[1], options);
+  const Tensor& input = input_arg;
+  const Tensor& target = target_arg;
   kernel::check_same_device("cross_entropy", {input, target});
   EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "cross_entropy: input must be floating-point logits of shape (C), (N, C) or (N, C, d1, ...), got {} {}",
@@ -201,12 +207,15 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Cr
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
   EMBER_TRACE_OP();
-  return ember::nll_loss(autograd::autocast_to_float32(input), target, options.reduction(), options.ignore_index());
+  return ember::nll_loss(input, target, options.reduction(), options.ignore_index());
 }
 
 Tensor mse_loss(const Tensor& input_arg, const Tensor& target_arg, const MSELossFuncOptions& options) {
   EMBER_TRACE_OP();
-  const Tensor input = autograd::autocast_to_float32(input_arg), target = autograd::autocast_to_float32(target_arg);
+  if (autograd::AutocastCall cast{autograd::AutocastOp::mse_loss, {input_arg, target_arg}})
+    return mse_loss(cast[0], cast[1], options);
+  const Tensor& input = input_arg;
+  const Tensor& target = target_arg;
   kernel::check_same_device("mse_loss", {input, target});
   EMBER_CHECK(input.sizes() == target.sizes(), "mse_loss: input {} and target {} must have the same shape",
               input.sizes(), target.sizes());
@@ -217,6 +226,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::scaled_dot_product_attention, {query, key, value, attn_mask}})
+    return scaled_dot_product_attention(cast[0], cast[1], cast[2], cast[3], dropout_p, is_causal, scale);
   const char* op = "scaled_dot_product_attention";
   EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2,
               "{}: query, key and value need at least 2 dims (..., L, E), got {}, {} and {}", op, query.sizes(),

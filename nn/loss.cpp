@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "autograd/autocast.h"
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "core/kernel.h"
@@ -93,6 +94,8 @@ void check_class_targets(const Tensor& target, int64_t lo, int64_t C, const char
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::l1_loss, {input, target}})
+    return l1_loss(cast[0], cast[1], options);
   kernel::check_same_device("l1_loss", {input, target});
   check_same_shape(input, target, "l1_loss");
   return apply_reduction((input - target).abs(), options.reduction());  // d/dd |d| = sign(d), 0 at 0
@@ -100,6 +103,8 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOption
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::smooth_l1_loss, {input, target}})
+    return smooth_l1_loss(cast[0], cast[1], options);
   check_same_shape(input, target, "smooth_l1_loss");
   const double beta = options.beta();
   EMBER_CHECK(beta >= 0, "smooth_l1_loss: beta must be >= 0, got {}", beta);
@@ -113,6 +118,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::binary_cross_entropy, {input, target, options.weight()}})
+    return binary_cross_entropy(cast[0], cast[1], BinaryCrossEntropyFuncOptions(options).weight(cast[2]));
   const char* op = "binary_cross_entropy";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -134,6 +141,10 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Bin
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::binary_cross_entropy_with_logits,
+                                  {input, target, options.weight(), options.pos_weight()}})
+    return binary_cross_entropy_with_logits(
+        cast[0], cast[1], BinaryCrossEntropyWithLogitsFuncOptions(options).weight(cast[2]).pos_weight(cast[3]));
   const char* op = "binary_cross_entropy_with_logits";
   check_reduction_input(input, op, "input");
   check_reduction_input(target, op, "target");
@@ -160,6 +171,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::kl_div, {input, target}})
+    return kl_div(cast[0], cast[1], options);
   const char* op = "kl_div";
   check_input_and_target(input, target, op);
   Tensor loss;
@@ -180,6 +193,8 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions&
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::huber_loss, {input, target}})
+    return huber_loss(cast[0], cast[1], options);
   const char* op = "huber_loss";
   kernel::check_same_device(op, {input, target});
   check_same_shape(input, target, op);
@@ -194,6 +209,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFunc
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::poisson_nll_loss, {input, target}})
+    return poisson_nll_loss(cast[0], cast[1], options);
   const char* op = "poisson_nll_loss";
   check_input_and_target(input, target, op);
   Tensor loss = options.log_input() ? input.exp() - target * input : input - target * (input + options.eps()).log();
@@ -240,6 +257,8 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            const MarginRankingLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::margin_ranking_loss, {input1, input2, target}})
+    return margin_ranking_loss(cast[0], cast[1], cast[2], options);
   const char* op = "margin_ranking_loss";
   kernel::check_same_device(op, {input1, input2, target});
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
@@ -252,6 +271,8 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const HingeEmbeddingLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::hinge_embedding_loss, {input, target}})
+    return hinge_embedding_loss(cast[0], cast[1], options);
   const char* op = "hinge_embedding_loss";
   check_reduction_input(input, op, "input");
   kernel::check_same_device(op, {input, target});
@@ -266,6 +287,8 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, const Hin
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              const CosineEmbeddingLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cosine_embedding_loss, {input1, input2, target}})
+    return cosine_embedding_loss(cast[0], cast[1], cast[2], options);
   const char* op = "cosine_embedding_loss";
   constexpr double kEpsilon = 1e-12;  // added to each squared norm, as PyTorch
   kernel::check_same_device(op, {input1, input2, target});
@@ -299,6 +322,8 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDista
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::triplet_margin_loss, {anchor, positive, negative}})
+    return triplet_margin_loss(cast[0], cast[1], cast[2], options);
   const char* op = "triplet_margin_loss";
   kernel::check_same_device(op, {anchor, positive, negative});
   EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
@@ -313,6 +338,8 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiMarginLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::multi_margin_loss, {input, options.weight()}})
+    return multi_margin_loss(cast[0], target, MultiMarginLossFuncOptions(options).weight(cast[1]));
   const char* op = "multi_margin_loss";
   check_reduction_input(input, op, "input");
   EMBER_CHECK(options.p() == 1 || options.p() == 2, "{}: only p == 1 and p == 2 supported, got p = {}", op,
@@ -345,6 +372,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiM
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMarginLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::soft_margin_loss, {input, target}})
+    return soft_margin_loss(cast[0], cast[1], options);
   const char* op = "soft_margin_loss";
   check_input_and_target(input, target, op);
   // d/dx log(1 + exp(-y x)) = -y exp(-y x) / (1 + exp(-y x)); the target gets no gradient (as in torch 1.13)
@@ -354,6 +383,8 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, const SoftMar
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
                               const MultilabelMarginLossFuncOptions& options) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::multilabel_margin_loss, {input}})
+    return multilabel_margin_loss(cast[0], target, options);
   const char* op = "multilabel_margin_loss";
   check_reduction_input(input, op, "input");
   kernel::check_same_device(op, {input, target});

@@ -6,6 +6,7 @@
 #include <limits>
 #include <ostream>
 
+#include "autograd/autocast.h"
 #include "autograd/fused.h"
 #include "autograd/grad_mode.h"
 #include "core/shape.h"
@@ -43,6 +44,8 @@ void LayerNormImpl::pretty_print(std::ostream& stream) const {
 namespace functional {
 
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
+  if (autograd::AutocastCall cast{autograd::AutocastOp::group_norm, {input, options.weight(), options.bias()}})
+    return group_norm(cast[0], GroupNormFuncOptions(options).weight(cast[1]).bias(cast[2]));
   const int64_t G = options.num_groups();
   EMBER_CHECK(input.dim() >= 2, "group_norm: expected an input of at least 2 dims (N, C, *), but got shape {}",
               input.sizes());

@@ -56,9 +56,6 @@ void validate_training(const Config& c) {
               c.device);
   EMBER_CHECK(c.dtype == "float32" || c.dtype == "bfloat16", "config: dtype must be float32 or bfloat16, got '{}'",
               c.dtype);
-  EMBER_CHECK(c.dtype == "float32" || c.device == "cpu",
-              "config: dtype bfloat16 runs on the CPU only (Ember has no CUDA autocast); use --dtype float32 on {}",
-              c.device);
   EMBER_CHECK(c.threads >= 0 && c.threads <= max_threads(),
               "config: --threads must be between 1 and {} (4 x the {} cores of this machine), or 0 for the library "
               "default; got {}",

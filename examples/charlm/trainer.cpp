@@ -226,7 +226,7 @@ std::optional<Losses> estimate_loss(CharModel& model, const Dataset& data, const
         return std::nullopt;
       }
       auto [x, y] = get_batch(d, c.batch_size, c.block_size, gen);
-      ember::autocast mixed(ember::kCPU, ember::kBFloat16, c.dtype == "bfloat16");
+      ember::autocast mixed(dev.type, ember::kBFloat16, c.dtype == "bfloat16");
       sum += model.loss(x.to(dev), y.to(dev)).item<double>();
     }
     (split == 0 ? out.train : out.val) = sum / static_cast<double>(c.eval_iters);
@@ -509,7 +509,7 @@ TrainResult train(const Family& family, const TrainArgs& args) {
       }
       auto [x, y] = get_batch(data.train, cfg.batch_size, cfg.block_size, ember::default_generator());
       {  // nanoGPT's `with ctx:` around the forward only; the backward runs outside it
-        ember::autocast mixed(ember::kCPU, ember::kBFloat16, cfg.dtype == "bfloat16");
+        ember::autocast mixed(dev.type, ember::kBFloat16, cfg.dtype == "bfloat16");
         loss = model->loss(x.to(dev), y.to(dev));
       }
       if (micro_steps > 1) loss = loss / static_cast<double>(micro_steps);

@@ -199,9 +199,15 @@ TEST(BFloat16, OpsWithoutABFloat16KernelSaySo) {
                      "index_add: not implemented for 'BFloat16'");
 }
 
-// bfloat16 CUDA tensors work (tests/cuda/test_cuda_dtypes.cpp); CUDA autocast does not exist.
-TEST(BFloat16, CudaAutocastIsRefusedClearly) {
-  EXPECT_THROWS_WITH(autocast guard(kCUDA), "only the CPU is supported");
+// CUDA autocast takes float16 and bfloat16 (tests/cuda/test_cuda_autocast.cpp); other dtypes are
+// refused, and the refusal leaves the state as it was.
+TEST(BFloat16, AutocastRefusesUnsupportedDtypesClearly) {
+  EXPECT_THROWS_WITH(autocast guard(kCUDA, kFloat64), "CUDA autocast supports float16 and bfloat16, got");
+  EXPECT_THROWS_WITH(autocast guard(kCPU, kFloat16), "CPU autocast only supports bfloat16, got");
+  EXPECT_FALSE(autocast::is_enabled());
+  EXPECT_FALSE(autocast::is_cpu_enabled());
+  EXPECT_EQ(autocast::get_autocast_gpu_dtype(), kFloat16);
+  EXPECT_EQ(autocast::get_autocast_cpu_dtype(), kBFloat16);
 }
 
 // ---- printing and safetensors ----
