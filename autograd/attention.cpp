@@ -38,6 +38,11 @@ Tensor heads_interleaved(IntArrayRef sizes, ScalarType dtype, Device device) {
   return raw_view(buffer, {B, H, R, C}, {R * H * C, C, H * C, 1}, 0);
 }
 
+// The dtype flash_attention's logsumexp and the redrawn dropout mask take for heads of `heads`:
+// float32 for bfloat16 and float16 (PyTorch's opmath type), whose own precision would put percent
+// errors into the weights the backward recomputes from the logsumexp.
+ScalarType opmath_dtype(ScalarType heads) { return is_reduced_floating_point(heads) ? kFloat32 : heads; }
+
 // The fused kernel's contract, checked before a kernel is asked.
 bool fused_kernel_applies(const Tensor& query, const Tensor& key, const Tensor& value) {
   if (query.dim() != 4 || key.dim() != 4 || value.dim() != 4) return false;
@@ -92,7 +97,7 @@ std::optional<Tensor> flash_attention_with_dropout(const Tensor& query, const Te
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
   Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
   Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
-  Tensor lse = raw_empty({B, H, L}, q.dtype(), q.device());
+  Tensor lse = raw_empty({B, H, L}, opmath_dtype(q.dtype()), q.device());
   if (!backend_for(q).flash_attention(out, lse, q, k, v, scale, dropout)) return std::nullopt;
   return apply_fused(
       {.name = "ScaledDotProductAttentionBackward0",
@@ -102,12 +107,12 @@ std::optional<Tensor> flash_attention_with_dropout(const Tensor& query, const Te
        .backward = {.composed = [dropout, scale, B, H, L, S](const Tensor& g, const tensor_list& saved) -> tensor_list {
                       // The mask the kernel drew, redrawn from the same Philox words as a (B, H, L, S) tensor.
                       const Tensor& q = saved[0];
-                      Tensor nz = raw_empty({B, H, L, S}, q.dtype(), q.device());
+                      Tensor nz = raw_empty({B, H, L, S}, opmath_dtype(q.dtype()), q.device());
                       EMBER_CHECK(backend_for(nz).dropout_noise(nz, dropout),
                                   "scaled_dot_product_attention: the {} backend ran flash_attention with dropout but "
                                   "has no dropout_noise to redraw its mask",
                                   backend_for(nz).name());
-                      return composed_backward(g, q, saved[1], saved[2], nz, scale);
+                      return composed_backward(g, q, saved[1], saved[2], nz.to(q.dtype()), scale);
                     },
                     .fused = [dropout, scale](const Tensor& g, const tensor_list& saved) {
                       return fused_backward(g, saved, Tensor(), dropout, scale);
@@ -140,7 +145,7 @@ Tensor causal_attention(const Tensor& query, const Tensor& key, const Tensor& va
                      Tensor q = rows_in_place(query), k = rows_in_place(key), v = rows_in_place(value);
                      Tensor out = heads_interleaved({B, H, L, value.size(3)}, q.dtype(), q.device());
                      if (!nz.defined()) {  // a GPU keeps a logsumexp per row instead of the weights
-                       Tensor lse = raw_empty({B, H, L}, q.dtype(), q.device());
+                       Tensor lse = raw_empty({B, H, L}, opmath_dtype(q.dtype()), q.device());
                        if (backend_for(q).flash_attention(out, lse, q, k, v, scale, PhiloxDropout{}))
                          return tensor_list{out, lse};
                      }

@@ -35,7 +35,8 @@ bool have_gpu(benchmark::State& state) {
 Tensor gpu_randn(IntArrayRef sizes) { return randn(sizes).to(kCUDA); }
 
 constexpr double kH100BytesPerSecond = 3.35e12;  // HBM3
-constexpr double kH100Tf32Flops = 495e12;        // dense TF32 tensor cores; BF16 is about 990e12
+constexpr double kH100Tf32Flops = 495e12;        // dense TF32 tensor cores
+constexpr double kH100Bf16Flops = 989e12;        // dense BF16 tensor cores
 
 // Bytes moved per iteration: GB/s, and that as a share of the H100's bandwidth.
 void set_bytes(benchmark::State& state, double bytes) {
@@ -253,6 +254,21 @@ void BM_cuda_attention(benchmark::State& state, double dropout_p) {
   set_bytes(state, 4 * head_bytes + 4.0 * kB * kHeads * kT);
   set_flops(state, 2.0 * kB * kHeads * kT * kT * kHeadDim);  // 2 products x 2 flops x half the (T, T) matrix
 }
+// The same heads in bfloat16, as autocast's projection gives them: the forward on tensor cores
+// (cuda/attention_mma.cu). 2 bytes an element; the FLOPs against the H100's 990 dense BF16 TFLOP/s.
+void BM_cuda_attention_bf16(benchmark::State& state) {
+  if (!have_gpu(state)) return;
+  Tensor qkv = video_qkv().to(kBFloat16);
+  for (auto _ : state) {
+    Tensor y = nn::functional::scaled_dot_product_attention(head(qkv, 0), head(qkv, 1), head(qkv, 2), {}, 0.0, true);
+    cuda::synchronize();
+  }
+  const double head_bytes = 2.0 * kB * kHeads * kT * kHeadDim, flops = 2.0 * kB * kHeads * kT * kT * kHeadDim;
+  set_bytes(state, 4 * head_bytes + 4.0 * kB * kHeads * kT);
+  set_flops(state, flops);
+  state.counters["H100 BF16 %"] =
+      benchmark::Counter(100 * flops * state.iterations() / kH100Bf16Flops, benchmark::Counter::kIsRate);
+}
 // Backward: reads q, k, v, dout and the logsumexp, writes dq, dk, dv; the scores and dp are
 // recomputed three times (dq's two passes, dk/dv's one): 9 half-triangle products in all.
 void BM_cuda_attention_backward(benchmark::State& state, double dropout_p) {
@@ -410,6 +426,7 @@ BENCHMARK(BM_cuda_gelu_backward)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_adamw_update)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_cuda_attention, no_dropout, 0.0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_cuda_attention, dropout_0_2, 0.2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_cuda_attention_bf16)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_cuda_attention_backward, no_dropout, 0.0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_cuda_attention_backward, dropout_0_2, 0.2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_cuda_sum_all)->Unit(benchmark::kMillisecond);

@@ -388,9 +388,12 @@ AttentionHeads heads_of(const TensorView& t) { return {t.data, t.strides[0], t.s
 // Sizes the launches cannot take (flash_attention_fits) return false: the op composes instead.
 bool launchers::flash_attention(const TensorView& out, const TensorView& lse, const TensorView& q, const TensorView& k,
                                 const TensorView& v, double scale, const PhiloxDropout& dropout) {
-  if (is_reduced_floating_point(q.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
   if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
+  if (is_reduced_floating_point(q.dtype))  // on tensor cores (cuda/attention_mma.cu), for the head dims it takes
+    return lse.dtype == kFloat32 &&
+           flash_attention_tensor_cores(q.dtype, heads_of(out), lse.ptr<float>(), heads_of(q), heads_of(k), heads_of(v),
+                                        B, H, L, S, E, Ev, scale, dropout, prepare(out.device));
   cudaStream_t s = prepare(out.device);
   require_floating(q.dtype, "flash_attention");
   dispatch_floating_type("flash_attention", q.dtype, [&]<typename T>() {

@@ -29,6 +29,10 @@
 #include "cuda/plugin.h"
 #include "cuda/reduced_float.h"
 
+namespace ember {
+struct PhiloxDropout;  // core/philox.h
+}  // namespace ember
+
 namespace ember::cuda {
 
 // Makes `device` current for this thread (throws a clear error when it does not exist) and
@@ -173,6 +177,12 @@ struct AttentionHeads {
 };
 // Whether the launches take these sizes (head dims within kMaxHeadDim, grids within CUDA's limits).
 bool flash_attention_fits(int64_t BH, int64_t L, int64_t S, int64_t E, int64_t Ev);
+// attention_mma.cu: the forward on tensor cores for bfloat16 and float16 heads (`dtype`), with a
+// float32 logsumexp; false (nothing launched) unless E == Ev is 32, 64 or 128.
+bool flash_attention_tensor_cores(ScalarType dtype, const AttentionHeads& out, float* lse, const AttentionHeads& q,
+                                  const AttentionHeads& k, const AttentionHeads& v, int64_t B, int64_t H, int64_t L,
+                                  int64_t S, int64_t E, int64_t Ev, double scale, const PhiloxDropout& dropout,
+                                  cudaStream_t stream);
 
 // ---- index.cu; indices are in range (the op checked) ----
 // The positions of an index sorted by value, for index_add without atomics (device pointers):

@@ -30,9 +30,11 @@ GPU_STEPS=(
 
 # The tests of the kernels that use shared memory, by kernel (compute-sanitizer's racecheck and
 # synccheck see only what runs): attention.cu, norm.cu (LayerNorm), reduce.cu, loss.cu
-# (cross-entropy), nn.cu (softmax), pool.cu (pooling, BatchNorm), optim.cu (clip_grad_norm_'s sums).
+# (cross-entropy), nn.cu (softmax), pool.cu (pooling, BatchNorm), optim.cu (clip_grad_norm_'s sums),
+# attention_mma.cu (the tensor-core forward).
 GPU_SHARED_MEMORY_TESTS=(
   "attention|*CudaAttention.*"
+  "attention_mma|*CudaAttentionTensorCores.ForwardMatchesFloat64*"
   "layer_norm|*CudaFused.LayerNorm*"
   "reductions|*CudaFused.*Reductions*:*CudaParity*/*sum*:*CudaParity*/*amax*:*CudaParity*/*mean*"
   "cross_entropy|*CudaLoss.CrossEntropy*"

@@ -234,4 +234,84 @@ TEST_P(CudaAttention, OpWithDropoutTakesTheFlashKernelAndMatchesTheCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaAttention, ::testing::Values(kFloat32, kFloat64), dtype_case_name);
 
+// ---- bfloat16 and float16 heads on tensor cores (cuda/attention_mma.cu) ----
+
+class CudaAttentionTensorCores : public CudaDtypeTest {};
+
+// The float64 attention of the heads as they are (rounded to bf16 or f16 already), with dropout's
+// noise when given: what the kernel approximates, rounding only its weights and its output.
+Tensor reference_attention(const Tensor& q, const Tensor& k, const Tensor& v, double scale, const Tensor& noise = {}) {
+  Tensor w = autograd::causal_softmax(q.cpu().to(kFloat64), k.cpu().to(kFloat64), scale);
+  if (noise.defined()) w = w * noise;
+  return w.matmul(v.cpu().to(kFloat64));
+}
+
+// The kernel on the backend: out against float64 within the input type's rounding (the weights and
+// the output are rounded once each; sums are float32), the float32 logsumexp to float32's rounding.
+// Head dims 32, 64, 128; T of one query, of a block and a bit (64 queries, 32 keys a tile) and of
+// three blocks; 24 is not a head dim it takes (the op composes then).
+TEST_P(CudaAttentionTensorCores, ForwardMatchesFloat64) {
+  const ScalarType dt = GetParam();
+  const double tol = dt == kBFloat16 ? 1.6e-2 : 2.5e-3;  // about 2 units of the last place at |out| ~ 1
+  Backend& gpu = backend_for(kGpu);
+  manual_seed(21);
+  for (const int64_t D : {32, 64, 128})
+    for (const int64_t T : {1, 37, 70, 150}) {
+      const int64_t B = 1, H = 2;
+      const std::string where = fmt::format("T={} D={} {}", T, D, dtype_name(dt));
+      const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+      Tensor q = heads(B, H, T, D, dt).to(kGpu), k = heads(B, H, T, D, dt).to(kGpu), v = heads(B, H, T, D, dt).to(kGpu);
+      Tensor out = heads(B, H, T, D, dt).to(kGpu), lse = empty({B, H, T}, dtype(kFloat32).device(kGpu));
+      ASSERT_TRUE(gpu.flash_attention(out, lse, q, k, v, scale, PhiloxDropout{})) << where;
+      EXPECT_TENSOR_CLOSE(out.cpu().to(kFloat64), reference_attention(q, k, v, scale), tol, tol) << where << " out";
+      EXPECT_TENSOR_CLOSE(lse.cpu().to(kFloat64), reference_lse(q.cpu().to(kFloat64), k.cpu().to(kFloat64), scale),
+                          1e-5, 1e-5)
+          << where << " lse";
+    }
+  Tensor q = heads(1, 1, 8, 24, dt).to(kGpu), out = heads(1, 1, 8, 24, dt).to(kGpu);
+  Tensor lse = empty({1, 1, 8}, dtype(kFloat32).device(kGpu));
+  EXPECT_FALSE(gpu.flash_attention(out, lse, q, q, q, 0.2, PhiloxDropout{}));  // head dim 24: composed
+  Tensor lse_narrow = empty({1, 1, 8}, dtype(dt).device(kGpu));
+  Tensor q32 = heads(1, 1, 8, 32, dt).to(kGpu), out32 = heads(1, 1, 8, 32, dt).to(kGpu);
+  EXPECT_FALSE(gpu.flash_attention(out32, lse_narrow, q32, q32, q32, 0.2, PhiloxDropout{}));  // a bf16 logsumexp
+}
+
+// The op in training, as a bf16 GPT calls it under autocast: one flash_attention with dropout drawn
+// inside, the output against float64 given the host's mask, and the gradients (composed from the
+// saved heads, redrawing the mask) against float64's.
+TEST_P(CudaAttentionTensorCores, OpWithDropoutMatchesFloat64) {
+  const ScalarType dt = GetParam();
+  const double tol = dt == kBFloat16 ? 3e-2 : 5e-3;
+  const double p = 0.2;
+  const int64_t B = 2, H = 3, T = 45, D = 64;
+  manual_seed(14);
+  Tensor qkv = randn({B, T, 3, H, D}).to(dt), weighting = randn({B, H, T, D}).to(dt);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  auto split = [](const Tensor& x) {
+    return tensor_list{x.select(2, 0).transpose(1, 2), x.select(2, 1).transpose(1, 2), x.select(2, 2).transpose(1, 2)};
+  };
+  Tensor noise = host_attention_noise(B, H, T, T, kFloat64, {.seed = 99, .offset = 8, .p = p});
+  Tensor x64 = qkv.to(kFloat64).requires_grad_();
+  tensor_list c = split(x64);
+  Tensor y64 = (autograd::causal_softmax(c[0], c[1], scale) * noise).matmul(c[2]);
+  (y64 * weighting.to(kFloat64)).sum().backward();
+
+  CountingCudaBackend counting(backend_for(kGpu));
+  ScopedBackendOverride use(kCUDA, counting);
+  Tensor xg = qkv.to(kGpu).requires_grad_();
+  manual_seed(99);
+  philox_reserve(5);  // the call's words start at offset 8
+  tensor_list g = split(xg);
+  Tensor yg = F::scaled_dot_product_attention(g[0], g[1], g[2], {}, p, /*is_causal=*/true);
+  EXPECT_EQ(counting.flash_with_dropout, 1);
+  EXPECT_EQ(yg.dtype(), dt);
+  EXPECT_TENSOR_CLOSE(yg.cpu().to(kFloat64), y64.detach(), tol, tol) << "out";
+  (yg * weighting.to(kGpu)).sum().backward();
+  EXPECT_EQ(counting.noise_calls, 1);  // the composed backward redrew the mask
+  const Tensor grad = xg.grad().cpu().to(kFloat64);
+  EXPECT_TENSOR_CLOSE(grad, x64.grad(), tol, tol * x64.grad().abs().max().item<double>()) << "grad of q, k, v";
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CudaAttentionTensorCores, ::testing::Values(kBFloat16, kFloat16), dtype_case_name);
+
 }  // namespace
