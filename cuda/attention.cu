@@ -412,10 +412,16 @@ bool launchers::flash_attention_backward(const TensorView& dq, const TensorView&
                                          const TensorView& dout, const TensorView& q, const TensorView& k,
                                          const TensorView& v, const TensorView& lse, double scale,
                                          const PhiloxDropout& dropout) {
-  if (is_reduced_floating_point(q.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
   if (!flash_attention_fits(B * H, L, S, E, Ev)) return false;
   cudaStream_t s = prepare(q.device);
+  if (is_reduced_floating_point(q.dtype)) {  // on tensor cores (cuda/attention_mma.cu), for the head dims it takes
+    if (lse.dtype != kFloat32) return false;
+    const DeviceBuffer delta(q.device, B * H * L * sizeof(float));
+    return flash_attention_backward_tensor_cores(q.dtype, heads_of(dq), heads_of(dk), heads_of(dv), heads_of(dout),
+                                                 heads_of(q), heads_of(k), heads_of(v), lse.ptr<const float>(),
+                                                 delta.as<float>(), B, H, L, S, E, Ev, scale, dropout, s);
+  }
   require_floating(q.dtype, "flash_attention_backward");
   const DeviceBuffer delta(q.device, B * H * L * element_size(q.dtype));  // rowsum(dP * P), written by the dq pass
   dispatch_floating_type("flash_attention_backward", q.dtype, [&]<typename T>() {

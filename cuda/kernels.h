@@ -183,6 +183,14 @@ bool flash_attention_tensor_cores(ScalarType dtype, const AttentionHeads& out, f
                                   const AttentionHeads& k, const AttentionHeads& v, int64_t B, int64_t H, int64_t L,
                                   int64_t S, int64_t E, int64_t Ev, double scale, const PhiloxDropout& dropout,
                                   cudaStream_t stream);
+// Its backward: dq, dk, dv from the float32 logsumexp, `delta` (B * H * L floats) its scratch; false
+// (nothing launched) unless E == Ev is 32 or 64.
+bool flash_attention_backward_tensor_cores(ScalarType dtype, const AttentionHeads& dq, const AttentionHeads& dk,
+                                           const AttentionHeads& dv, const AttentionHeads& dout,
+                                           const AttentionHeads& q, const AttentionHeads& k, const AttentionHeads& v,
+                                           const float* lse, float* delta, int64_t B, int64_t H, int64_t L, int64_t S,
+                                           int64_t E, int64_t Ev, double scale, const PhiloxDropout& dropout,
+                                           cudaStream_t stream);
 
 // ---- index.cu; indices are in range (the op checked) ----
 // The positions of an index sorted by value, for index_add without atomics (device pointers):

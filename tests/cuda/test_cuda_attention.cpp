@@ -276,9 +276,48 @@ TEST_P(CudaAttentionTensorCores, ForwardMatchesFloat64) {
   EXPECT_FALSE(gpu.flash_attention(out32, lse_narrow, q32, q32, q32, 0.2, PhiloxDropout{}));  // a bf16 logsumexp
 }
 
+// The backward kernels on the backend: dq, dk, dv against float64's gradients of the same heads,
+// within a few units of the input type's last place of the largest gradient (dS is rounded to the
+// input type before its products, as FlashAttention does). Head dims 32 and 64; 128 declines.
+TEST_P(CudaAttentionTensorCores, BackwardMatchesFloat64) {
+  const ScalarType dt = GetParam();
+  const double tol = dt == kBFloat16 ? 3e-2 : 5e-3;
+  Backend& gpu = backend_for(kGpu);
+  manual_seed(23);
+  for (const int64_t D : {32, 64})
+    for (const int64_t T : {1, 37, 70, 150}) {
+      const int64_t B = 1, H = 2;
+      const std::string where = fmt::format("T={} D={} {}", T, D, dtype_name(dt));
+      const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+      Tensor q = heads(B, H, T, D, dt).to(kGpu), k = heads(B, H, T, D, dt).to(kGpu), v = heads(B, H, T, D, dt).to(kGpu);
+      Tensor g = heads(B, H, T, D, dt).to(kGpu);
+      Tensor out = heads(B, H, T, D, dt).to(kGpu), lse = empty({B, H, T}, dtype(kFloat32).device(kGpu));
+      ASSERT_TRUE(gpu.flash_attention(out, lse, q, k, v, scale, PhiloxDropout{})) << where;
+      Tensor dq = heads(B, H, T, D, dt).to(kGpu), dk = heads(B, H, T, D, dt).to(kGpu),
+             dv = heads(B, H, T, D, dt).to(kGpu);
+      ASSERT_TRUE(gpu.flash_attention_backward(dq, dk, dv, g, q, k, v, lse, scale, PhiloxDropout{})) << where;
+      tensor_list ref = {q.cpu().to(kFloat64).requires_grad_(), k.cpu().to(kFloat64).requires_grad_(),
+                         v.cpu().to(kFloat64).requires_grad_()};
+      (reference_attention(ref[0], ref[1], ref[2], scale) * g.cpu().to(kFloat64)).sum().backward();
+      const char* names[] = {"dq", "dk", "dv"};
+      const Tensor got[] = {dq, dk, dv};
+      for (int i = 0; i < 3; ++i) {
+        const Tensor want = ref[i].grad();
+        const double atol = tol * std::max(1.0, want.abs().max().item<double>());
+        EXPECT_TENSOR_CLOSE(got[i].cpu().to(kFloat64), want, tol, atol) << where << " " << names[i];
+      }
+    }
+  Tensor q = heads(1, 1, 8, 128, dt).to(kGpu), lse = empty({1, 1, 8}, dtype(kFloat32).device(kGpu));
+  Tensor out = heads(1, 1, 8, 128, dt).to(kGpu);
+  ASSERT_TRUE(gpu.flash_attention(out, lse, q, q, q, 0.1, PhiloxDropout{}));
+  Tensor dq = heads(1, 1, 8, 128, dt).to(kGpu), dk = heads(1, 1, 8, 128, dt).to(kGpu);
+  Tensor dv = heads(1, 1, 8, 128, dt).to(kGpu);
+  EXPECT_FALSE(gpu.flash_attention_backward(dq, dk, dv, out, q, q, q, lse, 0.1, PhiloxDropout{}));  // composed
+}
+
 // The op in training, as a bf16 GPT calls it under autocast: one flash_attention with dropout drawn
-// inside, the output against float64 given the host's mask, and the gradients (composed from the
-// saved heads, redrawing the mask) against float64's.
+// inside, the output against float64 given the host's mask, and the gradients (one
+// flash_attention_backward, redrawing the mask inside) against float64's.
 TEST_P(CudaAttentionTensorCores, OpWithDropoutMatchesFloat64) {
   const ScalarType dt = GetParam();
   const double tol = dt == kBFloat16 ? 3e-2 : 5e-3;
@@ -307,7 +346,8 @@ TEST_P(CudaAttentionTensorCores, OpWithDropoutMatchesFloat64) {
   EXPECT_EQ(yg.dtype(), dt);
   EXPECT_TENSOR_CLOSE(yg.cpu().to(kFloat64), y64.detach(), tol, tol) << "out";
   (yg * weighting.to(kGpu)).sum().backward();
-  EXPECT_EQ(counting.noise_calls, 1);  // the composed backward redrew the mask
+  EXPECT_EQ(counting.flash_backward_with_dropout, 1);  // the tensor-core backward redrew the mask inside
+  EXPECT_EQ(counting.noise_calls, 0);
   const Tensor grad = xg.grad().cpu().to(kFloat64);
   EXPECT_TENSOR_CLOSE(grad, x64.grad(), tol, tol * x64.grad().abs().max().item<double>()) << "grad of q, k, v";
 }
