@@ -568,6 +568,12 @@ PhiloxDropout reserve_dropout(double p, int64_t elements) {
 }
 
 Tensor dropout_noise(IntArrayRef sizes, const TensorOptions& options, const PhiloxDropout& dropout) {
+  if (is_reduced_floating_point(options.dtype()) && numel_of(sizes) > 0) {
+    // A bfloat16 or float16 mask is the float32 kernel's, rounded on the device (1 / (1 - p) rounds
+    // as the CPU's bf16 div_ rounds it); without the kernel it is drawn below, as for every dtype.
+    Tensor wide = empty(sizes, TensorOptions(options).dtype(kFloat32));
+    if (backend_for(wide).dropout_noise(wide, dropout)) return wide.to(options.dtype());
+  }
   Tensor noise = empty(sizes, options);
   if (noise.numel() > 0 && !backend_for(noise).dropout_noise(noise, dropout))
     noise.bernoulli_(1 - dropout.p).div_(1 - dropout.p);

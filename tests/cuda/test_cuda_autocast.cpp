@@ -101,6 +101,22 @@ TEST_F(CudaAutocast, WeightCastsAreCachedPerScope) {
   EXPECT_EQ(autocast::cache_size(), 0u);
 }
 
+// Dropout of bf16 activations (what autocast's projections give it) draws its mask on the device
+// from the Philox stream, as float32 dropout does: for the same seed the same elements are kept, and
+// the kept ones are scaled by 1 / (1 - p) rounded to bf16.
+TEST_F(CudaAutocast, DropoutOfBf16ActivationsDrawsTheFloat32Mask) {
+  Tensor x = (rand({64, 48}) + 0.5).to(kGpu);
+  manual_seed(5);
+  const Tensor wide = F::dropout(x, F::DropoutFuncOptions().p(0.1).training(true));
+  manual_seed(5);
+  const Tensor narrow = F::dropout(x.to(kBFloat16), F::DropoutFuncOptions().p(0.1).training(true));
+  EXPECT_EQ(narrow.dtype(), kBFloat16);
+  EXPECT_TRUE(equal(narrow.eq(0).cpu(), wide.eq(0).cpu()));
+  EXPECT_GT(wide.eq(0).sum().item<int64_t>(), 0);
+  const Tensor expected = (x.to(kBFloat16) * Tensor(full({}, 1 / 0.9)).to(kBFloat16).to(kGpu)) * wide.ne(0);
+  EXPECT_TENSOR_CLOSE(narrow.to(kFloat32).cpu(), expected.to(kFloat32).cpu(), 0.0, 0.0);
+}
+
 // Inside scaled_dot_product_attention (bf16 list) autocast is off, so its softmax (float32 list)
 // stays in bf16: the result is the one of the same bf16 call without autocast, bit for bit.
 TEST_F(CudaAutocast, AttentionsSoftmaxIsNotCastInside) {
