@@ -163,9 +163,8 @@ void dispatch_fill(Tensor& self, const char* op, bool allow_integral, Fn fn) {
     case kInt16:
     case kInt32:
       EMBER_CHECK(allow_integral, "{}: expected a floating point tensor, got {}", op, dtype_name(self.scalar_type()));
-      dispatch_all(self.scalar_type(), op, [&]<typename T>() {
-        fill_in_memory_order<T>(self, [&] { return static_cast<T>(fn(int64_t{})); });
-      });
+      dispatch_all(self.scalar_type(), op,
+                   [&]<typename T>() { fill_in_memory_order<T>(self, [&] { return static_cast<T>(fn(int64_t{})); }); });
       return;
   }
 }
@@ -455,50 +454,44 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
 Tensor& Tensor::random_(int64_t to, std::optional<Generator> generator) { return random_(0, to, generator); }
 Tensor& Tensor::random_(std::optional<Generator> generator) { return random_(0, std::nullopt, generator); }
 
-Tensor& Tensor::exponential_(double lambd, std::optional<Generator> generator) {
-  EMBER_CHECK(lambd > 0, "exponential_: expects lambda > 0.0, but found lambda={}", lambd);
+namespace {
+// self filled element by element with draw(g) (a double, cast to the element type) from `generator`
+// or the default one, under its lock: the fills libtorch 1.13's CPU kernels make from one double
+// draw per element.
+template <typename Draw>
+Tensor& fill_from_draws(Tensor& self, const char* op, bool allow_integral, std::optional<Generator>& generator,
+                        Draw draw) {
   Generator& g = pick(generator);
   std::lock_guard<std::mutex> lock(g.mutex());
-  dispatch_fill(*this, "exponential_", false, [&](auto tag) {
-    using T = decltype(tag);
-    return static_cast<T>(-1.0 / lambd * std::log(1.0 - uniform_double(g, 0, 1)));
-  });
-  return *this;
+  dispatch_fill(self, op, allow_integral, [&](auto tag) { return static_cast<decltype(tag)>(draw(g)); });
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::exponential_(double lambd, std::optional<Generator> generator) {
+  EMBER_CHECK(lambd > 0, "exponential_: expects lambda > 0.0, but found lambda={}", lambd);
+  return fill_from_draws(*this, "exponential_", false, generator,
+                         [&](Generator& g) { return -1.0 / lambd * std::log(1.0 - uniform_double(g, 0, 1)); });
 }
 
-// libtorch 1.13's CPU kernels draw these one element at a time from its double distributions:
 // lognormal = exp(normal_distribution<double>), cauchy and geometric from one uniform double each.
 Tensor& Tensor::log_normal_(double mean, double std, std::optional<Generator> generator) {
   EMBER_CHECK(std > 0, "log_normal_ expects std > 0.0, but found std={}", std);
-  Generator& g = pick(generator);
-  std::lock_guard<std::mutex> lock(g.mutex());
-  dispatch_fill(*this, "log_normal_", false, [&](auto tag) {
-    using T = decltype(tag);
-    return static_cast<T>(std::exp(normal_double(g, mean, std)));
-  });
-  return *this;
+  return fill_from_draws(*this, "log_normal_", false, generator,
+                         [&](Generator& g) { return std::exp(normal_double(g, mean, std)); });
 }
 
 Tensor& Tensor::cauchy_(double median, double sigma, std::optional<Generator> generator) {
   EMBER_CHECK(sigma > 0, "cauchy_ expects sigma > 0.0, but found sigma={}", sigma);
-  Generator& g = pick(generator);
-  std::lock_guard<std::mutex> lock(g.mutex());
-  dispatch_fill(*this, "cauchy_", false, [&](auto tag) {
-    using T = decltype(tag);
-    return static_cast<T>(median + sigma * std::tan(kPi * (uniform_double(g, 0, 1) - 0.5)));
+  return fill_from_draws(*this, "cauchy_", false, generator, [&](Generator& g) {
+    return median + sigma * std::tan(kPi * (uniform_double(g, 0, 1) - 0.5));
   });
-  return *this;
 }
 
 Tensor& Tensor::geometric_(double p, std::optional<Generator> generator) {
   EMBER_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p={}", p);
-  Generator& g = pick(generator);
-  std::lock_guard<std::mutex> lock(g.mutex());
-  dispatch_fill(*this, "geometric_", true, [&](auto tag) {
-    using T = decltype(tag);
-    return static_cast<T>(std::ceil(std::log(uniform_double(g, 0, 1)) / std::log1p(-p)));
-  });
-  return *this;
+  return fill_from_draws(*this, "geometric_", true, generator,
+                         [&](Generator& g) { return std::ceil(std::log(uniform_double(g, 0, 1)) / std::log1p(-p)); });
 }
 
 Tensor Tensor::bernoulli(std::optional<Generator> generator) const { return ember::bernoulli(*this, generator); }

@@ -294,23 +294,30 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
   const float* lse_bh = lse + bh * L;
   const int64_t i_last = (i0 + kBlockRows < L ? i0 + kBlockRows : L) - 1;
 
+  // Each pass walks the key tiles the block sees; `body` gets a tile's scores S and dP' of this warp's rows.
+  auto for_each_key_tile = [&](uint16_t* k_transposed, auto&& body) {
+    for (int64_t j0 = 0; j0 <= i_last && j0 < S; j0 += kTile) {
+      __syncthreads();
+      load_tile<D>(ks, k_transposed, k, b, h, j0, S);
+      load_tile<D>(vs, nullptr, v, b, h, j0, S);
+      __syncthreads();
+      if (j0 > r0 + 15 || r0 >= L) continue;
+      MmaC s[kScoreTiles], dp[kScoreTiles];
+      scores<T, D>(s, qa, ks, lane);
+      scores<T, D>(dp, da, vs, lane);
+      body(j0, s, dp);
+    }
+  };
+
   float partial[2] = {0.f, 0.f};  // D of rows g and g + 8, this lane's share
-  for (int64_t j0 = 0; j0 <= i_last && j0 < S; j0 += kTile) {
-    __syncthreads();
-    load_tile<D>(ks, nullptr, k, b, h, j0, S);
-    load_tile<D>(vs, nullptr, v, b, h, j0, S);
-    __syncthreads();
-    if (j0 > r0 + 15 || r0 >= L) continue;
-    MmaC s[kScoreTiles], dp[kScoreTiles];
-    scores<T, D>(s, qa, ks, lane);
-    scores<T, D>(dp, da, vs, lane);
+  for_each_key_tile(nullptr, [&](int64_t j0, MmaC(&s)[kScoreTiles], MmaC(&dp)[kScoreTiles]) {
     weights_and_grads<TileOut::kWeights>(s, dp, {r0, j0, true}, lse_bh, nullptr, 0, bh, L, S, scale, dropout, g, t);
     EMBER_UNROLL
     for (int n = 0; n < kScoreTiles; ++n) {
       EMBER_UNROLL
       for (int e = 0; e < 4; ++e) partial[e >> 1] += s[n].x[e] * dp[n].x[e];
     }
-  }
+  });
   const int warp_row = 16 * static_cast<int>(threadIdx.x / 32);
   EMBER_UNROLL
   for (int half = 0; half < 2; ++half) {
@@ -324,19 +331,11 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
   MmaC acc[D / 8];
   EMBER_UNROLL
   for (int n = 0; n < D / 8; ++n) acc[n] = MmaC{{0.f, 0.f, 0.f, 0.f}};
-  for (int64_t j0 = 0; j0 <= i_last && j0 < S; j0 += kTile) {
-    __syncthreads();
-    load_tile<D>(ks, kt, k, b, h, j0, S);
-    load_tile<D>(vs, nullptr, v, b, h, j0, S);
-    __syncthreads();
-    if (j0 > r0 + 15 || r0 >= L) continue;
-    MmaC s[kScoreTiles], dp[kScoreTiles];
-    scores<T, D>(s, qa, ks, lane);
-    scores<T, D>(dp, da, vs, lane);
+  for_each_key_tile(kt, [&](int64_t j0, MmaC(&s)[kScoreTiles], MmaC(&dp)[kScoreTiles]) {
     weights_and_grads<TileOut::kGradients>(s, dp, {r0, j0, true}, lse_bh, row_delta, i0, bh, L, S, scale, dropout, g,
                                            t);
     accumulate<T, D>(acc, dp, kt, lane);
-  }
+  });
   if (r0 >= L) return;
   EMBER_UNROLL
   for (int half = 0; half < 2; ++half) {
