@@ -189,14 +189,16 @@ EMBER_HD T pow_(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a || !b;
   } else if constexpr (std::is_integral_v<T>) {
-    T result = 1;  // integer power by squaring; negative exponents give 0 except for |a| == 1
+    // Integer power by squaring, wrapping modulo 2^64 as PyTorch's does (unsigned: no undefined
+    // overflow); negative exponents give 0 except for |a| == 1.
     if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+    uint64_t result = 1, base = static_cast<uint64_t>(a);
     while (b) {
-      if (b & 1) result *= a;
-      a *= a;
+      if (b & 1) result *= base;
+      base *= base;
       b >>= 1;
     }
-    return result;
+    return static_cast<T>(result);
   } else {
     // The exponents PyTorch's CPU pow kernel special-cases, computed as it does (x.square(),
     // layer norms and their backward hit these): exact and many times cheaper than std::pow.

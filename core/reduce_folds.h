@@ -12,11 +12,18 @@
 
 namespace ember {
 
+// Integer sums and products wrap modulo 2^64 as PyTorch's do: computed unsigned, where overflow is
+// defined (a signed int64 overflow would be undefined behaviour).
 template <typename A>
 struct SumFold {
   using Acc = A;
   EMBER_HD static A init() { return A(0); }
-  EMBER_HD static A combine(A a, A b) { return a + b; }
+  EMBER_HD static A combine(A a, A b) {
+    if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
+      return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    else
+      return a + b;
+  }
 };
 template <typename A>
 struct ProdFold {
@@ -25,6 +32,8 @@ struct ProdFold {
   EMBER_HD static A combine(A a, A b) {
     if constexpr (std::is_same_v<A, bool>)
       return a && b;
+    else if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
     else
       return a * b;
   }
