@@ -35,7 +35,6 @@
 #include "cuda/emu/internal.h"
 
 #ifdef EMBER_EMU_ASAN
-#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -210,23 +209,6 @@ struct DirectBarrier {  // thrown by __syncthreads or a warp collective in the p
 struct WarpFault : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-// Throws a WarpFault on the running fiber's stack. That stack is reused block after block, and below
-// the thrower it still holds the redzones earlier, deeper calls left poisoned; ASan's handling of a
-// throw (__asan_handle_no_return) runs down there and reported its own sigaltstack call as a
-// stack-buffer-overflow. Under ASan the unused part of the stack is unpoisoned first.
-[[noreturn]] void throw_warp_fault(const std::string& text) {
-#ifdef EMBER_EMU_ASAN
-  const unsigned char here = 0;
-  const Fiber* self = t_block ? t_block->current : nullptr;
-  const auto top = reinterpret_cast<uintptr_t>(&here);
-  if (self && self->stack) {
-    const auto bottom = reinterpret_cast<uintptr_t>(self->stack);
-    if (top > bottom && top < bottom + kStackSize) __asan_unpoison_memory_region(self->stack, top - bottom);
-  }
-#endif
-  throw WarpFault(text);
-}
 
 void fiber_main() {
   BlockRun* run = t_block;
@@ -598,10 +580,10 @@ void warp_collective(const char* op, unsigned mask, uint64_t agree, WarpResolve 
   const unsigned warp = self->index / kLanes, lane = self->index % kLanes;
   const unsigned exists = lanes_of_warp(warp, run->nthreads);
   if (!(mask >> lane & 1))
-    throw_warp_fault(collective_text(op, mask, warp, run->block) + ": called by lane " + std::to_string(lane) +
+    throw WarpFault(collective_text(op, mask, warp, run->block) + ": called by lane " + std::to_string(lane) +
                     ", which its mask does not name");
   if (mask & ~exists)
-    throw_warp_fault(collective_text(op, mask, warp, run->block) + ": the mask names " + lanes_text(mask & ~exists) +
+    throw WarpFault(collective_text(op, mask, warp, run->block) + ": the mask names " + lanes_text(mask & ~exists) +
                     ", which do not exist (the warp has " + std::to_string(std::popcount(exists)) +
                     " lanes in a block of " + std::to_string(run->nthreads) + " threads)");
   self->state = Fiber::AtWarp;
@@ -620,7 +602,7 @@ void warp_collective(const char* op, unsigned mask, uint64_t agree, WarpResolve 
   for (unsigned l = 0; l < kLanes; ++l)
     if (mask >> l & 1) parts[l] = lanes[l].lane;
   const std::string wrong = resolve(parts, mask, agree);
-  if (!wrong.empty()) throw_warp_fault(collective_text(op, mask, warp, run->block) + ": " + wrong);
+  if (!wrong.empty()) throw WarpFault(collective_text(op, mask, warp, run->block) + ": " + wrong);
   for (unsigned l = 0; l < kLanes; ++l)
     if (mask >> l & 1) lanes[l].state = Fiber::Ready;
   self->state = Fiber::Running;
