@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/device.h"
@@ -231,35 +232,12 @@ void dispatch_floating_type(const char* name, ScalarType type, F&& f) {
 // float32, rounded once when stored (core/cpu/bfloat16_float.h); the narrow integers in int64,
 // their low bits kept when stored (core/cpu/narrow_int.h); every other type in itself.
 template <typename T>
-struct OpMath {
-  using type = T;
-};
-template <>
-struct OpMath<DeviceBFloat16> {
-  using type = float;
-};
-template <>
-struct OpMath<DeviceHalf> {
-  using type = float;
-};
-template <>
-struct OpMath<uint8_t> {
-  using type = int64_t;
-};
-template <>
-struct OpMath<int8_t> {
-  using type = int64_t;
-};
-template <>
-struct OpMath<int16_t> {
-  using type = int64_t;
-};
-template <>
-struct OpMath<int32_t> {
-  using type = int64_t;
-};
+inline constexpr bool kIsReducedFloat = std::is_same_v<T, DeviceBFloat16> || std::is_same_v<T, DeviceHalf>;
 template <typename T>
-using opmath_t = typename OpMath<T>::type;
+inline constexpr bool kIsNarrowInteger =
+    std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t>;
+template <typename T>
+using opmath_t = std::conditional_t<kIsReducedFloat<T>, float, std::conditional_t<kIsNarrowInteger<T>, int64_t, T>>;
 
 // The dtype of opmath_t: float32 for the reduced floats, int64 for the narrow integers.
 constexpr ScalarType compute_dtype(ScalarType t) {
