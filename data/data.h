@@ -1,5 +1,6 @@
-// Data loading, as libtorch's torch::data: datasets (MNIST, your own Dataset<Self>), transforms
-// applied with .map(...), samplers and the loader that batches them.
+// Data loading, as libtorch's torch::data: datasets (MNIST, your own Dataset<Self>, stream and
+// stateful datasets, ChunkDataset), transforms applied with .map(...), samplers and the loaders
+// that batch them.
 //
 //   #include <ember/ember.h>
 //   auto train = ember::data::datasets::MNIST(root)
@@ -10,6 +11,7 @@
 //   for (auto& batch : *loader) { /* batch.data (64, 1, 28, 28), batch.target (64) */ }
 #pragma once
 
+#include "data/chunk.h"
 #include "data/dataloader.h"
 #include "data/datasets.h"
 #include "data/example.h"

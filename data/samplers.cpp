@@ -195,4 +195,30 @@ void DistributedSequentialSampler::load(serialize::InputArchive& archive) {
   sample_index_ = index;
 }
 
+// ---- stream ----
+
+void StreamSampler::reset(std::optional<size_t> new_size) {
+  if (new_size) epoch_size_ = *new_size;
+  examples_retrieved_so_far_ = 0;
+}
+
+std::optional<BatchSize> StreamSampler::next(size_t batch_size) {
+  if (examples_retrieved_so_far_ >= epoch_size_) return std::nullopt;
+  batch_size = std::min(batch_size, epoch_size_ - examples_retrieved_so_far_);
+  examples_retrieved_so_far_ += batch_size;
+  return BatchSize(batch_size);
+}
+
+void StreamSampler::save(serialize::OutputArchive& archive) const {
+  write_count(archive, "examples_retrieved_so_far", examples_retrieved_so_far_);
+}
+
+void StreamSampler::load(serialize::InputArchive& archive) {
+  const char* op = "StreamSampler::load";
+  const size_t count = read_count(archive, "examples_retrieved_so_far", op);
+  EMBER_CHECK(count <= epoch_size_, "{}: examples_retrieved_so_far {} is past the epoch size {}", op, count,
+              epoch_size_);
+  examples_retrieved_so_far_ = count;
+}
+
 }  // namespace ember::data::samplers

@@ -13,6 +13,9 @@
 // ceil(size / num_replicas) and the last shares wrap around to the first indices; without, it is
 // floor(size / num_replicas) and the tail is never visited.
 //
+// StreamSampler is for stream datasets (datasets.h), which take a count instead of indices: each
+// request is a BatchSize, and an epoch ends after epoch_size examples.
+//
 // save/load write and read a sampler's position (and epoch) in a serialize archive (nn/archive.h)
 // under libtorch's names, so a resumed run goes on where it stopped.
 #pragma once
@@ -43,6 +46,18 @@ class Sampler {
   virtual void save(serialize::OutputArchive& archive) const;
   virtual void load(serialize::InputArchive& archive);
 };
+
+// archive << sampler and archive >> sampler, as libtorch's (torch::save(sampler, path) uses them).
+template <typename BatchRequest>
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const Sampler<BatchRequest>& sampler) {
+  sampler.save(archive);
+  return archive;
+}
+template <typename BatchRequest>
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, Sampler<BatchRequest>& sampler) {
+  sampler.load(archive);
+  return archive;
+}
 
 // What Sampler's own save and load do: refuse, naming the op.
 [[noreturn]] void refuse_position(const char* op);
@@ -145,6 +160,35 @@ class DistributedSequentialSampler : public DistributedSampler<> {
   size_t begin_index_ = 0;
   size_t end_index_ = 0;
   size_t sample_index_ = 0;
+};
+
+// A batch request other than a list of indices: what a sampler hands a dataset that takes one.
+struct CustomBatchRequest {
+  virtual ~CustomBatchRequest() = default;
+  // The number of examples the request asks for.
+  virtual size_t size() const = 0;
+};
+
+// The request of a stream dataset: only how many examples (converts to size_t).
+struct BatchSize : public CustomBatchRequest {
+  explicit BatchSize(size_t size) : size_(size) {}
+  size_t size() const noexcept override { return size_; }
+  operator size_t() const noexcept { return size_; }  // NOLINT: implicit, as libtorch
+  size_t size_;
+};
+
+class StreamSampler : public Sampler<BatchSize> {
+ public:
+  explicit StreamSampler(size_t epoch_size) : epoch_size_(epoch_size) {}
+  void reset(std::optional<size_t> new_size = std::nullopt) override;
+  // batch_size examples, fewer at the epoch's end, nullopt after it.
+  std::optional<BatchSize> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;  // "examples_retrieved_so_far"
+  void load(serialize::InputArchive& archive) override;
+
+ private:
+  size_t examples_retrieved_so_far_ = 0;
+  size_t epoch_size_;
 };
 
 }  // namespace ember::data::samplers

@@ -222,7 +222,7 @@ TEST(DataLoader, AWorkersExceptionReachesTheCaller) {
             ++batches;
           }
         },
-        "example 9 is poisoned");
+        "example 9 is poisoned");  // with workers, inside a WorkerException's message
     EXPECT_EQ(batches, 2u);
   }
   EXPECT_THROWS_WITH(data::make_data_loader(Counting(3), data::DataLoaderOptions(0)), "batch_size must be positive");
