@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "core/caching_allocator.h"
+#include "core/sanitizers.h"
 
 namespace ember {
 
@@ -25,7 +26,8 @@ size_t system_memory_bytes(bool with_swap = false);
 namespace ember::cpu {
 
 inline constexpr size_t kAlignment = 64;  // one cache line, and room for AVX-512 loads
-#if defined(__SANITIZE_ADDRESS__)
+// Under ASan freed blocks go back to ASan at once, so that it sees any later use of them.
+#ifdef EMBER_ASAN
 inline constexpr size_t kCacheFrom = ~size_t(0);
 #else
 inline constexpr size_t kCacheFrom = size_t(256) << 10;  // glibc hands blocks this big to mmap

@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "core/sanitizers.h"
+// Under ASan the fiber switches are announced to it (runtime.cpp, scheduler.cpp).
+#ifdef EMBER_ASAN
 #define EMBER_EMU_ASAN 1
 #endif
 

@@ -1,4 +1,5 @@
 // Core tensor behaviour: creation, views, broadcasting, reductions, matmul, hand-computed values.
+#include "core/sanitizers.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -147,13 +148,13 @@ TEST(CpuAllocator, ReusesLargeBlocksAndAlignsEveryBlock) {
   }
   Tensor b = zeros({1 << 20});
   EXPECT_EQ(b.sum().item<float>(), 0.0f);  // a reused block holds the new values, not the old
-#if !defined(__SANITIZE_ADDRESS__)
+#ifndef EMBER_ASAN
   EXPECT_EQ(static_cast<const void*>(b.data_ptr<float>()), first);  // no fresh pages to fault in
 #endif
   for (int64_t n : {1, 3, 1000, 1 << 18})
     EXPECT_EQ(reinterpret_cast<uintptr_t>(empty({n}).data_ptr<float>()) % cpu::kAlignment, 0u) << n;
   b = Tensor();
-#if !defined(__SANITIZE_ADDRESS__)
+#ifndef EMBER_ASAN
   EXPECT_GE(cpu::cpu_empty_cache(), size_t(4) << 20);
 #endif
   EXPECT_EQ(cpu::cpu_empty_cache(), 0u);

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "core/caching_allocator.h"
+#include "core/sanitizers.h"
 #include "core/shape.h"
 #include "core/threads.h"
 #include "nn/json_guard.h"
@@ -22,7 +23,7 @@
 
 // Under AddressSanitizer a refused allocation must come back as nullptr (and so as an
 // OutOfMemoryError), not abort the process; ASAN_OPTIONS still overrides this.
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef EMBER_ASAN
 extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
 #endif
 

@@ -22,6 +22,7 @@
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include "core/sanitizers.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/cuda_backend.h"
 #include "cuda/emu/cublas_v2.h"
@@ -190,7 +191,7 @@ TEST_F(CudaEmulator, ACopyWhoseKindDisagreesWithThePointersIsAnError) {
   EXPECT_EQ(cudaMemcpy(h.data(), d, 16, cudaMemcpyDeviceToHost), cudaSuccess);
 }
 
-#ifndef __SANITIZE_ADDRESS__  // under ASan the stray write is ASan's report instead
+#ifndef EMBER_ASAN  // under ASan the stray write is ASan's report instead
 TEST_F(CudaEmulator, WritingPastTheLaunchsSharedMemoryIsReported) {
   float* d = device_array<float>(64);
   EMBER_LAUNCH(1, 64, 64 * sizeof(float), nullptr, fill_shared)(d);
@@ -411,7 +412,7 @@ std::map<std::string, double> charlm_losses(const std::string& device, const std
 }
 
 TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef EMBER_ASAN
   GTEST_SKIP() << "20 emulated training steps take minutes under ASan; the --emulate CI stage runs this";
 #endif
   const std::map<std::string, double> cpu = charlm_losses("cpu"), cuda = charlm_losses("cuda");
@@ -430,7 +431,7 @@ TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
 // bf16's rounding of the CPU autocast run's (the two lists differ in softmax and LayerNorm, see
 // docs/GPU.md), and both are below the first evaluation, so the model learns.
 TEST_F(CudaEmulator, CharlmTrainsUnderCudaAutocast) {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef EMBER_ASAN
   GTEST_SKIP() << "20 emulated training steps take minutes under ASan; the --emulate CI stage runs this";
 #endif
   const std::map<std::string, double> cpu = charlm_losses("cpu", "bfloat16"), cuda = charlm_losses("cuda", "bfloat16");

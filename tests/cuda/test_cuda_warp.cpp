@@ -389,26 +389,7 @@ __global__ void width_not_a_power_of_two(int* out) {
   out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, int(threadIdx.x), 1, 12);
 }
 
-// Under AddressSanitizer (g++'s __SANITIZE_ADDRESS__, Clang's __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderAsan = true;
-#else
-constexpr bool kUnderAsan = false;
-#endif
-#else
-constexpr bool kUnderAsan = false;
-#endif
-
 TEST_F(CudaWarp, MisusedCollectivesAreReportedInEveryOrder) {
-  // Each misuse is thrown on the emulated thread's own stack. The emulator tells ASan of its stack
-  // switches only when __SANITIZE_ADDRESS__ is defined (cuda/emu/internal.h), which Clang 14 does not
-  // define, so in the Clang ASan build ASan takes the throw for one on the main stack, reports its own
-  // bookkeeping as an overflow, and may report later kernels' stack copies too (MmaInAPartialWarp...
-  // likewise).
-  if (kUnderAsan) GTEST_SKIP() << "faults thrown on the emulator's fiber stacks confuse ASan (see the comment)";
   int* d = device_array<int>(64);
   for (emu::Order order : kOrders) {
     emu::set_order(order);
@@ -581,7 +562,6 @@ TEST_F(CudaWarp, MmaMatchesAFloat64ProductOfTheRoundedInputs) {
 }
 
 TEST_F(CudaWarp, MmaInAPartialWarpIsReported) {
-  if (kUnderAsan) GTEST_SKIP() << "a fault thrown on the emulator's fiber stack confuses ASan (MisusedCollectives...)";
   float* d = device_array<float>(256);
   EMBER_LAUNCH(1, 16, 0, nullptr, tile_mma<MmaInput::BF16>)(d, d, d, d);
   expect_failure({"mma.sync.m16n8k16 (bf16) (mask 0xffffffff) in warp 0", "the mask names lanes 16-31"});

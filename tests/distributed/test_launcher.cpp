@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include "core/sanitizers.h"
 #include "tests/spawn_process.h"
 
 namespace {
@@ -108,12 +109,8 @@ TEST(Launcher, KillsARankThatIgnoresSigtermAfterTheGrace) {
 // A fork that fails after some ranks started used to leave them running with no launcher (ppid 1).
 // Now they are stopped and the launcher exits with an error naming the rank it could not start.
 TEST(Launcher, AFailedStartStopsTheRanksAlreadyStarted) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef EMBER_ASAN
   GTEST_SKIP() << "LD_PRELOAD of the shim conflicts with ASan's runtime, which must come first";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "LD_PRELOAD of the shim conflicts with ASan's runtime, which must come first";
-#endif
 #endif
   const fs::path dir = fresh_dir("fork_fails");
   const std::string rank = "echo $$ > " + (dir / "rank").string() + ".$LOCAL_RANK; exec sleep 60";

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "core/cpu/gemm_bf16.h"
+#include "core/sanitizers.h"
 #include "tests/spawn_process.h"
 #include "test_util.h"
 
@@ -404,12 +405,8 @@ TEST(CharLMSafety, SurvivesSigkillAtAnyMoment) {
 
 // A disk full for the new checkpoint (or for best) leaves the previous files byte for byte.
 TEST(CharLMSafety, FullDiskLeavesCheckpointsIntact) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef EMBER_ASAN
   GTEST_SKIP() << "LD_PRELOAD of the shim conflicts with ASan's runtime, which must come first";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "LD_PRELOAD of the shim conflicts with ASan's runtime, which must come first";
-#endif
 #endif
   const fs::path dir = fresh_dir("enospc");
   const fs::path out = dir / "run";
