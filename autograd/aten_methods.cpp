@@ -342,6 +342,7 @@ Tensor Tensor::hardshrink(const Scalar& lambd) const {
 // d/dx = x > 0 ? 1 : w;  d/dw = x > 0 ? 0 : x (summed over everything but the channel)
 Tensor Tensor::prelu(const Tensor& weight) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::prelu, {*this, weight}}) return cast[0].prelu(cast[1]);
   EMBER_CHECK(weight.defined() && weight.dim() <= 1, "prelu: weight must be a 1-D tensor, got {}",
               weight.defined() ? weight.sizes() : IntArrayRef{});
   EMBER_CHECK(is_floating_point() && weight.dtype() == dtype(),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/aten_functions.h"
+#include "autograd/autocast.h"
 #include "core/error.h"
 #include "core/trace.h"
 
@@ -149,6 +150,7 @@ Labeled contract(const Labeled& a, const Labeled& b, Keep keep) {
 
 Tensor einsum(std::string_view equation, const tensor_list& tensors, std::optional<IntArrayRef> path) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::einsum, tensors}) return einsum(equation, cast.tensors(), path);
   (void)path;  // the order of contraction is always left to right
   EMBER_CHECK(!tensors.empty(),
               "einsum(): must specify the equation string and at least one operand, or at least one operand and "
@@ -301,6 +303,8 @@ Tensor scaled_sum(const Tensor& self, const Tensor& product, const Scalar& beta,
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::addmv, {self, mat, vec}})
+    return addmv(cast[0], cast[1], cast[2], beta, alpha);
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got {}, {}, {}", self.dim(),
               mat.dim(), vec.dim());
   EMBER_CHECK(mat.size(1) == vec.size(0) && (self.dim() == 0 || self.size(-1) == mat.size(0) || self.size(-1) == 1),
@@ -311,6 +315,8 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
 
 Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::addr, {self, vec1, vec2}})
+    return addr(cast[0], cast[1], cast[2], beta, alpha);
   EMBER_CHECK(vec1.dim() == 1 && vec2.dim() == 1, "addr: Expected 1-D argument vec1 and vec2, but got {}-D and {}-D",
               vec1.dim(), vec2.dim());
   return scaled_sum(self.expand({vec1.size(0), vec2.size(0)}), vec1.outer(vec2), beta, alpha);
@@ -319,6 +325,8 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                const Scalar& alpha) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::baddbmm, {self, batch1, batch2}})
+    return baddbmm(cast[0], cast[1], cast[2], beta, alpha);
   EMBER_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "batch1 must be a 3D tensor; batch2 must be a 3D tensor");
   EMBER_CHECK(batch2.size(0) == batch1.size(0) && batch2.size(1) == batch1.size(2),
               "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
@@ -328,6 +336,8 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::addbmm, {self, batch1, batch2}})
+    return addbmm(cast[0], cast[1], cast[2], beta, alpha);
   EMBER_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "batch1 must be a 3D tensor; batch2 must be a 3D tensor");
   EMBER_CHECK(batch1.size(0) == batch2.size(0), "batch1 and batch2 must have same number of batches, got {} and {}",
               batch1.size(0), batch2.size(0));
@@ -364,6 +374,7 @@ Tensor chain_matmul(const tensor_list& matrices) {
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
         "instead, which accepts a list of two or more tensors rather than multiple parameters.");
   }
+  if (autograd::AutocastCall cast{autograd::AutocastOp::chain_matmul, matrices}) return chain_matmul(cast.tensors());
   EMBER_CHECK(!matrices.empty(), "chain_matmul(): Expected one or more matrices");
   for (const Tensor& m : matrices) EMBER_CHECK(m.dim() == 2, "Tensor dimension is {}, expected 2 instead.", m.dim());
   if (matrices.size() == 1) return matrices[0].clone();

@@ -120,7 +120,7 @@ Tensor cached_lower(const Tensor& x) {
 
 // The floating dtype every eligible input is cast to under `promote`: the autocast dtype promoted
 // with each of theirs, as torch's promote_type.
-ScalarType promoted_dtype(std::initializer_list<std::reference_wrapper<const Tensor>> inputs, ScalarType lower) {
+ScalarType promoted_dtype(const std::vector<std::reference_wrapper<const Tensor>>& inputs, ScalarType lower) {
   ScalarType to = lower;
   for (const Tensor& x : inputs)
     if (eligible(x)) to = promote_types(to, x.dtype());
@@ -138,6 +138,15 @@ const char* autocast_op_name(AutocastOp op) { return kOps[static_cast<size_t>(op
 AutocastCall::AutocastCall(AutocastOp op, std::initializer_list<std::reference_wrapper<const Tensor>> inputs,
                            bool on_list) {
   if (!on_list || g_state.excluded || !(g_state.cpu.enabled || g_state.cuda.enabled)) return;
+  apply(op, std::vector<std::reference_wrapper<const Tensor>>(inputs));
+}
+
+AutocastCall::AutocastCall(AutocastOp op, const tensor_list& inputs) {
+  if (g_state.excluded || !(g_state.cpu.enabled || g_state.cuda.enabled)) return;
+  apply(op, std::vector<std::reference_wrapper<const Tensor>>(inputs.begin(), inputs.end()));
+}
+
+void AutocastCall::apply(AutocastOp op, const std::vector<std::reference_wrapper<const Tensor>>& inputs) {
   // The op follows the list of its first eligible input's device, as PyTorch's dispatch key does.
   const Tensor* first = nullptr;
   for (const Tensor& x : inputs)

@@ -88,6 +88,21 @@ enum class CastPolicy : uint8_t {
   X(linear,                           lower_precision_fp, lower_precision_fp) \
   X(matmul,                           lower_precision_fp, lower_precision_fp) \
   X(addmm,                            lower_precision_fp, lower_precision_fp) \
+  X(mm,                               lower_precision_fp, lower_precision_fp) \
+  X(bmm,                              lower_precision_fp, lower_precision_fp) \
+  X(baddbmm,                          lower_precision_fp, lower_precision_fp) \
+  X(addbmm,                           lower_precision_fp, lower_precision_fp) \
+  X(addmv,                            none,               lower_precision_fp) \
+  X(addr,                             none,               lower_precision_fp) \
+  X(mv,                               none,               lower_precision_fp) \
+  X(einsum,                           none,               lower_precision_fp) \
+  X(chain_matmul,                     none,               lower_precision_fp) \
+  X(multi_dot,                        none,               lower_precision_fp) \
+  X(prelu,                            none,               lower_precision_fp) \
+  X(lstm_cell,                        none,               lower_precision_fp) \
+  X(gru_cell,                         none,               lower_precision_fp) \
+  X(rnn_tanh_cell,                    none,               lower_precision_fp) \
+  X(rnn_relu_cell,                    none,               lower_precision_fp) \
   X(scaled_dot_product_attention,     none,               lower_precision_fp) \
   X(cross_entropy,                    fp32,               fp32)               \
   X(nll_loss,                         fp32,               fp32)               \
@@ -161,14 +176,19 @@ class AutocastCall {
  public:
   // `on_list = false` leaves the call alone: the fp32_set_opt_dtype ops given a dtype.
   AutocastCall(AutocastOp op, std::initializer_list<std::reference_wrapper<const Tensor>> inputs, bool on_list = true);
+  // An op that takes a list (einsum, chain_matmul, multi_dot): tensors() is the cast list.
+  AutocastCall(AutocastOp op, const tensor_list& inputs);
   ~AutocastCall();
   AutocastCall(const AutocastCall&) = delete;
   AutocastCall& operator=(const AutocastCall&) = delete;
 
   explicit operator bool() const { return applied_; }
   const Tensor& operator[](size_t i) const { return cast_[i]; }
+  const tensor_list& tensors() const { return cast_; }
 
  private:
+  void apply(AutocastOp op, const std::vector<std::reference_wrapper<const Tensor>>& inputs);
+
   bool applied_ = false;
   std::vector<Tensor> cast_;
 };

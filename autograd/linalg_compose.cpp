@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/aten_functions.h"
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/linalg.h"
 #include "core/error.h"
@@ -253,6 +254,7 @@ Tensor cond(const Tensor& A, std::string_view p) {
 
 Tensor multi_dot(const tensor_list& tensors) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::multi_dot, tensors}) return multi_dot(cast.tensors());
   const size_t n = tensors.size();
   EMBER_CHECK(n >= 2, "multi_dot(): expected at least 2 tensors but got {}", n);
   for (size_t i = 0; i < n; ++i) {

@@ -118,6 +118,7 @@ Tensor matmul(const Tensor& a_arg, const Tensor& b_arg) {
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::mm, {a, b}}) return mm(cast[0], cast[1]);
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "mm: expected 2-D tensors, got {}-D and {}-D (shapes {} and {})", a.dim(),
               b.dim(), a.sizes(), b.sizes());
   EMBER_CHECK(a.size(1) == b.size(0), "mm: shapes {} and {} cannot be multiplied ({} != {})", a.sizes(), b.sizes(),
@@ -127,6 +128,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::bmm, {a, b}}) return bmm(cast[0], cast[1]);
   EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "bmm: expected 3-D tensors, got {}-D and {}-D (shapes {} and {})", a.dim(),
               b.dim(), a.sizes(), b.sizes());
   EMBER_CHECK(a.size(0) == b.size(0), "bmm: batch sizes differ: shapes {} and {} ({} != {})", a.sizes(), b.sizes(),
@@ -224,11 +226,13 @@ Tensor Tensor::dot(const Tensor& other) const {
 // mat (n, m) @ vec (m) -> (n)
 Tensor Tensor::mv(const Tensor& vec) const {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::mv, {*this, vec}}) return cast[0].mv(cast[1]);
   EMBER_CHECK(dim() == 2 && vec.dim() == 1,
               "mv: vector + matrix @ vector expected, got {}-D and {}-D (shapes {} and {})", dim(), vec.dim(), sizes(),
               vec.sizes());
   EMBER_CHECK(size(1) == vec.size(0), "mv: size mismatch, got input ({}), mat ({}x{}), vec ({})", size(0), size(0),
               size(1), vec.size(0));
+  const autograd::AutocastExcluded off;  // off the CPU's list, so not cast there as matmul would be
   return ember::matmul(*this, vec);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "autograd/autocast.h"
 #include "nn/functional.h"
 
 namespace ember::nn::detail {
@@ -47,6 +48,15 @@ void RNNCellImplBase::check_hidden(const Tensor& input, const Tensor& hx, const 
               kind(), label, hx.size(-1), options_base.hidden_size());
 }
 
+namespace {
+autograd::AutocastOp cell_autocast_op(const RNNOptionsBase::rnn_options_base_mode_t& mode) {
+  if (std::holds_alternative<enumtype::kLSTM>(mode)) return autograd::AutocastOp::lstm_cell;
+  if (std::holds_alternative<enumtype::kGRU>(mode)) return autograd::AutocastOp::gru_cell;
+  if (std::holds_alternative<enumtype::kRNN_RELU>(mode)) return autograd::AutocastOp::rnn_relu_cell;
+  return autograd::AutocastOp::rnn_tanh_cell;
+}
+}  // namespace
+
 std::pair<Tensor, Tensor> RNNCellImplBase::step(const Tensor& input, Tensor hx, Tensor cx) {
   const bool lstm = std::holds_alternative<enumtype::kLSTM>(mode_);
   EMBER_CHECK(input.defined(), "{}: the input is undefined", kind());
@@ -68,8 +78,11 @@ std::pair<Tensor, Tensor> RNNCellImplBase::step(const Tensor& input, Tensor hx, 
     hx = hx.unsqueeze(0);
     if (lstm) cx = cx.unsqueeze(0);
   }
-  const RNNLayerWeights w{weight_ih, weight_hh, bias_ih, bias_hh, Tensor()};
-  auto [h, c] = recurrent_step(mode_, w, functional::linear(x, weight_ih, bias_ih), hx, cx);
+  // Under CUDA autocast the step runs in the autocast dtype, state and weights too, as PyTorch's cells.
+  const autograd::AutocastCall cast{cell_autocast_op(mode_), {x, hx, cx, weight_ih, weight_hh, bias_ih, bias_hh}};
+  auto arg = [&](size_t i, const Tensor& t) -> const Tensor& { return cast ? cast[i] : t; };
+  const RNNLayerWeights w{arg(3, weight_ih), arg(4, weight_hh), arg(5, bias_ih), arg(6, bias_hh), Tensor()};
+  auto [h, c] = recurrent_step(mode_, w, functional::linear(arg(0, x), w.w_ih, w.b_ih), arg(1, hx), arg(2, cx));
   if (batched) return {h, c};
   return {h.squeeze(0), lstm ? c.squeeze(0) : Tensor()};
 }

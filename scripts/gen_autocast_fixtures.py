@@ -17,7 +17,10 @@ OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "autoca
 
 # Ember's op -> the ATen operator (and overload) holding its autocast kernel.
 ATEN = {
-    "linear": "linear", "matmul": "matmul", "addmm": "addmm", "scaled_dot_product_attention": "scaled_dot_product_attention",
+    "linear": "linear", "matmul": "matmul", "addmm": "addmm", "mm": "mm", "bmm": "bmm", "baddbmm": "baddbmm",
+    "addbmm": "addbmm", "addmv": "addmv", "addr": "addr", "mv": "mv", "einsum": "einsum",
+    "chain_matmul": "chain_matmul", "multi_dot": "linalg_multi_dot", "prelu": "prelu", "lstm_cell": "lstm_cell",
+    "gru_cell": "gru_cell", "rnn_tanh_cell": "rnn_tanh_cell", "rnn_relu_cell": "rnn_relu_cell", "scaled_dot_product_attention": "scaled_dot_product_attention",
     "cross_entropy": "cross_entropy_loss", "nll_loss": "nll_loss", "mse_loss": "mse_loss",
     "l1_loss": "l1_loss", "smooth_l1_loss": "smooth_l1_loss", "huber_loss": "huber_loss", "kl_div": "kl_div",
     "poisson_nll_loss": "poisson_nll_loss", "margin_ranking_loss": "margin_ranking_loss",

@@ -2,6 +2,7 @@
 // scripts/gen_autocast_fixtures.py), and what an op on the lists does on the CPU: it runs with
 // autocast off inside it, and the backward pass never casts. The CUDA lists' effects are tested in
 // tests/cuda/test_cuda_autocast.cpp; the CPU's output dtypes against PyTorch in test_bfloat16.cpp.
+#include <functional>
 #include <set>
 #include <string>
 
@@ -40,6 +41,32 @@ TEST(Autocast, TableMatchesPyTorchsRegistrations) {
       EXPECT_EQ(on_list, expected) << name << " on " << key;
     }
   }
+}
+
+// The products and cells as torch 1.13 gives them under torch.autocast("cpu", dtype=torch.bfloat16):
+// those on the CPU's list in bfloat16, einsum / chain_matmul / multi_dot through the mm and bmm they
+// are made of, mv / addmv / addr / prelu and the cells' results in float32 (printed by torch 1.13).
+TEST(Autocast, ProductsOnTheCpuAsTorch) {
+  manual_seed(0);
+  Tensor x = randn({4, 8}), w = randn({6, 8}), v = randn({8}), b = randn({3, 4, 8}), c = randn({3, 8, 5});
+  Tensor h = randn({4, 6}), cx = randn({4, 6});
+  nn::LSTMCell cell(8, 6);
+  const std::vector<std::pair<std::string, std::pair<std::function<Tensor()>, ScalarType>>> ops = {
+      {"mv", {[&] { return x.mv(v); }, kFloat32}},
+      {"einsum", {[&] { return einsum("ij,kj->ik", {x, w}); }, kBFloat16}},
+      {"chain_matmul", {[&] { return chain_matmul({x, w.t(), w}); }, kBFloat16}},
+      {"multi_dot", {[&] { return linalg::multi_dot({x, w.t(), w}); }, kBFloat16}},
+      {"prelu", {[&] { return x.prelu(full({1}, 0.25)); }, kFloat32}},
+      {"lstm_cell", {[&] { return std::get<0>(cell->forward(x, std::make_tuple(h, cx))); }, kFloat32}},
+      {"addmv", {[&] { return addmv(randn({4}), x, v); }, kFloat32}},
+      {"addr", {[&] { return addr(randn({4, 8}), randn({4}), v); }, kFloat32}},
+      {"baddbmm", {[&] { return baddbmm(randn({3, 4, 5}), b, c); }, kBFloat16}},
+      {"addbmm", {[&] { return addbmm(randn({4, 5}), b, c); }, kBFloat16}},
+      {"mm", {[&] { return mm(x, w.t()); }, kBFloat16}},
+      {"bmm", {[&] { return bmm(b, c); }, kBFloat16}},
+  };
+  autocast guard;
+  for (const auto& [name, op] : ops) EXPECT_EQ(op.first().dtype(), op.second) << name;
 }
 
 // While an op on the lists runs (between its casts and its return), autocast is off: the ops it is

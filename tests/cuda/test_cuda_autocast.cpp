@@ -34,6 +34,31 @@ TEST_F(CudaAutocast, OutputDtypesFollowTheCudaLists) {
       {"linear", {[&] { return F::linear(x, w, bias); }, kBFloat16}},
       {"matmul", {[&] { return x.matmul(w.t()); }, kBFloat16}},
       {"addmm", {[&] { return addmm(bias, x, w.t()); }, kBFloat16}},
+      {"mm", {[&] { return mm(x, w.t()); }, kBFloat16}},
+      {"bmm", {[&] { return bmm(x.unsqueeze(0), w.t().unsqueeze(0)); }, kBFloat16}},
+      {"baddbmm", {[&] { return baddbmm(bias.view({1, 1, 6}), x.unsqueeze(0), w.t().unsqueeze(0)); }, kBFloat16}},
+      {"addbmm", {[&] { return addbmm(bias, x.unsqueeze(0), w.t().unsqueeze(0)); }, kBFloat16}},
+      {"mv", {[&] { return w.mv(x[0]); }, kBFloat16}},
+      {"addmv", {[&] { return addmv(bias, w, x[0]); }, kBFloat16}},
+      {"addr", {[&] { return addr(w, bias, x[0]); }, kBFloat16}},
+      {"einsum", {[&] { return einsum("ij,kj->ik", {x, w}); }, kBFloat16}},
+      {"chain_matmul", {[&] { return chain_matmul({x, w.t(), w}); }, kBFloat16}},
+      {"multi_dot", {[&] { return linalg::multi_dot({x, w.t(), w}); }, kBFloat16}},
+      {"prelu", {[&] { return x.prelu(full({1}, 0.25).to(kGpu)); }, kBFloat16}},
+      {"lstm_cell",
+       {[&] {
+          nn::LSTMCell cell(8, 6);
+          cell->to(kGpu);
+          return std::get<1>(cell->forward(x, std::make_tuple(x.narrow(1, 0, 6), x.narrow(1, 2, 6))));
+        },
+        kBFloat16}},
+      {"gru_cell",
+       {[&] {
+          nn::GRUCell cell(8, 6);
+          cell->to(kGpu);
+          return cell->forward(x, x.narrow(1, 0, 6));
+        },
+        kBFloat16}},
       {"linear_of_float64", {[&] { return F::linear(x.to(kFloat64), w.to(kFloat64)); }, kFloat64}},
       {"scaled_dot_product_attention",
        {[&] { return F::scaled_dot_product_attention(q, q, q, {}, 0.0, true); }, kBFloat16}},

@@ -431,12 +431,29 @@ namespace compat_detail {
 inline Tensor cell_gates(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
   return nn::functional::linear(x, w, b.value_or(Tensor()));
 }
+inline std::optional<Tensor> bias_or_none(const Tensor& b) {
+  return b.defined() ? std::optional<Tensor>(b) : std::nullopt;
+}
+// Under CUDA autocast a cell runs in the autocast dtype, inputs and state too (PyTorch's CUDA list).
+#define EMBER_COMPAT_CELL_AUTOCAST(op)                                                                        \
+  const Tensor no_bias;                                                                                       \
+  if (autograd::AutocastCall cast{autograd::AutocastOp::op,                                                   \
+                                  {input, hx, w_ih, w_hh, b_ih ? *b_ih : no_bias, b_hh ? *b_hh : no_bias}}) { \
+    return op(cast[0], cast[1], cast[2], cast[3], compat_detail::bias_or_none(cast[4]),                       \
+              compat_detail::bias_or_none(cast[5]));                                                          \
+  }
 }  // namespace compat_detail
 // hx = (h, c); returns (h', c'): i, f, g, o = chunks of the gates; c' = sigmoid(f) c + sigmoid(i) tanh(g).
 inline std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, const Tensor& w_ih, const Tensor& w_hh,
                                             const std::optional<Tensor>& b_ih = std::nullopt,
                                             const std::optional<Tensor>& b_hh = std::nullopt) {
   EMBER_CHECK(hx.size() == 2, "lstm_cell: expected hx to hold two tensors (h, c), got {}", hx.size());
+  const Tensor no_bias;
+  if (autograd::AutocastCall cast{autograd::AutocastOp::lstm_cell,
+                                  {input, hx[0], hx[1], w_ih, w_hh, b_ih ? *b_ih : no_bias, b_hh ? *b_hh : no_bias}}) {
+    return lstm_cell(cast[0], {cast[1], cast[2]}, cast[3], cast[4], compat_detail::bias_or_none(cast[5]),
+                     compat_detail::bias_or_none(cast[6]));
+  }
   const Tensor gates = compat_detail::cell_gates(input, w_ih, b_ih) + compat_detail::cell_gates(hx[0], w_hh, b_hh);
   const tensor_list chunks = gates.chunk(4, 1);
   const Tensor cy = chunks[1].sigmoid() * hx[1] + chunks[0].sigmoid() * chunks[2].tanh();
@@ -446,6 +463,7 @@ inline std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, TensorList hx, 
 inline Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                        const std::optional<Tensor>& b_ih = std::nullopt,
                        const std::optional<Tensor>& b_hh = std::nullopt) {
+  EMBER_COMPAT_CELL_AUTOCAST(gru_cell)
   const tensor_list gi = compat_detail::cell_gates(input, w_ih, b_ih).chunk(3, 1);
   const tensor_list gh = compat_detail::cell_gates(hx, w_hh, b_hh).chunk(3, 1);
   const Tensor r = (gi[0] + gh[0]).sigmoid();
@@ -456,13 +474,16 @@ inline Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih
 inline Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                             const std::optional<Tensor>& b_ih = std::nullopt,
                             const std::optional<Tensor>& b_hh = std::nullopt) {
+  EMBER_COMPAT_CELL_AUTOCAST(rnn_tanh_cell)
   return (compat_detail::cell_gates(input, w_ih, b_ih) + compat_detail::cell_gates(hx, w_hh, b_hh)).tanh();
 }
 inline Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                             const std::optional<Tensor>& b_ih = std::nullopt,
                             const std::optional<Tensor>& b_hh = std::nullopt) {
+  EMBER_COMPAT_CELL_AUTOCAST(rnn_relu_cell)
   return (compat_detail::cell_gates(input, w_ih, b_ih) + compat_detail::cell_gates(hx, w_hh, b_hh)).relu();
 }
+#undef EMBER_COMPAT_CELL_AUTOCAST
 }  // namespace torch
 
 // libtorch has every one of these in namespace at too.
