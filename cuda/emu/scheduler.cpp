@@ -35,6 +35,7 @@
 #include "cuda/emu/internal.h"
 
 #ifdef EMBER_EMU_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -384,6 +385,11 @@ std::string run_block_fibers(const KernelCall& call, unsigned block, unsigned nt
     f.coords = coords_of(call, block, t);
     f.index = t;
     f.state = Fiber::Ready;
+#ifdef EMBER_EMU_ASAN
+    // A stack reused from an earlier block keeps the redzones of frames that never returned (a
+    // finished fiber switches away from fiber_main; a faulted block abandons its waiting lanes).
+    ASAN_UNPOISON_MEMORY_REGION(f.stack, kStackSize);
+#endif
     make_context(f.context, f.stack, kStackSize, fiber_main);
   }
   BlockRun* outer = t_block;
