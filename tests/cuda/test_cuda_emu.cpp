@@ -412,9 +412,6 @@ std::map<std::string, double> charlm_losses(const std::string& device, const std
 }
 
 TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
-#ifdef EMBER_ASAN
-  GTEST_SKIP() << "20 emulated training steps take minutes under ASan; the --emulate CI stage runs this";
-#endif
   const std::map<std::string, double> cpu = charlm_losses("cpu"), cuda = charlm_losses("cuda");
   ASSERT_TRUE(cpu.count("train@20") && cpu.count("val@20")) << "the CPU run printed no loss at step 20";
   int compared = 0;
@@ -431,9 +428,6 @@ TEST_F(CudaEmulator, CharlmTrainsToTheCpusLossesOnCuda) {
 // bf16's rounding of the CPU autocast run's (the two lists differ in softmax and LayerNorm, see
 // docs/GPU.md), and both are below the first evaluation, so the model learns.
 TEST_F(CudaEmulator, CharlmTrainsUnderCudaAutocast) {
-#ifdef EMBER_ASAN
-  GTEST_SKIP() << "20 emulated training steps take minutes under ASan; the --emulate CI stage runs this";
-#endif
   const std::map<std::string, double> cpu = charlm_losses("cpu", "bfloat16"), cuda = charlm_losses("cuda", "bfloat16");
   for (const char* what : {"train@0", "val@0", "train@20", "val@20"}) {
     ASSERT_TRUE(cpu.count(what) && cuda.count(what)) << "no " << what << " loss printed";
