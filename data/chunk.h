@@ -127,12 +127,12 @@ class BatchDataBuffer {
       EMBER_CHECK(indices && indices->size() == count,
                   "ChunkDataset: the example sampler gave {} indices for {} of a chunk of {} examples",
                   indices ? indices->size() : 0, count, data_size);
-      for (const size_t i : *indices) {
+      for (const size_t i : *indices)  // all checked before any is moved: a bad sampler adds nothing
         EMBER_CHECK(i < data_size, "ChunkDataset: the example sampler gave index {} for a chunk of {} examples", i,
                     data_size);
-        batch.emplace_back(std::move(data[i]));
-      }
+      for (const size_t i : *indices) batch.emplace_back(std::move(data[i]));
       remaining -= count;
+      total_example_count_in_queue_ += count;  // counted as they go in, so a later throw leaves it true
     };
     if (!batch_queue_.empty()) {
       UnwrappedBatchData& last = batch_queue_.back();
@@ -146,7 +146,6 @@ class BatchDataBuffer {
       fill_batch(std::min(remaining, batch_size_), batch);
       batch_queue_.emplace(std::move(batch));
     }
-    total_example_count_in_queue_ += data_size;
     lock.unlock();
     cv_read_.notify_all();
   }

@@ -209,26 +209,9 @@ class DataLoaderBase {
   // The next request of this pass, or nullopt at its end.
   virtual std::optional<BatchRequest> get_batch_request() = 0;
 
-  // A new pass: the outstanding work of an unfinished one is discarded, then the workers are given
-  // max_jobs requests. A subclass resets its sampler or dataset after discard() and before this.
-  virtual void reset() {
-    discard();
-    exhausted_ = false;
-    next_to_schedule_ = 0;
-    next_to_return_ = 0;
-    if (!workers_.empty()) prefetch(options_.max_jobs);
-  }
-
-  // Drops the queued requests and waits for those being built, whose batches are dropped too.
-  void discard() {
-    if (workers_.empty()) return;
-    std::unique_lock<std::mutex> lock(mutex_);
-    in_flight_ -= jobs_.size();
-    jobs_.clear();
-    results_ready_.wait(lock, [&] { return results_.size() == in_flight_; });
-    results_.clear();
-    in_flight_ = 0;
-  }
+  // Where a pass starts over: the sampler (stateless) or the dataset (stateful). Called with no
+  // request outstanding, so a stateful dataset is never reset under a worker.
+  virtual void reset_source() = 0;
 
   // Starts options().workers threads, each running worker_thread on the dataset make_body() gives
   // it; if one cannot be started, those already running are stopped before the error is thrown.
@@ -276,6 +259,28 @@ class DataLoaderBase {
   std::unique_ptr<Dataset> main_thread_dataset_;  // the dataset the calling thread reads (workers = 0)
 
  private:
+  // A new pass: the outstanding work of an unfinished one is discarded, the source reset, then the
+  // workers are given max_jobs requests.
+  void reset() {
+    discard();
+    reset_source();
+    exhausted_ = false;
+    next_to_schedule_ = 0;
+    next_to_return_ = 0;
+    if (!workers_.empty()) prefetch(options_.max_jobs);
+  }
+
+  // Drops the queued requests and waits for those being built, whose batches are dropped too.
+  void discard() {
+    if (workers_.empty()) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    in_flight_ -= jobs_.size();
+    jobs_.clear();
+    results_ready_.wait(lock, [&] { return results_.size() == in_flight_; });
+    results_.clear();
+    in_flight_ = 0;
+  }
+
   // A worker's answer: a batch, nothing (a stateful dataset at its end) or an exception.
   struct Result {
     std::optional<Batch> batch;
@@ -371,11 +376,7 @@ class StatelessDataLoader
   }
 
  private:
-  void reset() override {
-    this->discard();
-    sampler_.reset(std::nullopt);
-    super::reset();
-  }
+  void reset_source() override { sampler_.reset(std::nullopt); }
 
   // The sampler's next request, or nullopt at the end (and for a short last batch with drop_last).
   std::optional<BatchRequestType> get_batch_request() override {
@@ -403,11 +404,7 @@ class StatefulDataLoader
   }
 
  private:
-  void reset() override {
-    this->discard();
-    this->main_thread_dataset_->reset();
-    super::reset();
-  }
+  void reset_source() override { this->main_thread_dataset_->reset(); }
 
   std::optional<BatchRequestType> get_batch_request() override { return this->options_.batch_size; }
 };
