@@ -73,17 +73,47 @@ Tensor from_table(const Tensor& table, IntArrayRef input_sizes) {
 
 }  // namespace
 
+void detail::check_class_weight(const Tensor& input, const Tensor& weight, const char* op) {
+  if (!weight.defined()) return;
+  const int64_t C = input.size(input.dim() == 1 ? 0 : 1);
+  kernel::check_same_device(op, {input, weight});
+  EMBER_CHECK(weight.dim() == 1 && weight.numel() == C,
+              "{}: weight tensor should be defined either for all {} classes or no classes but got weight tensor of "
+              "shape: {}",
+              op, C, weight.sizes());
+  EMBER_CHECK(weight.dtype() == input.dtype(), "{}: expected scalar type {} but found {} (weight {}, input {})", op,
+              dtype_name(input.dtype()), dtype_name(weight.dtype()), weight.sizes(), input.sizes());
+  EMBER_CHECK(!(weight.requires_grad() && GradMode::is_enabled()),
+              "The function '{}_forward' is not differentiable with respect to argument 'weight'. This input cannot "
+              "have requires_grad True.",
+              op);
+}
+
 Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, int64_t ignore_index) {
-  if (autograd::AutocastCall cast{autograd::AutocastOp::nll_loss, {input}})
-    return nll_loss(cast[0], target, reduction, ignore_index);
+  return nll_loss(input, target, Tensor(), reduction, ignore_index);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
+                int64_t ignore_index) {
+  if (autograd::AutocastCall cast{autograd::AutocastOp::nll_loss, {input, weight}})
+    return nll_loss(cast[0], target, cast[1], reduction, ignore_index);
   detail::check_nll_loss_target(input, target, ignore_index, "nll_loss");
-  Tensor valid, index, out, count;
+  detail::check_class_weight(input, weight, "nll_loss");
+  // scale (N): each row's class weight, 0 where its target is ignored; undefined without weights,
+  // where a row counts 1 (the common case keeps its cheaper pass).
+  Tensor valid, index, scale, out, total;
   {
     NoGradGuard no_grad;
     Tensor table = as_table(input);
     valid = target.reshape({-1}).ne(ignore_index);
     index = target.reshape({-1}).masked_fill(valid.logical_not(), 0).unsqueeze(1);  // (N, 1)
-    Tensor losses = table.gather(1, index).squeeze(1).neg().masked_fill(valid.logical_not(), 0);
+    Tensor losses = table.gather(1, index).squeeze(1).neg();
+    if (weight.defined()) {
+      scale = weight.index_select(0, index.squeeze(1)).masked_fill(valid.logical_not(), 0);
+      losses = losses * scale;
+    } else {
+      losses = losses.masked_fill(valid.logical_not(), 0);
+    }
     switch (reduction) {
       case Reduction::None:
         out = losses.reshape(target.sizes());
@@ -92,21 +122,21 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, 
         out = losses.sum();
         break;
       case Reduction::Mean:
-        count = valid.sum().to(input.dtype());
-        out = losses.sum() / count;
+        total = scale.defined() ? scale.sum() : valid.sum().to(input.dtype());
+        out = losses.sum() / total;
         break;
     }
   }
   if (any_requires_grad({&input})) {
     record("NllLossBackward0", out, {input},
-           [valid, index, count, reduction, sizes = input.sizes().vec(),
+           [valid, index, scale, total, reduction, sizes = input.sizes().vec(),
             C = input.size(input.dim() == 1 ? 0 : 1)](const Tensor& g) -> tensor_list {
              const int64_t N = index.size(0);
              Tensor per_row = reduction == Reduction::None   ? g.reshape({N})
-                              : reduction == Reduction::Mean ? (g / count).expand({N})
+                              : reduction == Reduction::Mean ? (g / total).expand({N})
                                                              : g.expand({N});
-             Tensor dvals = per_row.neg().masked_fill(valid.logical_not(), 0).unsqueeze(1);  // (N, 1)
-             return {from_table(zeros({N, C}, g.options()).scatter_add(1, index, dvals), sizes)};
+             Tensor dvals = scale.defined() ? per_row.neg() * scale : per_row.neg().masked_fill(valid.logical_not(), 0);
+             return {from_table(zeros({N, C}, g.options()).scatter_add(1, index, dvals.unsqueeze(1)), sizes)};
            });
   }
   return out;

@@ -39,12 +39,19 @@ inline Tensor apply_reduction(const Tensor& loss, Reduction reduction) {
 //   the class dim, each in [0, C) or equal to ignore_index (no loss, no gradient, not counted).
 //   kMean divides by the number of targets not ignored (NaN when there are none, as in PyTorch).
 Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean, int64_t ignore_index = -100);
+// With class weights (ATen's argument order): loss_i = -weight[t_i] input[i, t_i], and kMean divides
+// by the sum of weight[t_i] over the targets not ignored. weight is (C), of input's dtype and device,
+// or undefined (every class weighs 1); it takes no gradient, and PyTorch's error if it requires one.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction = kMean,
+                int64_t ignore_index = -100);
 
 namespace detail {
 // nll_loss's checks of input and target, with errors that name `op` (cross_entropy's are its own).
 void check_nll_loss_target(const Tensor& input, const Tensor& target, int64_t ignore_index, const char* op);
 // Its checks of dtype and shape only: the caller finds targets out of range itself.
 void check_nll_loss_target_shape(const Tensor& input, const Tensor& target, const char* op);
+// The class weights' checks (shape (C), input's dtype and device, no gradient), as PyTorch's texts.
+void check_class_weight(const Tensor& input, const Tensor& weight, const char* op);
 
 // cross_entropy of class indices through the backend's fused kernel (Backend::cross_entropy), for
 // (C) or (N, C) contiguous float32 / float64 logits: log-softmax, loss and gradient each one pass

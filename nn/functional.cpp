@@ -163,10 +163,13 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
 Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const CrossEntropyFuncOptions& options) {
   EMBER_TRACE_OP();
   // Under autocast the loss is computed in float32 (autograd/autocast.h).
-  if (autograd::AutocastCall cast{autograd::AutocastOp::cross_entropy, {input_arg, target_arg}})
-    return cross_entropy(cast[0], cast[1], options);
+  if (autograd::AutocastCall cast{autograd::AutocastOp::cross_entropy, {input_arg, target_arg, options.weight()}}) {
+    CrossEntropyFuncOptions cast_options = options;
+    return cross_entropy(cast[0], cast[1], cast_options.weight(cast[2]));
+  }
   const Tensor& input = input_arg;
   const Tensor& target = target_arg;
+  const Tensor& weight = options.weight();
   kernel::check_same_device("cross_entropy", {input, target});
   EMBER_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "cross_entropy: input must be floating-point logits of shape (C), (N, C) or (N, C, d1, ...), got {} {}",
@@ -176,29 +179,44 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Cr
               smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const int64_t C = input.size(class_dim);
+  ember::detail::check_class_weight(input, weight, "cross_entropy");
+  // weight shaped to multiply the class dim of input: (C) as (1, C, 1, ...)
+  const auto class_weights = [&] {
+    std::vector<int64_t> shape(input.dim(), 1);
+    shape[class_dim] = C;
+    return weight.reshape(shape);
+  };
 
-  if (target.is_floating_point()) {  // class probabilities
+  if (target.is_floating_point()) {  // class probabilities; the mean is over the samples, weighted or not
     EMBER_CHECK(target.sizes() == input.sizes(),
                 "cross_entropy: probability target has shape {} but input has shape {}", target.sizes(), input.sizes());
     Tensor logp = input.log_softmax(class_dim);
     Tensor probs = smoothing > 0 ? target * (1 - smoothing) + smoothing / static_cast<double>(C) : target;
-    return apply_reduction(-(logp * probs).sum({class_dim}), options.reduction());
+    Tensor terms = weight.defined() ? logp * probs * class_weights() : logp * probs;
+    return apply_reduction(-terms.sum({class_dim}), options.reduction());
   }
 
   // class indices: PyTorch's nll_loss on the log-probabilities, plus the smoothing term
   const int64_t ignore = options.ignore_index();
-  if (std::optional<Tensor> fused =
-          ember::detail::fused_cross_entropy(input, target, options.reduction(), ignore, smoothing))
-    return *fused;
+  if (!weight.defined()) {
+    if (std::optional<Tensor> fused =
+            ember::detail::fused_cross_entropy(input, target, options.reduction(), ignore, smoothing))
+      return *fused;
+  }
   ember::detail::check_nll_loss_target(input, target, ignore, "cross_entropy");
   Tensor logp = input.log_softmax(class_dim);
-  Tensor loss = nll_loss(logp, target, options.reduction(), ignore);
+  Tensor loss = nll_loss(logp, target, weight, options.reduction(), ignore);
   if (smoothing == 0) return loss;
-  // smooth_i = -sum_c logp[i, c] over targets not ignored, reduced like the nll term
+  // smooth_i = -sum_c w_c logp[i, c] over targets not ignored, reduced like the nll term: the mean
+  // divides by the count of targets (unweighted) or their total weight, as PyTorch's.
   Tensor invalid = target.eq(ignore);
-  Tensor smooth = -logp.sum({class_dim}).masked_fill(invalid, 0);
+  Tensor smooth = -(weight.defined() ? logp * class_weights() : logp).sum({class_dim}).masked_fill(invalid, 0);
   if (options.reduction() == Reduction::Mean) {
-    smooth = smooth.sum() / invalid.logical_not().sum().to(smooth.dtype());
+    Tensor total = weight.defined() ? weight.index_select(0, target.masked_fill(invalid, 0).reshape({-1}))
+                                          .masked_fill(invalid.reshape({-1}), 0)
+                                          .sum()
+                                    : invalid.logical_not().sum().to(smooth.dtype());
+    smooth = smooth.sum() / total;
   } else {
     smooth = apply_reduction(smooth, options.reduction());
   }
@@ -207,7 +225,7 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Cr
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
   EMBER_TRACE_OP();
-  return ember::nll_loss(input, target, options.reduction(), options.ignore_index());
+  return ember::nll_loss(input, target, options.weight(), options.reduction(), options.ignore_index());
 }
 
 Tensor mse_loss(const Tensor& input_arg, const Tensor& target_arg, const MSELossFuncOptions& options) {

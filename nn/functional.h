@@ -82,6 +82,8 @@ Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
 Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim = -1);
 
 struct CrossEntropyFuncOptions {
+  // (C): each class's weight, as nll_loss's (the mean divides by the targets' total weight).
+  EMBER_ARG(Tensor, weight) = {};
   EMBER_ARG(Reduction, reduction) = kMean;
   // Targets equal to this are skipped (no loss, no gradient, not counted by the mean).
   EMBER_ARG(int64_t, ignore_index) = -100;
@@ -94,6 +96,7 @@ struct CrossEntropyFuncOptions {
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
 
 struct NLLLossFuncOptions {
+  EMBER_ARG(Tensor, weight) = {};  // (C): each class's weight (autograd/loss.h)
   EMBER_ARG(Reduction, reduction) = kMean;
   EMBER_ARG(int64_t, ignore_index) = -100;
 };

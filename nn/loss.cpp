@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <sstream>
+#include <string>
 
 #include "autograd/autocast.h"
 #include "autograd/function.h"
@@ -454,3 +456,48 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
 }
 
 }  // namespace ember::nn::functional
+
+namespace ember::nn::detail {
+
+namespace {
+// A number as libtorch prints an option: std::ostream's default format (1, 0.5, 1e-06).
+std::string number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+const char* reduction_name(Reduction reduction) {
+  return reduction == Reduction::Sum ? "kSum" : reduction == Reduction::None ? "kNone" : "kMean";
+}
+}  // namespace
+
+void print_loss(std::ostream& stream, const Module& module, const std::string& arguments) {
+  std::string name = module.name();
+  name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+  if (name.ends_with("Impl")) name.resize(name.size() - 4);
+  stream << name << arguments;
+}
+
+std::string loss_arguments(const functional::SmoothL1LossFuncOptions&) { return ""; }
+std::string loss_arguments(const functional::HuberLossFuncOptions&) { return ""; }
+std::string loss_arguments(const functional::HingeEmbeddingLossFuncOptions& options) {
+  return "(margin=" + number(options.margin()) + ")";
+}
+std::string loss_arguments(const functional::CosineEmbeddingLossFuncOptions& options) {
+  return "(margin=" + number(options.margin()) + ")";
+}
+std::string loss_arguments(const functional::TripletMarginLossFuncOptions& options) {
+  return "(margin=" + number(options.margin()) + ", p=" + number(options.p()) + ", eps=" + number(options.eps()) +
+         ", swap=" + (options.swap() ? "true" : "false") + ")";
+}
+std::string loss_arguments(const functional::TripletMarginWithDistanceLossFuncOptions& options) {
+  return "(margin=" + number(options.margin()) + ", swap=" + (options.swap() ? "true" : "false") + ")";
+}
+std::string loss_arguments(const functional::MultiMarginLossFuncOptions& options) {
+  std::ostringstream weight;
+  weight << options.weight();
+  return "(p=" + std::to_string(options.p()) + ", margin=" + number(options.margin()) + ", weight=" + weight.str() +
+         ", reduction=" + reduction_name(options.reduction()) + ")";
+}
+
+}  // namespace ember::nn::detail

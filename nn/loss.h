@@ -227,13 +227,63 @@ using SmoothL1LossOptions = functional::SmoothL1LossFuncOptions;
 using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
 using NLLLossOptions = functional::NLLLossFuncOptions;
 
+namespace detail {
+// A loss whose options carry per-class or per-element weights keeps them as buffers, as libtorch's
+// modules do: `loss->weight` (and `pos_weight`) is the options' tensor itself, so `loss->to(kCUDA)`
+// moves what forward uses, and the weights are saved with the module's state.
+template <typename Options>
+struct LossWeight {
+  void register_weights(Module&, Options&) {}
+};
+template <typename Options>
+requires requires(Options& o) { o.weight(); }
+struct LossWeight<Options> {
+  Tensor weight;
+  void register_weights(Module& m, Options& o) { weight = m.register_buffer("weight", o.weight()); }
+};
+template <typename Options>
+struct LossPosWeight {
+  void register_weights(Module&, Options&) {}
+};
+template <typename Options>
+requires requires(Options& o) { o.pos_weight(); }
+struct LossPosWeight<Options> {
+  Tensor pos_weight;
+  void register_weights(Module& m, Options& o) { pos_weight = m.register_buffer("pos_weight", o.pos_weight()); }
+};
+}  // namespace detail
+
+namespace detail {
+// How a loss module prints, as libtorch's: its name (no "Impl"), then what loss_arguments gives for
+// its options: "()" for most, the options for a few ("HingeEmbeddingLoss(margin=1)"), nothing for
+// SmoothL1Loss and HuberLoss. The "torch::nn::" prefix comes from Module's printing in a libtorch program.
+void print_loss(std::ostream& stream, const Module& module, const std::string& arguments);
+template <typename Options>
+std::string loss_arguments(const Options&) {
+  return "()";
+}
+std::string loss_arguments(const functional::SmoothL1LossFuncOptions& options);
+std::string loss_arguments(const functional::HuberLossFuncOptions& options);
+std::string loss_arguments(const functional::HingeEmbeddingLossFuncOptions& options);
+std::string loss_arguments(const functional::CosineEmbeddingLossFuncOptions& options);
+std::string loss_arguments(const functional::TripletMarginLossFuncOptions& options);
+std::string loss_arguments(const functional::TripletMarginWithDistanceLossFuncOptions& options);
+std::string loss_arguments(const functional::MultiMarginLossFuncOptions& options);
+}  // namespace detail
+
 // One module per loss: options stored, forward(input, target) calls the function.
 template <typename Options, Tensor (*Loss)(const Tensor&, const Tensor&, const Options&)>
-class LossImpl : public Module {
+class LossImpl : public Module, public detail::LossWeight<Options>, public detail::LossPosWeight<Options> {
  public:
-  explicit LossImpl(const Options& options = {}) : options(options) {}
+  explicit LossImpl(const Options& options = {}) : options(options) {
+    detail::LossWeight<Options>::register_weights(*this, this->options);
+    detail::LossPosWeight<Options>::register_weights(*this, this->options);
+  }
   void reset_parameters() {}
   Tensor forward(const Tensor& input, const Tensor& target) { return Loss(input, target, options); }
+  void pretty_print(std::ostream& stream) const override {
+    detail::print_loss(stream, *this, detail::loss_arguments(options));
+  }
   Options options;
 };
 
@@ -314,6 +364,9 @@ class TernaryLossImpl : public Module {
   explicit TernaryLossImpl(const Options& options = {}) : options(options) {}
   void reset_parameters() {}
   Tensor forward(const Tensor& a, const Tensor& b, const Tensor& c) { return Loss(a, b, c, options); }
+  void pretty_print(std::ostream& stream) const override {
+    detail::print_loss(stream, *this, detail::loss_arguments(options));
+  }
   Options options;
 };
 
@@ -390,6 +443,7 @@ class CTCLossImpl : public Module {
                  const Tensor& target_lengths) {
     return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
   }
+  void pretty_print(std::ostream& stream) const override { detail::print_loss(stream, *this, "()"); }
   CTCLossOptions options;
 };
 EMBER_MODULE(CTCLoss);

@@ -146,6 +146,37 @@ case("nll_loss_sum", {"x": logits.log_softmax(1), "t": tgt_ign}, lambda x, t: F.
 case("nll_loss_3d_none", {"x": wave(2, 3, 4).log_softmax(1), "t": torch.tensor([[0, 2, -100, 1], [2, 2, 0, 1]])},
      lambda x, t: F.nll_loss(x, t, reduction="none"))
 
+# class weights (weight (C) gets no gradient: PyTorch refuses one)
+cls_w = torch.tensor([0.5, 2.0, 1.0, 0.25, 1.5])
+case("nll_loss_weight", {"x": logits.log_softmax(1), "t": tgt_ign, "w": cls_w},
+     lambda x, t, w: F.nll_loss(x, t, weight=w.detach()))
+case("nll_loss_weight_sum", {"x": logits.log_softmax(1), "t": tgt_ign, "w": cls_w},
+     lambda x, t, w: F.nll_loss(x, t, weight=w.detach(), reduction="sum"))
+case("nll_loss_weight_3d_none", {"x": wave(2, 3, 4).log_softmax(1), "t": torch.tensor([[0, 2, -100, 1], [2, 2, 0, 1]]),
+                                 "w": torch.tensor([0.3, 1.7, 0.9])},
+     lambda x, t, w: F.nll_loss(x, t, weight=w.detach(), reduction="none"))
+case("nll_loss_weight_3d", {"x": wave(2, 3, 4).log_softmax(1), "t": torch.tensor([[0, 2, -100, 1], [2, 2, 0, 1]]),
+                            "w": torch.tensor([0.3, 1.7, 0.9])},
+     lambda x, t, w: F.nll_loss(x, t, weight=w.detach()))
+case("cross_entropy_weight", {"x": logits, "t": tgt, "w": cls_w},
+     lambda x, t, w: F.cross_entropy(x, t, weight=w.detach()))
+case("cross_entropy_weight_ignore_smoothing", {"x": logits, "t": tgt_ign, "w": cls_w},
+     lambda x, t, w: F.cross_entropy(x, t, weight=w.detach(), label_smoothing=0.2))
+case("cross_entropy_weight_smoothing_sum", {"x": logits, "t": tgt_ign, "w": cls_w},
+     lambda x, t, w: F.cross_entropy(x, t, weight=w.detach(), label_smoothing=0.2, reduction="sum"))
+case("cross_entropy_weight_smoothing_none", {"x": logits, "t": tgt_ign, "w": cls_w},
+     lambda x, t, w: F.cross_entropy(x, t, weight=w.detach(), label_smoothing=0.2, reduction="none"))
+case("cross_entropy_weight_3d_smoothing", {"x": wave(2, 3, 4), "t": torch.tensor([[0, 2, -100, 1], [2, 2, 0, 1]]),
+                                           "w": torch.tensor([0.3, 1.7, 0.9])},
+     lambda x, t, w: F.cross_entropy(x, t, weight=w.detach(), label_smoothing=0.1))
+case("cross_entropy_weight_probs", {"x": logits, "t": wave(4, 5, phase=0.7).softmax(-1), "w": cls_w},
+     lambda x, t, w: F.cross_entropy(x, t.detach(), weight=w.detach()))
+case("cross_entropy_weight_probs_smoothing_sum", {"x": logits, "t": wave(4, 5, phase=0.7).softmax(-1), "w": cls_w},
+     lambda x, t, w: F.cross_entropy(x, t.detach(), weight=w.detach(), label_smoothing=0.3, reduction="sum"))
+case("cross_entropy_weight_f64", {"x": wave(3, 4, dtype=f64, scale=3.0), "t": torch.tensor([3, 0, 1]),
+                                  "w": torch.tensor([1.0, 0.1, 3.0, 0.6], dtype=f64)},
+     lambda x, t, w: F.cross_entropy(x, t, weight=w.detach()))
+
 # mse_loss
 case("mse_loss", {"x": x23, "y": wave(2, 3, phase=1.3)}, lambda x, y: F.mse_loss(x, y))
 case("mse_loss_sum", {"x": x23, "y": wave(2, 3, phase=1.3)}, lambda x, y: F.mse_loss(x, y, reduction="sum"))

@@ -94,6 +94,59 @@ const std::map<std::string, Case>& cases() {
       {"nll_loss_sum",
        [](const Inputs& in) { return F::nll_loss(in.at("x"), in.at("t"), F::NLLLossFuncOptions().reduction(kSum)); }},
       {"nll_loss_3d_none", [](const Inputs& in) { return nll_loss(in.at("x"), in.at("t"), kNone); }},
+      {"nll_loss_weight",
+       [](const Inputs& in) {
+         return F::nll_loss(in.at("x"), in.at("t"), F::NLLLossFuncOptions().weight(in.at("w").detach()));
+       }},
+      {"nll_loss_weight_sum",
+       [](const Inputs& in) {
+         return F::nll_loss(in.at("x"), in.at("t"),
+                            F::NLLLossFuncOptions().weight(in.at("w").detach()).reduction(kSum));
+       }},
+      {"nll_loss_weight_3d_none",
+       [](const Inputs& in) { return nll_loss(in.at("x"), in.at("t"), in.at("w").detach(), kNone); }},
+      {"nll_loss_weight_3d", [](const Inputs& in) { return nll_loss(in.at("x"), in.at("t"), in.at("w").detach()); }},
+      {"cross_entropy_weight",
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().weight(in.at("w").detach()));
+       }},
+      {"cross_entropy_weight_ignore_smoothing",
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"),
+                                 F::CrossEntropyFuncOptions().weight(in.at("w").detach()).label_smoothing(0.2));
+       }},
+      {"cross_entropy_weight_smoothing_sum",
+       [](const Inputs& in) {
+         return F::cross_entropy(
+             in.at("x"), in.at("t"),
+             F::CrossEntropyFuncOptions().weight(in.at("w").detach()).label_smoothing(0.2).reduction(kSum));
+       }},
+      {"cross_entropy_weight_smoothing_none",
+       [](const Inputs& in) {
+         return F::cross_entropy(
+             in.at("x"), in.at("t"),
+             F::CrossEntropyFuncOptions().weight(in.at("w").detach()).label_smoothing(0.2).reduction(kNone));
+       }},
+      {"cross_entropy_weight_3d_smoothing",
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"),
+                                 F::CrossEntropyFuncOptions().weight(in.at("w").detach()).label_smoothing(0.1));
+       }},
+      {"cross_entropy_weight_probs",
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t").detach(),
+                                 F::CrossEntropyFuncOptions().weight(in.at("w").detach()));
+       }},
+      {"cross_entropy_weight_probs_smoothing_sum",
+       [](const Inputs& in) {
+         return F::cross_entropy(
+             in.at("x"), in.at("t").detach(),
+             F::CrossEntropyFuncOptions().weight(in.at("w").detach()).label_smoothing(0.3).reduction(kSum));
+       }},
+      {"cross_entropy_weight_f64",
+       [](const Inputs& in) {
+         return F::cross_entropy(in.at("x"), in.at("t"), F::CrossEntropyFuncOptions().weight(in.at("w").detach()));
+       }},
       {"mse_loss", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y")); }},
       {"mse_loss_sum", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kSum); }},
       {"mse_loss_none", [](const Inputs& in) { return F::mse_loss(in.at("x"), in.at("y"), kNone); }},
@@ -265,6 +318,61 @@ TEST(NnFunctional, DropoutKeepsExpectedValue) {
   EXPECT_NEAR(y.mean().item<double>(), 1.0, 0.02);
   // every element is 0 or 1/(1-p)
   EXPECT_TRUE((y.eq(0) || (y - 1.25).abs().lt(1e-6)).all().item<bool>());
+}
+
+// ---- class weights ----
+
+TEST(NnFunctional, ClassWeightsAreCheckedAsPyTorch) {
+  Tensor x = ones({2, 3}), t = tensor({0, 2}, dtype(kInt64));
+  EXPECT_THROWS_WITH(F::nll_loss(x, t, F::NLLLossFuncOptions().weight(ones({2}))),
+                     "nll_loss: weight tensor should be defined either for all 3 classes or no classes but got weight "
+                     "tensor of shape: [2]");
+  EXPECT_THROWS_WITH(F::cross_entropy(x, t, F::CrossEntropyFuncOptions().weight(ones({3}, dtype(kFloat64)))),
+                     "cross_entropy: expected scalar type float32 but found float64");
+  Tensor w = ones({3}).requires_grad_();
+  EXPECT_THROWS_WITH(F::nll_loss(x, t, F::NLLLossFuncOptions().weight(w)),
+                     "The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'");
+  NoGradGuard no_grad;  // outside grad mode a weight that requires grad is only a constant
+  EXPECT_NO_THROW(F::nll_loss(x, t, F::NLLLossFuncOptions().weight(w)));
+}
+
+TEST(NnFunctional, ClassWeightsOfIgnoredTargetsOnlyGiveNaNMean) {
+  // every target ignored: 0 / 0 as PyTorch; a class weight of 0 drops its rows from the mean
+  Tensor logp = tensor({{-0.5, -1.0}, {-2.0, -0.25}});
+  EXPECT_TRUE(std::isnan(
+      F::nll_loss(logp, tensor({-100, -100}, dtype(kInt64)), F::NLLLossFuncOptions().weight(tensor({1.0f, 2.0f})))
+          .item<float>()));
+  EXPECT_FLOAT_EQ(F::nll_loss(logp, tensor({0, 1}, dtype(kInt64)), F::NLLLossFuncOptions().weight(tensor({0.0f, 2.0f})))
+                      .item<float>(),
+                  0.25f);  // (0 * 0.5 + 2 * 0.25) / 2
+}
+
+TEST(NnFunctional, LossModulesKeepTheirWeightsAsBuffers) {
+  nn::CrossEntropyLoss ce(nn::CrossEntropyLossOptions().weight(tensor({1.0f, 2.0f, 3.0f})).label_smoothing(0.1));
+  ASSERT_EQ(ce->named_buffers().size(), 1u);
+  EXPECT_EQ(ce->named_buffers().keys()[0], "weight");
+  ce->to(kFloat64);  // the buffer is the options' tensor: forward sees the converted weight
+  EXPECT_EQ(ce->weight.dtype(), kFloat64);
+  EXPECT_EQ(ce->options.weight().dtype(), kFloat64);
+  Tensor x = tensor({{0.1, 0.5, -0.3}, {1.0, -1.0, 0.2}}, dtype(kFloat64));
+  EXPECT_NEAR(ce(x, tensor({2, 0}, dtype(kInt64))).item<double>(), 1.28793, 1e-5);  // libtorch 1.13
+  EXPECT_EQ(nn::NLLLoss()->named_buffers().size(), 0u);                             // an undefined weight is no buffer
+  nn::BCEWithLogitsLoss bce(nn::BCEWithLogitsLossOptions().pos_weight(ones({3})));
+  EXPECT_EQ(bce->named_buffers().keys(), std::vector<std::string>{"pos_weight"});
+}
+
+TEST(NnFunctional, LossModulesPrintTheirNameAndLibtorchsOptions) {
+  const auto printed = [](const auto& module) {
+    std::ostringstream text;
+    text << *module;
+    return text.str();
+  };
+  EXPECT_EQ(printed(nn::CrossEntropyLoss()), "CrossEntropyLoss()");
+  EXPECT_EQ(printed(nn::SmoothL1Loss()), "SmoothL1Loss");  // no parentheses, as libtorch 1.13
+  EXPECT_EQ(printed(nn::HingeEmbeddingLoss(nn::HingeEmbeddingLossOptions().margin(0.5))),
+            "HingeEmbeddingLoss(margin=0.5)");
+  EXPECT_EQ(printed(nn::TripletMarginLoss()), "TripletMarginLoss(margin=1, p=2, eps=1e-06, swap=false)");
+  EXPECT_EQ(printed(nn::CTCLoss()), "CTCLoss()");
 }
 
 // ---- bad input ----

@@ -43,24 +43,36 @@ inline Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reductio
                              double beta = 1.0) {
   return nn::functional::smooth_l1_loss(input, target, nn::functional::SmoothL1LossFuncOptions(reduction).beta(beta));
 }
-// Class weights (`weight`) are not supported: pass an undefined tensor ({}).
+// weight (C) or undefined ({}): each class's weight, as nll_loss's.
 inline Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                                  Reduction reduction = kMean, int64_t ignore_index = -100,
                                  double label_smoothing = 0.0) {
-  EMBER_CHECK(!weight.defined(), "torch::cross_entropy_loss: class weights are not supported by Ember");
   return nn::functional::cross_entropy(input, target,
                                        nn::functional::CrossEntropyFuncOptions()
+                                           .weight(weight)
                                            .reduction(reduction)
                                            .ignore_index(ignore_index)
                                            .label_smoothing(label_smoothing));
 }
-using ember::nll_loss;
 // ATen's nll_loss(self, target, weight, reduction, ignore_index), as the MNIST example calls it:
-// torch::nll_loss(output, targets, /*weight=*/{}, at::Reduction::Sum). Class weights are not supported.
-inline Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction = kMean,
-                       int64_t ignore_index = -100) {
-  EMBER_CHECK(!weight.defined(), "torch::nll_loss: class weights are not supported by Ember");
-  return ember::nll_loss(input, target, reduction, ignore_index);
+// torch::nll_loss(output, targets, /*weight=*/{}, at::Reduction::Sum); weight (C) or undefined.
+// nll_loss2d takes (N, C, H, W) input and nll_loss_nd any of nll_loss's shapes, as ATen's.
+using ember::nll_loss;
+inline Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                          Reduction reduction = kMean, int64_t ignore_index = -100) {
+  return ember::nll_loss(input, target, weight, reduction, ignore_index);
+}
+inline Tensor nll_loss2d(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                         Reduction reduction = kMean, int64_t ignore_index = -100) {
+  EMBER_CHECK(input.dim() == 4,
+              "nll_loss2d: only batches of spatial inputs supported (4D tensors), but got input "
+              "of size: {}",
+              input.sizes());
+  EMBER_CHECK(target.dim() == 3,
+              "nll_loss2d: only batches of spatial targets supported (3D tensors) but got "
+              "targets of size: {}",
+              target.sizes());
+  return ember::nll_loss(input, target, weight, reduction, ignore_index);
 }
 
 inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
@@ -550,6 +562,8 @@ using torch::mse_loss;
 using torch::multi_margin_loss;
 using torch::multilabel_margin_loss;
 using torch::nll_loss;
+using torch::nll_loss2d;
+using torch::nll_loss_nd;
 using torch::pad;
 using torch::pairwise_distance;
 using torch::pdist;

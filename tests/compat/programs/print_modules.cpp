@@ -57,4 +57,28 @@ int main() {
   outer->push_back(torch::nn::ModuleDict(entries));
   std::cout << outer << std::endl;
   std::cout << torch::nn::Sequential() << std::endl;
+
+  // Every loss module, as libtorch 1.13 prints it (a few with their options).
+  using namespace torch::nn;
+  std::cout << L1Loss() << '\n'
+            << KLDivLoss() << '\n'
+            << MSELoss() << '\n'
+            << BCELoss() << '\n'
+            << HingeEmbeddingLoss(HingeEmbeddingLossOptions().margin(0.5)) << '\n'
+            << MultiMarginLoss() << '\n'
+            << CosineEmbeddingLoss() << '\n'
+            << SmoothL1Loss() << '\n'
+            << HuberLoss() << '\n'
+            << MultiLabelMarginLoss() << '\n'
+            << SoftMarginLoss() << '\n'
+            << MultiLabelSoftMarginLoss() << '\n'
+            << TripletMarginLoss(TripletMarginLossOptions().swap(true)) << '\n'
+            << TripletMarginWithDistanceLoss() << '\n'
+            << CTCLoss() << '\n'
+            << PoissonNLLLoss() << '\n'
+            << MarginRankingLoss() << '\n'
+            << NLLLoss() << '\n'
+            << CrossEntropyLoss(CrossEntropyLossOptions().weight(torch::ones({3}))) << '\n'
+            << BCEWithLogitsLoss() << '\n';
+  std::cout << Sequential(Linear(2, 2), Functional(torch::relu)) << '\n';
 }
