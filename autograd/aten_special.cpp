@@ -95,55 +95,6 @@ T trigamma_scalar(T x) {
   return sign * result;
 }
 
-// The Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (q + k)^-s for an integer order s >= 2, by
-// Euler-Maclaurin summation: the first terms directly until q + k >= 9 (at least 9 of them), then
-// the integral of the tail, half its first term and the Bernoulli corrections
-// B_2j / (2j)! * s (s+1) ... (s+2j-2) / a^(s+2j-1). A pole at q = 0, -1, ... (and -inf) gives inf;
-// q = +inf gives NaN, as PyTorch 1.13's zeta does.
-double hurwitz_zeta(double s, double q) {
-  if (std::isnan(q)) return kNaN;
-  if (q == kInf) return kNaN;
-  if (q <= 0 && q == std::floor(q)) return kInf;
-  constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-  // (2j)! / B_2j for j = 1 .. 12.
-  static constexpr double kBernoulliDivisors[] = {12.0,
-                                                  -720.0,
-                                                  30240.0,
-                                                  -1209600.0,
-                                                  47900160.0,
-                                                  -1.8924375803183791606e9,
-                                                  7.47242496e10,
-                                                  -2.950130727918164224e12,
-                                                  1.1646782814350067249e14,
-                                                  -4.5979787224074726105e15,
-                                                  1.8152105401943546773e17,
-                                                  -7.1661652561756670113e18};
-  double sum = std::pow(q, -s);
-  double a = q;
-  double term = 0;
-  for (int i = 0; i < 9 || a <= 9.0; ++i) {
-    a += 1;
-    term = std::pow(a, -s);
-    sum += term;
-    if (std::abs(term / sum) < kEpsilon) return sum;
-  }
-  sum += term * a / (s - 1) - 0.5 * term;
-  double rising = 1;  // s (s+1) ... (s+2j-2)
-  double k = 0;
-  for (double divisor : kBernoulliDivisors) {
-    rising *= s + k;
-    term /= a;
-    const double correction = rising * term / divisor;
-    sum += correction;
-    if (std::abs(correction / sum) < kEpsilon) break;
-    k += 1;
-    rising *= s + k;
-    term /= a;
-    k += 1;
-  }
-  return sum;
-}
-
 // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 2: zeta in double, n! as exp(lgamma(n + 1))
 // and the product in T, as PyTorch computes them.
 template <typename T>
@@ -152,7 +103,8 @@ T polygamma_scalar(int64_t n, T x) {
   if (n == 1) return trigamma_scalar(x);
   const T sign = n % 2 ? 1 : -1;
   const T factorial = std::exp(std::lgamma(static_cast<T>(n) + 1));
-  return sign * factorial * static_cast<T>(hurwitz_zeta(static_cast<double>(n) + 1, static_cast<double>(x)));
+  return sign * factorial *
+         static_cast<T>(special_host::hurwitz_zeta(static_cast<double>(n) + 1, static_cast<double>(x)));
 }
 
 // ---- applying them to tensors ----

@@ -1,11 +1,14 @@
 // torch.special (autograd/special.h): the functions Ember computes itself, ndtr, log_ndtr, ndtri,
-// erfcx, entr, xlog1py, the modified Bessel functions i0, i0e, i1, i1e and the orthogonal
-// polynomials. Each is evaluated on the host (autograd/special_host.h) with its gradient composed
-// of these same functions, so it differentiates again; values follow PyTorch 1.13's formulas.
+// erfcx, entr, xlog1py, the modified Bessel functions i0, i0e, i1, i1e, the orthogonal
+// polynomials, and the regularized incomplete gamma functions (the other Bessel functions and zeta are in
+// special_bessel.cpp). Each is evaluated on the host (autograd/special_host.h) with its gradient
+// composed of differentiable ops, so it differentiates again; values follow PyTorch 1.13's formulas.
 #include "autograd/special.h"
 
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -15,11 +18,45 @@
 
 namespace ember {
 
+namespace special_host {
+
+// exp(-|x|) I_nu(x) for nu = 0 or 1: the power series sum (x/2)^(2k + nu) / (k! (k + nu)!), whose
+// terms are all positive (no cancellation), scaled term by term so that nothing overflows; beyond
+// |x| = 40 the asymptotic series 1 / sqrt(2 pi |x|) sum_k (-1)^k prod_j (4 nu^2 - (2j - 1)^2) /
+// (k! (8|x|)^k), whose terms there fall below 1e-17 before they start to grow.
+double scaled_bessel_i(int nu, double x) {
+  if (std::isnan(x)) return x;
+  const double a = std::fabs(x);
+  const double sign = (nu == 1 && x < 0) ? -1.0 : 1.0;
+  if (a > 40) {
+    double term = 1, sum = 1;
+    for (int k = 1; k < 30; ++k) {
+      const double odd = 2.0 * k - 1;
+      term *= -(4.0 * nu * nu - odd * odd) / (k * 8 * a);
+      if (std::fabs(term) < 1e-17 * std::fabs(sum)) break;
+      sum += term;
+    }
+    return sign * sum / std::sqrt(2 * kPi * a);
+  }
+  const double q = 0.25 * a * a;
+  double term = (nu == 0 ? 1.0 : 0.5 * a) * std::exp(-a);  // the k = 0 term, scaled
+  double sum = term;
+  for (int k = 1; k < 500; ++k) {
+    term *= q / (static_cast<double>(k) * (k + nu));
+    sum += term;
+    if (term < 1e-17 * sum) break;
+  }
+  return sign * sum;
+}
+
+}  // namespace special_host
+
 namespace special {
 
 namespace {
 
 using autograd::elementwise::to_float;
+using special_host::binary_values;
 using special_host::erfinv_scalar;
 using special_host::host_doubles;
 using special_host::kInf;
@@ -27,7 +64,9 @@ using special_host::kNaN;
 using special_host::kPi;
 using special_host::kTwoOverSqrtPi;
 using special_host::result_device;
+using special_host::scaled_bessel_i;
 using special_host::special_unary;
+using special_host::with_gradient_of_other;
 
 constexpr double kSqrtHalf = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
@@ -101,35 +140,6 @@ T entr_scalar(T x) {
   if (x > 0) return -x * std::log(x);
   if (x == 0) return 0;
   return -std::numeric_limits<T>::infinity();
-}
-
-// exp(-|x|) I_nu(x) for nu = 0 or 1: the power series sum (x/2)^(2k + nu) / (k! (k + nu)!), whose
-// terms are all positive (no cancellation), scaled term by term so that nothing overflows; beyond
-// |x| = 40 the asymptotic series 1 / sqrt(2 pi |x|) sum_k (-1)^k prod_j (4 nu^2 - (2j - 1)^2) /
-// (k! (8|x|)^k), whose terms there fall below 1e-17 before they start to grow.
-double scaled_bessel_i(int nu, double x) {
-  if (std::isnan(x)) return x;
-  const double a = std::fabs(x);
-  const double sign = (nu == 1 && x < 0) ? -1.0 : 1.0;
-  if (a > 40) {
-    double term = 1, sum = 1;
-    for (int k = 1; k < 30; ++k) {
-      const double odd = 2.0 * k - 1;
-      term *= -(4.0 * nu * nu - odd * odd) / (k * 8 * a);
-      if (std::fabs(term) < 1e-17 * std::fabs(sum)) break;
-      sum += term;
-    }
-    return sign * sum / std::sqrt(2 * kPi * a);
-  }
-  const double q = 0.25 * a * a;
-  double term = (nu == 0 ? 1.0 : 0.5 * a) * std::exp(-a);  // the k = 0 term, scaled
-  double sum = term;
-  for (int k = 1; k < 500; ++k) {
-    term *= q / (static_cast<double>(k) * (k + nu));
-    sum += term;
-    if (term < 1e-17 * sum) break;
-  }
-  return sign * sum;
 }
 
 double bessel_i(int nu, double x) {
@@ -288,6 +298,139 @@ Tensor polynomial(const char* name, const Tensor& x, const Tensor& n, double (*f
   return from_vector<double>(out, both[0].sizes()).to(type).to(device);
 }
 
+// ---- the regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 - P(a, x) ----
+
+constexpr double kGammaEps = 1e-17;
+
+// log(1 + d) - d, by its alternating series -d^2/2 + d^3/3 - ... where the subtraction would cancel.
+double log1p_minus(double d) {
+  if (std::fabs(d) > 0.25) return std::log1p(d) - d;
+  double power = d, sum = 0;
+  for (int k = 2; k < 60; ++k) {
+    power *= -d;
+    const double term = power / k;
+    sum += term;
+    if (std::fabs(term) < kGammaEps * std::fabs(sum)) break;
+  }
+  return sum;
+}
+
+// x^a exp(-x) / Gamma(a), the factor both P and Q carry. From a = 10 its logarithm is taken apart as
+// a (log1p(d) - d) + ln(a / 2pi) / 2 - S(a), d = (x - a) / a, with Stirling's series S(a) for
+// ln Gamma(a) - ((a - 1/2) ln a - a + ln(2pi) / 2): so a ln x and x, both large, never cancel.
+double gamma_factor(double a, double x) {
+  if (a < 10) return std::exp(a * std::log(x) - x - std::lgamma(a));
+  const double r = 1 / (a * a);
+  const double stirling =
+      (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r * (1.0 / 1188 - r * 691.0 / 360360))))) / a;
+  // Far below the peak 1 + d = x / a is small and is taken as the quotient itself.
+  const double d = (x - a) / a;
+  const double shape = d < -0.5 ? a * std::log(x / a) - (x - a) : a * log1p_minus(d);
+  return std::exp(shape - stirling) * std::sqrt(a / (2 * kPi));
+}
+
+// P = x^a e^-x / Gamma(a + 1) sum_n x^n / ((a + 1) ... (a + n)), positive terms shrinking once a + n > x.
+double lower_gamma_series(double a, double x) {
+  double term = 1, sum = 1;
+  for (int n = 1; n < 10000000; ++n) {
+    term *= x / (a + n);
+    sum += term;
+    if (term < kGammaEps * sum) break;
+  }
+  return gamma_factor(a, x) / a * sum;
+}
+
+// Q for small x (x <= 1.1), where P is near 1: from gamma(a, x) = sum_n (-1)^n x^(a+n) / (n! (a + n)),
+//   Q = 1 - x^a / Gamma(a + 1) - (x^a / Gamma(a)) sum_{n>=1} (-1)^n x^n / (n! (a + n)),
+// whose first part is -expm1(a ln x - ln Gamma(a + 1)), without the cancellation of 1 - P.
+double upper_gamma_series(double a, double x) {
+  const double log_u = a * std::log(x) - std::lgamma(a + 1);
+  double power = 1, sum = 0;
+  for (int n = 1; n < 200; ++n) {
+    power *= -x / n;
+    const double term = power / (a + n);
+    sum += term;
+    if (std::fabs(term) < kGammaEps * std::fabs(sum)) break;
+  }
+  return -std::expm1(log_u) - a * std::exp(log_u) * sum;
+}
+
+// Q = x^a e^-x / Gamma(a) * 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...)))
+// (Legendre's continued fraction), evaluated forwards by the modified Lentz method.
+double upper_gamma_fraction(double a, double x) {
+  constexpr double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+  for (int i = 1; i < 10000000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) < kGammaEps) break;
+  }
+  return gamma_factor(a, x) * h;
+}
+
+// Temme's uniform expansion to its first term, for a above 1e10 near x = a, where the series and
+// the fraction would take ~sqrt(a) steps: Q = erfc(eta sqrt(a/2)) / 2 + exp(-a eta^2 / 2) /
+// sqrt(2 pi a) c_0(eta), eta = sign(x/a - 1) sqrt(-2 (log1p(d) - d)), c_0 = 1/d - 1/eta (DLMF
+// 8.12.3, 8.12.8), its next term below a^-1 relative there.
+double upper_gamma_temme(double a, double x) {
+  const double d = (x - a) / a;
+  const double eta = std::copysign(std::sqrt(-2 * log1p_minus(d)), d);
+  const double c0 = std::fabs(eta) < 1e-3 ? -1.0 / 3 + eta / 12 - 2 * eta * eta / 135 : 1 / d - 1 / eta;
+  return 0.5 * std::erfc(eta * std::sqrt(a / 2)) + std::exp(-0.5 * a * eta * eta) / std::sqrt(2 * kPi * a) * c0;
+}
+
+// P(a, x) (lower = true) or Q(a, x), with PyTorch's edges: NaN for a or x below 0, at a = 0 the
+// limit (P = 1 for x > 0, NaN at x = 0), at x = 0 P = 0 (even for a NaN), an infinite a gives P = 0
+// (NaN if x is infinite too), an infinite x gives P = 1 (even for a NaN). The method by region as
+// Gautschi's: the series for P below the peak x < a, the fraction for Q above it, and the small-x
+// series for Q where P is near 1.
+double regularized_gamma(double a, double x, bool lower) {
+  if (x < 0 || a < 0) return kNaN;
+  if (a == 0) return x > 0 ? (lower ? 1.0 : 0.0) : kNaN;
+  if (x == 0) return lower ? 0.0 : 1.0;
+  if (std::isinf(a)) return std::isinf(x) ? kNaN : (lower ? 0.0 : 1.0);
+  if (std::isinf(x)) return lower ? 1.0 : 0.0;
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
+  double p, q;
+  if (a > 1e10 && std::fabs(x - a) < 0.3 * a) {
+    q = upper_gamma_temme(a, x);
+    p = 1 - q;
+  } else if (x > 1.1 ? x < a : (x <= 0.5 ? -0.4 / std::log(x) < a : x * 1.1 < a)) {
+    p = lower_gamma_series(a, x);
+    q = 1 - p;
+  } else if (x > 1.1) {
+    q = upper_gamma_fraction(a, x);
+    p = 1 - q;
+  } else {
+    q = upper_gamma_series(a, x);
+    p = 1 - q;
+  }
+  return lower ? p : q;
+}
+
+// igamma and igammac: floating inputs only (PyTorch has no integer kernel), d/dx P(a, x) =
+// x^(a-1) e^-x / Gamma(a), composed as PyTorch's exp((a - 1) log x - x - lgamma(a)).
+Tensor incomplete_gamma(const char* name, const char* node, const Tensor& self, const Tensor& other, bool lower) {
+  const ScalarType type = kernel::result_type(self, other);
+  EMBER_CHECK(is_floating_point(type), "{}: \"igamma_cpu\" not implemented for '{}'", name, scalar_type_name(type));
+  const Tensor y = binary_values(
+      name, self, other, type,
+      lower ? [](double a, double x) { return regularized_gamma(a, x, true); }
+            : [](double a, double x) { return regularized_gamma(a, x, false); });
+  return with_gradient_of_other(node, lower ? "igamma: input" : "igammac: input", y, self, other,
+                                [lower](const Tensor& a, const Tensor& x) {
+                                  const Tensor density = ((a - 1) * x.log() - x - ember::lgamma(a)).exp();
+                                  return lower ? density : -density;
+                                });
+}
+
 }  // namespace
 
 Tensor erfcx(const Tensor& self) {
@@ -399,6 +542,15 @@ EMBER_SPECIAL_POLYNOMIAL(hermite_polynomial_he, hermite_he)
 EMBER_SPECIAL_POLYNOMIAL(laguerre_polynomial_l, laguerre_l)
 EMBER_SPECIAL_POLYNOMIAL(legendre_polynomial_p, legendre_p)
 #undef EMBER_SPECIAL_POLYNOMIAL
+
+Tensor gammainc(const Tensor& self, const Tensor& other) {
+  EMBER_TRACE_OP();
+  return incomplete_gamma("gammainc", "IgammaBackward0", self, other, true);
+}
+Tensor gammaincc(const Tensor& self, const Tensor& other) {
+  EMBER_TRACE_OP();
+  return incomplete_gamma("gammaincc", "IgammacBackward0", self, other, false);
+}
 
 }  // namespace special
 

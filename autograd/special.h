@@ -3,14 +3,16 @@
 //   Tensor p = ember::special::ndtr(x);            // the standard normal CDF, d/dx = pdf(x)
 //   Tensor l = ember::special::log_ndtr(x);        // its log, accurate far into the left tail
 //   Tensor t = ember::special::chebyshev_polynomial_t(x, 5);
+//   Tensor p = ember::special::gammainc(a, x);      // P(a, x), d/dx only
 //
 // Most names are the torch.special spelling of an op Ember already has (expit is sigmoid, gammaln is
 // lgamma, psi is digamma, multigammaln is mvlgamma, ...). The functions of their own (erfcx, ndtr,
 // ndtri, log_ndtr, entr, xlog1py, the Bessel functions i0, i0e, i1, i1e, and the orthogonal
 // polynomials) are computed on the host (autograd/special.cpp, sharing autograd/special_host.h with
 // aten_special.cpp), with gradients where PyTorch has them; values follow PyTorch 1.13's formulas
-// (its recurrences and edge cases for the polynomials), checked by tests/core/test_special.cpp. Not here: the Bessel
-// functions J, Y, K, Airy's Ai, zeta, gammainc/gammaincc and spherical_bessel_j0.
+// (its recurrences and edge cases for the polynomials), checked by tests/core/test_special.cpp.
+// The Bessel functions J, Y, K, the modified_bessel_* spellings, Airy's Ai, spherical_bessel_j0 and
+// zeta are in autograd/special_bessel.cpp, computed in double, tested by test_special_bessel.cpp.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,32 @@ Tensor i0(const Tensor& self);   // the modified Bessel function of the first ki
 Tensor i0e(const Tensor& self);  // exp(-|x|) i0(x)
 Tensor i1(const Tensor& self);   // order 1
 Tensor i1e(const Tensor& self);  // exp(-|x|) i1(x)
+
+// The regularized incomplete gamma functions P(a, x) (ATen's igamma) and Q(a, x) = 1 - P (igammac),
+// of a = self and x = other, broadcast; floating inputs only. Gradient for x only, as PyTorch's:
+// backward through a that requires grad throws "not implemented".
+Tensor gammainc(const Tensor& self, const Tensor& other);
+Tensor gammaincc(const Tensor& self, const Tensor& other);
+
+// Hurwitz's zeta(x, q) = sum_{n>=0} (q + n)^-x of x = self and q = other, with the gradient for q only.
+Tensor zeta(const Tensor& self, const Tensor& other);
+Tensor zeta(const Scalar& self, const Tensor& other);
+Tensor zeta(const Tensor& self, const Scalar& other);
+
+// Bessel functions of the first (J) and second (Y) kind, the modified ones (I, K; scaled: exp(x) K),
+// the spherical j0 = sin(x) / x and Airy's Ai; no gradient (PyTorch 1.13 defines none).
+Tensor bessel_j0(const Tensor& self);
+Tensor bessel_j1(const Tensor& self);
+Tensor bessel_y0(const Tensor& self);  // NaN below 0, -inf at 0
+Tensor bessel_y1(const Tensor& self);
+Tensor modified_bessel_i0(const Tensor& self);  // i0's values, NaN at +-inf
+Tensor modified_bessel_i1(const Tensor& self);
+Tensor modified_bessel_k0(const Tensor& self);  // NaN below 0, inf at 0
+Tensor modified_bessel_k1(const Tensor& self);
+Tensor scaled_modified_bessel_k0(const Tensor& self);
+Tensor scaled_modified_bessel_k1(const Tensor& self);
+Tensor spherical_bessel_j0(const Tensor& self);
+Tensor airy_ai(const Tensor& self);  // NaN at +-inf
 
 // Orthogonal polynomials of degree n (taken as an integer; negative n gives 0), elementwise over
 // the broadcast x and n; no gradient (PyTorch defines none).

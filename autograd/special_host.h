@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <numbers>
@@ -15,6 +16,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "core/error.h"
+#include "core/kernel.h"
 
 namespace ember::special_host {
 
@@ -25,6 +27,12 @@ constexpr double kTwoOverSqrtPi = 2 * std::numbers::inv_sqrtpi;
 
 // erf^-1(x) in double (aten_special.cpp).
 double erfinv_scalar(double x);
+
+// exp(-|x|) I_nu(x) for nu = 0 or 1, in double (special.cpp; also special_bessel.cpp's I_0 and I_1).
+double scaled_bessel_i(int nu, double x);
+// Hurwitz's zeta(x, q) = sum_{n >= 0} (q + n)^-x in double, with PyTorch 1.13's edges (special_bessel.cpp;
+// also polygamma's, aten_special.cpp).
+double hurwitz_zeta(double x, double q);
 
 inline std::vector<double> host_doubles(const Tensor& t) {
   return t.detach().to(kCPU).to(kFloat64).contiguous().to_vector<double>();
@@ -71,6 +79,46 @@ inline Device result_device(const Tensor& a, const Tensor& b, const char* op) {
   if (b.dim() == 0 && b.device().is_cpu()) return a.device();
   EMBER_FAIL("{}: Expected all tensors to be on the same device, but found at least two devices, {} and {}!", op,
              a.device().str(), b.device().str());
+}
+
+// f(a, b) over the broadcast a and b in the floating `type`, computed in double (float32 rounded
+// from it), on the device PyTorch would give the result; no graph.
+inline Tensor binary_values(const char* name, const Tensor& a, const Tensor& b, ScalarType type,
+                            double (*f)(double, double)) {
+  const Device device = result_device(a, b, name);
+  NoGradGuard no_grad;
+  tensor_list both;
+  try {
+    both = broadcast_tensors({a.detach().to(kCPU), b.detach().to(kCPU)});
+  } catch (const std::exception& e) {
+    EMBER_FAIL("{}: {}", name, e.what());
+  }
+  const std::vector<double> as = host_doubles(both[0].to(type)), bs = host_doubles(both[1].to(type));
+  std::vector<double> out(as.size());
+  for (size_t i = 0; i < as.size(); ++i) {
+    const double v = f(as[i], bs[i]);
+    out[i] = type == kFloat64 ? v : static_cast<double>(static_cast<float>(v));
+  }
+  return from_vector<double>(out, both[0].sizes()).to(type).to(device);
+}
+
+// Records y = f(self, other) with PyTorch's gradient for these ops: dout * derivative(self, other)
+// for other, and for self a backward that throws "not implemented" as PyTorch's does (here whenever
+// backward reaches the node while self requires grad, as Ember's nodes do not know which inputs
+// the caller asked for).
+inline Tensor with_gradient_of_other(const char* node, const char* missing, const Tensor& y, const Tensor& self,
+                                     const Tensor& other,
+                                     std::function<Tensor(const Tensor&, const Tensor&)> derivative) {
+  if (!autograd::any_requires_grad({&self, &other})) return y;
+  const tensor_list both = broadcast_tensors({self.to(y.dtype()).to(y.device()), other.to(y.dtype()).to(y.device())});
+  const bool self_needs_grad = self.requires_grad();
+  autograd::record_fused(node, y, both, both, autograd::SaveOutput::kNo,
+                         {.composed = [=, derivative = std::move(derivative)](const Tensor& dout,
+                                                                              const tensor_list& saved) -> tensor_list {
+                           EMBER_CHECK(!self_needs_grad, "the derivative for '{}' is not implemented.", missing);
+                           return {Tensor(), dout * derivative(saved[0], saved[1])};
+                         }});
+  return y;
 }
 
 }  // namespace ember::special_host
