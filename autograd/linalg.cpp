@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "autograd/grad_mode.h"
+#include "autograd/linalg_host.h"
 #include "autograd/node.h"
 #include "core/cpu/lapack.h"
 #include "core/error.h"
@@ -24,6 +25,8 @@
 namespace ember::linalg {
 
 namespace {
+
+using namespace host;  // NOLINT: the host copies shared with the other linalg file (autograd/linalg_host.h)
 
 // ---- checks, with PyTorch's texts ----
 
@@ -44,10 +47,6 @@ void check_square_floating(const Tensor& A, const char* op) {
   check_floating(A, op);
   check_square(A, op);
 }
-// "(Batch element 3): " where A has batch dims, as PyTorch prefixes its LAPACK errors.
-std::string batch_prefix(const Tensor& A, int64_t b) {
-  return A.dim() > 2 ? "(Batch element " + std::to_string(b) + "): " : "";
-}
 
 // Throws "op: (Batch element b): <body(info)>" for the first matrix whose LAPACK info is not 0.
 void throw_on_info(const Tensor& A, const Tensor& info, const char* op, std::string (*body)(int64_t)) {
@@ -66,48 +65,6 @@ std::string not_positive_definite(int64_t i) {
       "order {} is not positive-definite).",
       i);
 }
-
-// ---- host copies ----
-
-std::vector<int64_t> batch_shape(const Tensor& A) { return {A.sizes().begin(), A.sizes().end() - 2}; }
-int64_t batch_count(const Tensor& A) {
-  int64_t count = 1;
-  for (int64_t i = 0; i + 2 < A.dim(); ++i) count *= A.size(i);
-  return count;
-}
-std::vector<int64_t> with_matrix(std::vector<int64_t> batch, int64_t rows, int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
-// Every matrix of A (*, r, c), column-major one after another: the row-major data of A^T.
-template <typename T>
-std::vector<T> column_major(const Tensor& A) {
-  NoGradGuard no_grad;
-  return A.detach().to(kCPU).mT().contiguous().template to_vector<T>();
-}
-// The inverse: (batch..., rows, cols) from column-major matrices, on `device`.
-template <typename T>
-Tensor from_column_major(const std::vector<T>& data, const std::vector<int64_t>& batch, int64_t rows, int64_t cols,
-                         Device device) {
-  NoGradGuard no_grad;
-  return from_vector<T>(data, with_matrix(batch, cols, rows)).mT().contiguous().to(device);
-}
-template <typename T>
-Tensor from_values(const std::vector<T>& data, const std::vector<int64_t>& shape, Device device) {
-  NoGradGuard no_grad;
-  return from_vector<T>(data, shape).to(device);
-}
-
-// f(T{}) with T the C++ type of the floating dtype.
-template <typename F>
-auto by_dtype(ScalarType dtype, F f) {
-  if (dtype == kFloat64) return f(double{});
-  return f(float{});
-}
-
-int as_int(int64_t n) { return static_cast<int>(n); }
 
 // ---- LU ----
 
@@ -400,6 +357,12 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_from(const Tensor& LU, const Tensor
   const Tensor L = LU.narrow(-1, 0, k).tril(-1) + eye(m, k, options);
   const Tensor U = LU.narrow(-2, 0, k).triu();
   const std::vector<int64_t> swaps = pivots.to(kCPU).to(kInt64).contiguous().to_vector<int64_t>();
+  // Checked before indexing with them: pivots are user input to lu_unpack and lu_solve.
+  for (int64_t s : swaps) {
+    EMBER_CHECK(s >= 1 && s <= m,
+                "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly pass the "
+                "result of lu_factor?");
+  }
   const int64_t batches = batch_count(LU);
   std::vector<double> perm(static_cast<size_t>(batches * m * m), 0.0);
   for (int64_t b = 0; b < batches; ++b) {
@@ -414,6 +377,33 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack_from(const Tensor& LU, const Tensor
 }
 
 }  // namespace
+
+}  // namespace ember::linalg
+
+namespace ember {
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data,
+                                             bool unpack_pivots) {
+  EMBER_TRACE_OP();
+  EMBER_CHECK(LU_data.dim() >= 2, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {} instead",
+              shape_str(LU_data.sizes()));
+  EMBER_CHECK(LU_pivots.dtype() == kInt32,
+              "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.");
+  std::vector<int64_t> pivot_shape = linalg::batch_shape(LU_data);
+  pivot_shape.push_back(std::min(LU_data.size(-2), LU_data.size(-1)));
+  EMBER_CHECK(LU_pivots.sizes() == IntArrayRef(pivot_shape),
+              "torch.lu_unpack: Expected LU_pivots of shape {} for LU_data of shape {}, but got {}",
+              shape_str(pivot_shape), shape_str(LU_data.sizes()), shape_str(LU_pivots.sizes()));
+  // L and U are narrow/tril/triu of LU_data, so their gradient is PyTorch's lu_unpack_backward:
+  // tril(gL, -1) on the first k columns plus triu(gU) on the first k rows. P has none.
+  auto [P, L, U] = linalg::lu_unpack_from(LU_data, LU_pivots);
+  const Tensor none = empty({0}, LU_data.options());
+  return {unpack_pivots ? P : none, unpack_data ? L : none, unpack_data ? U : none};
+}
+
+}  // namespace ember
+
+namespace ember::linalg {
 
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot) {
   auto [LU, pivots] = lu_factor(A, pivot);

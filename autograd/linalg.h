@@ -12,7 +12,9 @@
 // host copy of each batch; a CUDA tensor makes the round trip (no cuSOLVER). Every differentiable
 // function's backward is written with these same functions (solve, eigh, svd, ...), so it
 // differentiates again; lu_factor, lu and lu_solve have no gradient, nor has qr for a wide matrix.
-// Not here: eig/eigvals (complex results), lstsq, ldl_factor/ldl_solve, householder_product.
+// lstsq, householder_product, the LDL factorization, geqrf/orgqr/ormqr, lu_unpack, symeig and
+// nuclear_norm are in autograd/linalg_lapack.cpp (lu_unpack in linalg.cpp). Not here: eig/eigvals
+// (complex results).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +54,25 @@ std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot = true);
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
 std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot = true);
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+
+// ---- least squares, Householder products, LDL (autograd/linalg_lapack.cpp) ----
+// min ||A X - B|| for A (*, m, n), B (*, m, k) or (*, m) (one dim fewer than A); batch dims broadcast.
+// (solution (*, n, k), residuals, rank (int64), singular_values) as PyTorch 1.13's CPU drivers
+// 'gelsy' (default), 'gels', 'gelsd', 'gelss': residuals (*, k) only for m > n, a driver other than
+// gelsy and full rank; rank except for gels; singular values for gelsd and gelss; the others empty.
+// rcond defaults to eps * max(m, n). Only the solution has a gradient (through pinv(A), as 1.13).
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
+                                                 std::optional<double> rcond = std::nullopt,
+                                                 std::optional<std::string_view> driver = std::nullopt);
+// The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i below the diagonal of A's
+// column i (1 on it): A (*, m, n), m >= n >= k, tau (*, k). Differentiable in A and tau.
+Tensor householder_product(const Tensor& A, const Tensor& tau);
+// A = P L D L^T P^T (LAPACK sytrf, lower triangle): LD (*, n, n) packs L and the 1x1/2x2 blocks of
+// D; pivots (*, n) int32 in LAPACK's 1-based convention (negative for a 2x2 block); info int32.
+// No gradients, as PyTorch 1.13. `hermitian` is the same factorization for real matrices.
+std::tuple<Tensor, Tensor> ldl_factor(const Tensor& A, bool hermitian = false);
+std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex(const Tensor& A, bool hermitian = false, bool check_errors = false);
+Tensor ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
 
 // ---- decompositions ----
 Tensor cholesky(const Tensor& A, bool upper = false);  // reads A's lower triangle; L with A = L L^T
@@ -136,5 +157,21 @@ Tensor matrix_exp(const Tensor& A);
 // (solution, a copy of A), as torch.triangular_solve(b, A).
 std::tuple<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& A, bool upper = true, bool transpose = false,
                                             bool unitriangular = false);
+// (P, L, U) from lu_factor's (LU (*, m, n), int32 pivots (*, k)); L and U differentiable in LU_data.
+// unpack_data false: L and U empty; unpack_pivots false: P empty.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data = true,
+                                             bool unpack_pivots = true);
+// QR in LAPACK's packed form: (a (*, m, n) with R above and the reflectors below the diagonal,
+// tau (*, min(m, n))). No gradient, as PyTorch 1.13.
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
+Tensor orgqr(const Tensor& A, const Tensor& tau);  // linalg::householder_product
+// Q C, Q^T C (left) or C Q, C Q^T with Q = H_1 ... H_k from geqrf's (A, tau), without forming Q.
+Tensor ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left = true, bool transpose = false);
+// The sum of singular values of a 2-d A, or over the two dims `dim`.
+Tensor nuclear_norm(const Tensor& A, bool keepdim = false);
+Tensor nuclear_norm(const Tensor& A, IntArrayRef dim, bool keepdim = false);
+// Deprecated torch.symeig: ascending eigenvalues from the `upper` (default) or lower triangle;
+// eigenvectors false gives an empty V (and eigenvalues with no gradient).
+std::tuple<Tensor, Tensor> symeig(const Tensor& A, bool eigenvectors = false, bool upper = true);
 
 }  // namespace ember

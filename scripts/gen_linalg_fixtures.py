@@ -154,5 +154,110 @@ case("tensorsolve", {"A": (3 * torch.eye(6, dtype=f64) + wave(6, 6, dtype=f64, p
 case("lu_factor_ex_info", {"A": torch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=f64)}, lambda A: L.lu_factor_ex(A)[2],
      no_grad=("A",))
 
+# ---- least squares, Householder products, LDL, lu_unpack, nuclear_norm, symeig ----
+# Only determined quantities are recorded: lstsq's minimum-norm solution, residuals, rank and
+# singular values; geqrf's packed output, which OpenBLAS's reference LAPACK and PyTorch's give
+# identically; householder_product/ormqr, which are deterministic given (A, tau); sytrf's LD and
+# pivots (deterministic Bunch-Kaufman); the unpacked LU.
+
+
+def lstsq_all(A, B, **kw):
+    r = L.lstsq(A, B, **kw)
+    return torch.cat([r.solution.flatten(), r.residuals.flatten(), r.rank.to(A.dtype).flatten(),
+                      r.singular_values.flatten()])
+
+
+def rank_one(*batch, dtype=f64):
+    """A (batch of) 4 x 3 matrix of rank 1."""
+    u, v = wave(*batch, 4, 1, dtype=dtype, phase=0.3), wave(*batch, 1, 3, dtype=dtype, phase=1.1)
+    return u @ v
+
+
+for dtype, sfx in [(f64, ""), (f32, "_f32")]:
+    case("lstsq" + sfx, {"A": rect(2, 4, 3, dtype=dtype), "B": wave(2, 4, 2, dtype=dtype, phase=0.7)},
+         lambda A, B: L.lstsq(A, B).solution)
+    for drv in ["gels", "gelsd", "gelss"]:
+        case(f"lstsq_{drv}{sfx}", {"A": rect(2, 4, 3, dtype=dtype), "B": wave(2, 4, 2, dtype=dtype, phase=0.7)},
+             lambda A, B, d=drv: lstsq_all(A, B, driver=d))
+    case("lstsq_wide" + sfx, {"A": rect(2, 3, 4, dtype=dtype), "B": wave(2, 3, 2, dtype=dtype, phase=0.2)},
+         lambda A, B: L.lstsq(A, B).solution)
+    case("householder_product" + sfx, {"A": torch.geqrf(rect(2, 5, 3, dtype=dtype))[0],
+                                       "tau": torch.geqrf(rect(2, 5, 3, dtype=dtype))[1]},
+         lambda A, tau: L.householder_product(A, tau))
+    case("geqrf" + sfx, {"A": rect(2, 4, 3, dtype=dtype, phase=0.4)},
+         lambda A: torch.cat([t.flatten() for t in torch.geqrf(A)]), no_grad=("A",))
+    case("ldl_factor" + sfx, {"A": torch.stack([torch.tensor([[1., 2., 3.], [2., -1., .5], [3., .5, 0.]]),
+                                                torch.tensor([[0., 1., 2.], [1., 0., 3.], [2., 3., 0.]])]).to(dtype)},
+         lambda A: torch.cat([t.flatten().to(A.dtype) for t in L.ldl_factor(A)]), no_grad=("A",))
+    case("ldl_solve" + sfx, {"A": torch.stack([torch.tensor([[1., 2., 3.], [2., -1., .5], [3., .5, 0.]]),
+                                               torch.tensor([[0., 1., 2.], [1., 0., 3.], [2., 3., 0.]])]).to(dtype),
+                             "B": wave(2, 3, 2, dtype=dtype, phase=0.5)},
+         lambda A, B: L.ldl_solve(*L.ldl_factor(A), B), no_grad=("A", "B"))
+    case("lu_unpack" + sfx, {"LU": L.lu_factor(square(2, dtype=dtype, phase=0.1))[0],
+                             "pivots": L.lu_factor(square(2, dtype=dtype, phase=0.1))[1]},
+         lambda LU, pivots: torch.cat([t.flatten() for t in torch.lu_unpack(LU, pivots)]))
+    case("symeig" + sfx, {"X": wave(2, 3, 3, dtype=dtype, phase=0.2)},
+         lambda X: torch.cat([v.flatten() for v in (lambda e: (e[0], e[1].abs()))(torch.symeig(X + X.mT, True))]))
+
+# PyTorch 1.13's lstsq backward fails whenever B is a (batch of) vector(s): values only.
+case("lstsq_vector", {"A": rect(2, 4, 3), "b": wave(2, 4, phase=0.3, dtype=f64)}, lambda A, b: L.lstsq(A, b).solution,
+     no_grad=("A", "b"))
+case("lstsq_vector_gelsd", {"A": rect(4, 3), "b": wave(4, phase=0.3, dtype=f64)},
+     lambda A, b: lstsq_all(A, b, driver="gelsd"), no_grad=("A", "b"))
+case("lstsq_broadcast", {"A": rect(2, 1, 4, 3, phase=0.6), "B": wave(1, 3, 4, 2, dtype=f64, phase=0.3)},
+     lambda A, B: L.lstsq(A, B).solution)
+case("lstsq_square_gelsd", {"A": square(2, dtype=f64), "B": wave(2, 3, 1, dtype=f64, phase=0.3)},
+     lambda A, B: lstsq_all(A, B, driver="gelsd"))
+for drv in ["gelsy", "gelsd", "gelss"]:
+    case(f"lstsq_rank_deficient_{drv}", {"A": rank_one(2), "B": wave(2, 4, 2, dtype=f64, phase=0.9)},
+         lambda A, B, d=drv: lstsq_all(A, B, driver=d), no_grad=("A", "B"))
+case("lstsq_rcond", {"A": torch.diag(torch.tensor([1.0, 1e-3, 1e-9], dtype=f64)), "B": wave(3, 2, dtype=f64)},
+     lambda A, B: torch.cat([lstsq_all(A, B, driver="gelsd", rcond=1e-2), lstsq_all(A, B, driver="gelsy")]),
+     no_grad=("A", "B"))
+case("lstsq_wide_gelsd", {"A": rect(3, 5, phase=0.1), "B": wave(3, 2, dtype=f64, phase=0.2)},
+     lambda A, B: lstsq_all(A, B, driver="gelsd"))
+case("lstsq_rank_deficient_gels_f32", {"A": rect(2, 4, 3, dtype=f32, phase=0.3),
+                                       "B": wave(2, 4, 1, dtype=f32, phase=0.2)},
+     lambda A, B: L.lstsq(A, B, driver="gels").residuals)
+case("householder_product_partial", {"A": wave(5, 4, dtype=f64, phase=0.2), "tau": wave(2, dtype=f64, phase=0.7)},
+     lambda A, tau: L.householder_product(A, tau))
+case("orgqr", {"A": torch.geqrf(rect(4, 4, phase=0.3))[0], "tau": torch.geqrf(rect(4, 4, phase=0.3))[1]},
+     lambda A, tau: torch.orgqr(A, tau))
+for left in [True, False]:
+    for trans in [False, True]:
+        name = f"ormqr_{'left' if left else 'right'}{'_t' if trans else ''}"
+        C = wave(2, 5, 2, dtype=f64, phase=0.8) if left else wave(2, 2, 5, dtype=f64, phase=0.8)
+        case(name, {"A": torch.geqrf(rect(2, 5, 3, phase=0.1))[0], "tau": torch.geqrf(rect(2, 5, 3, phase=0.1))[1],
+                    "C": C}, lambda A, tau, C, l=left, t=trans: torch.ormqr(A, tau, C, l, t), no_grad=("A", "tau", "C"))
+case("ldl_factor_hermitian", {"A": spd(wave(4, 4, dtype=f64, phase=0.3)) - 6 * torch.eye(4, dtype=f64)},
+     lambda A: torch.cat([t.flatten().to(A.dtype) for t in L.ldl_factor(A, hermitian=True)]), no_grad=("A",))
+case("ldl_factor_ex_info", {"A": torch.zeros(2, 2, dtype=f64)},
+     lambda A: torch.cat([t.flatten().to(A.dtype) for t in L.ldl_factor_ex(A)]), no_grad=("A",))
+case("ldl_solve_broadcast", {"A": spd(wave(4, 4, dtype=f64, phase=0.3)) - 6 * torch.eye(4, dtype=f64),
+                             "B": wave(2, 4, 3, dtype=f64, phase=0.5)},
+     lambda A, B: L.ldl_solve(*L.ldl_factor(A), B), no_grad=("A", "B"))
+case("lu_unpack_tall", {"LU": L.lu_factor(rect(5, 3, phase=0.4))[0],
+                        "pivots": L.lu_factor(rect(5, 3, phase=0.4))[1]},
+     lambda LU, pivots: torch.cat([t.flatten() for t in torch.lu_unpack(LU, pivots)]))
+case("lu_unpack_wide", {"LU": L.lu_factor(rect(2, 3, 5, phase=0.4))[0],
+                        "pivots": L.lu_factor(rect(2, 3, 5, phase=0.4))[1]},
+     lambda LU, pivots: torch.cat([t.flatten() for t in torch.lu_unpack(LU, pivots)]))
+case("lu_unpack_no_pivots", {"LU": L.lu_factor(square(dtype=f64, phase=0.4))[0],
+                             "pivots": L.lu_factor(square(dtype=f64, phase=0.4))[1]},
+     lambda LU, pivots: torch.cat([t.flatten() for t in torch.lu_unpack(LU, pivots, unpack_pivots=False)]))
+case("lu_unpack_no_data", {"LU": L.lu_factor(square(dtype=f64, phase=0.4))[0],
+                           "pivots": L.lu_factor(square(dtype=f64, phase=0.4))[1]},
+     lambda LU, pivots: torch.cat([t.flatten() for t in torch.lu_unpack(LU, pivots, unpack_data=False)]),
+     no_grad=("LU",))
+case("nuclear_norm", {"A": rect(4, 3, phase=0.2)}, lambda A: torch.nuclear_norm(A))
+case("nuclear_norm_keepdim", {"A": rect(4, 3, phase=0.2)}, lambda A: torch.nuclear_norm(A, keepdim=True))
+case("nuclear_norm_dim", {"A": wave(3, 2, 4, dtype=f64, phase=0.3)}, lambda A: torch.nuclear_norm(A, dim=(0, 2)))
+case("nuclear_norm_dim_keepdim", {"A": wave(3, 2, 4, dtype=f64, phase=0.3)},
+     lambda A: torch.nuclear_norm(A, dim=(2, 0), keepdim=True))
+case("symeig_lower", {"X": wave(3, 3, dtype=f64, phase=0.6)},
+     lambda X: torch.cat([v.flatten() for v in (lambda e: (e[0], e[1].abs()))(torch.symeig(X, True, False))]))
+case("symeig_values", {"A": wave(2, 3, 3, dtype=f64, phase=0.6)}, lambda A: torch.cat([t.flatten() for t in torch.symeig(A)]),
+     no_grad=("A",))
+
 if __name__ == "__main__":
     write(os.path.join(FIXTURES, "linalg.json"), CASES)

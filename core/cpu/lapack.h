@@ -1,8 +1,8 @@
 // The Fortran LAPACK routines that Debian's OpenBLAS exports (there is no lapacke.h there), declared
-// for autograd/linalg.cpp. Fortran conventions: column-major matrices, every argument by pointer,
-// `info` 0 on success, -i for a bad i-th argument, +i for a numerical failure at step i. A row-major
-// (r, c) buffer is the column-major (c, r) matrix, its transpose. Workspace sizes are asked for with
-// lwork = -1 first. One prototype per routine and type; nothing here allocates or checks.
+// for autograd/linalg.cpp and autograd/linalg_lapack.cpp. Fortran conventions: column-major matrices, every argument by
+// pointer, `info` 0 on success, -i for a bad i-th argument, +i for a numerical failure at step i. A row-major (r, c)
+// buffer is the column-major (c, r) matrix, its transpose. Workspace sizes are asked for with lwork = -1 first. One
+// prototype per routine and type; nothing here allocates or checks.
 #pragma once
 
 extern "C" {
@@ -47,6 +47,38 @@ void strtrs_(const char* uplo, const char* trans, const char* diag, const int* n
 void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const double* a,
              const int* lda, double* b, const int* ldb, int* info);
 
+// Least squares min ||A X - B||: QR (gels), complete orthogonal factorization (gelsy), SVD by
+// divide and conquer (gelsd) or plain SVD (gelss); rank and singular values where they compute them.
+void sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+            const int* ldb, float* work, const int* lwork, int* info);
+void dgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+            const int* ldb, double* work, const int* lwork, int* info);
+void sgelsy_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, int* jpvt,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelsy_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             int* jpvt, const double* rcond, int* rank, double* work, const int* lwork, int* info);
+void sgelsd_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* iwork, int* info);
+void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info);
+void sgelss_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelss_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* info);
+// Q C, Q^T C, C Q or C Q^T with Q from geqrf's reflectors, without forming Q.
+void sormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const float* a,
+             const int* lda, const float* tau, float* c, const int* ldc, float* work, const int* lwork, int* info);
+void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k, const double* a,
+             const int* lda, const double* tau, double* c, const int* ldc, double* work, const int* lwork, int* info);
+// Symmetric indefinite A = L D L^T with Bunch-Kaufman pivoting, and the solve from it.
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work, const int* lwork,
+             int* info);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work, const int* lwork,
+             int* info);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv, float* b,
+             const int* ldb, int* info);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info);
 }  // extern "C"
 
 namespace ember::lapack {

@@ -16,6 +16,11 @@
 using namespace ember;
 using namespace ember::test;
 
+namespace ember::test {
+// test_linalg_lapack.cpp's table lines (lstsq, householder_product, ldl, lu_unpack, ...).
+void add_linalg_lapack_cases(std::map<std::string, std::function<Tensor(const NamedInputs&)>>& t);
+}  // namespace ember::test
+
 namespace {
 
 using Case = std::function<Tensor(const NamedInputs&)>;
@@ -160,6 +165,7 @@ const std::map<std::string, Case>& cases() {
     t["tensorinv"] = unary([](const Tensor& A) { return linalg::tensorinv(A, 2); });
     t["tensorsolve"] = [](const NamedInputs& in) { return linalg::tensorsolve(in.at("A"), in.at("B")); };
     t["lu_factor_ex_info"] = unary([](const Tensor& A) { return std::get<2>(linalg::lu_factor_ex(A)); });
+    add_linalg_lapack_cases(t);
     return t;
   }();
   return table;
