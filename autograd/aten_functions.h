@@ -227,6 +227,20 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_
 // A histogram of a floating tensor's values in `bins` equal bins over [min, max] (both 0: the data's
 // range); values outside are not counted.
 Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+// torch.histogram: counts (or summed weights) of a floating tensor's elements per bin, and the edges.
+// An element lands in the last bin whose left edge it reaches (the last bin also holds the last edge);
+// elements outside the edges are left out. density divides by the total and each bin's width.
+// bins as a number: equal bins over range (default the data's min and max, widened by 0.5 each way
+// when they are equal). Computed on the host; no gradient.
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight = {},
+                                     bool density = false);
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins = 100,
+                                     std::optional<ArrayRef<double>> range = std::nullopt,
+                                     const std::optional<Tensor>& weight = {}, bool density = false);
+// index_reduce along dim: source's slices folded into self's at index ("prod", "mean", "amax",
+// "amin"; include_self counts self's value), as scatter_reduce with index spread over source's shape.
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self = true);
 // How often each value of a 1-d non-negative integer tensor occurs (or the sum of its weights).
 Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = {}, int64_t minlength = 0);
 // Whether each element is in test_elements (invert: is not).

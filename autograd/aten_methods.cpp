@@ -423,6 +423,40 @@ tensor_list Tensor::nonzero_numpy() const {
   return indices.unbind(1);
 }
 
+Tensor Tensor::igamma(const Tensor& other) const { return special::gammainc(*this, other); }
+Tensor& Tensor::igamma_(const Tensor& other) {
+  return inplace_unary(*this, "igamma_", [&](const Tensor& s) { return special::gammainc(s, other); });
+}
+Tensor Tensor::igammac(const Tensor& other) const { return special::gammaincc(*this, other); }
+Tensor& Tensor::igammac_(const Tensor& other) {
+  return inplace_unary(*this, "igammac_", [&](const Tensor& s) { return special::gammaincc(s, other); });
+}
+std::tuple<Tensor, Tensor> Tensor::geqrf() const { return ember::geqrf(*this); }
+Tensor Tensor::orgqr(const Tensor& input2) const { return ember::orgqr(*this, input2); }
+Tensor Tensor::ormqr(const Tensor& input2, const Tensor& input3, bool left, bool transpose) const {
+  return ember::ormqr(*this, input2, input3, left, transpose);
+}
+std::tuple<Tensor, Tensor> Tensor::symeig(bool eigenvectors, bool upper) const {
+  return ember::symeig(*this, eigenvectors, upper);
+}
+std::tuple<Tensor, Tensor> Tensor::histogram(const Tensor& bins, const std::optional<Tensor>& weight,
+                                             bool density) const {
+  return ember::histogram(*this, bins, weight, density);
+}
+std::tuple<Tensor, Tensor> Tensor::histogram(int64_t bins, std::optional<ArrayRef<double>> range,
+                                             const std::optional<Tensor>& weight, bool density) const {
+  return ember::histogram(*this, bins, range, weight, density);
+}
+Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                            bool include_self) const {
+  return ember::index_reduce(*this, dim, index, source, reduce, include_self);
+}
+Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                              bool include_self) {
+  return inplace_unary(*this, "index_reduce_", [&](const Tensor& s) {
+    return ember::index_reduce(s, dim, index, source, reduce, include_self);
+  });
+}
 Tensor Tensor::i0() const { return special::i0(*this); }
 Tensor& Tensor::i0_() {
   return inplace_unary(*this, "i0_", [](const Tensor& x) { return special::i0(x); });

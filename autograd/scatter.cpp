@@ -9,6 +9,7 @@
 // Every index is range-checked here, once, for every device (kernel::check_index).
 #include <unordered_map>
 
+#include "autograd/aten_functions.h"
 #include "autograd/autograd.h"
 #include "autograd/elementwise.h"
 #include "core/kernel.h"
@@ -552,6 +553,39 @@ Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) c
 
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
   return inplace_unary(*this, "put_", [&](const Tensor& s) { return s.put(index, source, accumulate); });
+}
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self) {
+  EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {}.", reduce);
+  const int64_t d = dim < 0 ? dim + std::max<int64_t>(self.dim(), 1) : dim;
+  EMBER_CHECK(d >= 0 && d < std::max<int64_t>(self.dim(), 1),
+              "index_reduce(): dim {} is out of range for a tensor "
+              "of {} dims",
+              dim, self.dim());
+  EMBER_CHECK(index.dim() <= 1, "index_reduce_(): Index is supposed to be a vector, got {}", index.sizes());
+  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
+              "index_reduce_(): Expected dtype int32/int64 for index but got: {}", dtype_name(index.dtype()));
+  EMBER_CHECK(self.dim() == source.dim(),
+              "index_reduce_(): Source and destination must have the same number of "
+              "dims (self {}, source {})",
+              self.sizes(), source.sizes());
+  const int64_t slices = source.dim() == 0 ? 1 : source.size(d);
+  EMBER_CHECK(index.numel() == slices,
+              "index_reduce_(): Number of indices ({}) should be equal to source.size(dim) "
+              "({})",
+              index.numel(), slices);
+  for (int64_t i = 0; i < self.dim(); ++i)
+    EMBER_CHECK(i == d || self.size(i) == source.size(i),
+                "index_reduce_(): self ({}) and source ({}) must have the "
+                "same size at every dim but dim {}",
+                self.sizes(), source.sizes(), d);
+  if (source.dim() == 0) return self.scatter_reduce(0, index.to(kInt64).reshape({}), source, reduce, include_self);
+  std::vector<int64_t> shape(static_cast<size_t>(source.dim()), 1);
+  shape[static_cast<size_t>(d)] = slices;
+  Tensor spread = index.to(kInt64).reshape(shape).expand(source.sizes());
+  return self.scatter_reduce(d, spread, source, reduce, include_self);
 }
 
 }  // namespace ember

@@ -908,6 +908,30 @@ class Tensor {
   Tensor& i0_();
   // X with A X = this, A given by its LU factorisation (linalg::lu_factor): libtorch's older lu_solve.
   Tensor lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const;
+  // The regularized incomplete gamma functions P(this, other) and Q (ember::special::gammainc / gammaincc).
+  Tensor igamma(const Tensor& other) const;
+  Tensor& igamma_(const Tensor& other);
+  Tensor igammac(const Tensor& other) const;
+  Tensor& igammac_(const Tensor& other);
+  // LAPACK's QR pieces and the deprecated symeig (autograd/linalg.h's geqrf, orgqr, ormqr, symeig).
+  std::tuple<Tensor, Tensor> geqrf() const;
+  Tensor orgqr(const Tensor& input2) const;
+  Tensor ormqr(const Tensor& input2, const Tensor& input3, bool left = true, bool transpose = false) const;
+  std::tuple<Tensor, Tensor> symeig(bool eigenvectors = false, bool upper = true) const;
+  // torch.histogram and index_reduce (autograd/aten_functions.h).
+  std::tuple<Tensor, Tensor> histogram(const Tensor& bins, const std::optional<Tensor>& weight = {},
+                                       bool density = false) const;
+  std::tuple<Tensor, Tensor> histogram(int64_t bins = 100, std::optional<ArrayRef<double>> range = std::nullopt,
+                                       const std::optional<Tensor>& weight = {}, bool density = false) const;
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true) const;
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                        bool include_self = true);
+  // A second tensor on this one's storage, with its sizes, strides and offset.
+  Tensor alias() const { return as_strided(sizes(), strides(), storage_offset()); }
+  bool is_distributed() const { return false; }  // no distributed tensors in Ember (or libtorch 1.13's CPU)
+  // Drops this handle's reference, leaving it undefined, as libtorch's.
+  void reset() { *this = Tensor(); }
   bool is_signed() const;
   size_t itemsize() const { return element_size(); }
   int64_t get_device() const { return device().is_cpu() ? -1 : device().index; }

@@ -21,6 +21,18 @@ class TensorLiteral {
   TensorLiteral(long long v) : scalar_(static_cast<int64_t>(v)), kind_(kInt64) {}  // NOLINT
   TensorLiteral(bool v) : scalar_(v), kind_(kBool) {}                              // NOLINT
   TensorLiteral(std::initializer_list<TensorLiteral> rows);                        // NOLINT
+  // A std::vector or ArrayRef of numbers: a 1-d literal of their own dtype, as libtorch's
+  // (std::vector<double> -> float64, std::vector<int> -> int32, std::vector<int64_t> -> int64).
+  template <typename T>
+  requires requires { dtype_of<T>::value; }
+  TensorLiteral(ArrayRef<T> values)  // NOLINT: implicit, as libtorch's TensorDataContainer
+      : kind_(dtype_of<T>::value), is_scalar_(false), sizes_{static_cast<int64_t>(values.size())} {
+    rows_.reserve(values.size());
+    for (const T& v : values) rows_.emplace_back(static_cast<double>(v));
+  }
+  template <typename T>
+  requires requires { dtype_of<T>::value; }
+  TensorLiteral(const std::vector<T>& values) : TensorLiteral(ArrayRef<T>(values)) {}  // NOLINT
 
   // Flattens into row-major doubles, filling `sizes` with the shape.
   void flatten(std::vector<double>& out) const;

@@ -25,6 +25,8 @@
 //   functional.h      torch:: losses, activations and pooling over nn::functional
 //   aten_out.h        the out= forms (sort_out, cat_out, where_out...) of the functions above
 //   aten_out_factories.h  the factories' and random draws' out= forms (zeros_out, arange_out, rand_out)
+//   aten_nn.h         ATen's forms of nn calls: 3-d pools, upsample_*, convolution, lstm/gru, ctc_loss...
+//   aten_composed.h   ATen functions composed of Ember's ops: gradient, histogram, unique_dim, for_blob...
 //   serialization.h   torch::save / torch::load (safetensors files)
 //   fft.h             torch::fft's frequencies and shifts (autograd/fft.h); the transforms need complex
 //   linalg.h          torch::linalg and at::linalg_* (autograd/linalg.h)
@@ -32,10 +34,17 @@
 //   unsupported.h     compile-time errors for what Ember lacks (complex dtypes, TorchScript)
 #pragma once
 
+// In this order: each part uses the names of the parts before it (the out= forms need the functions).
 #include "ember_compat/aliases.h"
 #include "ember_compat/errors.h"
 #include "ember_compat/functional.h"
+
 #include "ember_compat/aten_out.h"
+
+#include "ember_compat/aten_nn.h"
+
+#include "ember_compat/aten_composed.h"
+
 #include "ember_compat/aten_out_factories.h"
 #include "ember_compat/fft.h"
 #include "ember_compat/linalg.h"
