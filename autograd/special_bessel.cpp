@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <vector>
 
 #include "autograd/special.h"
 #include "autograd/special_host.h"
@@ -78,7 +79,7 @@ BesselJY bessel_jy_hankel(double x) {
 // For 1e-3 <= x < 25; smaller x would make the recurrence's growth overflow.
 BesselJY bessel_jy_miller(double x) {
   const int top = 2 * (static_cast<int>(x) / 2) + 40;  // even, and far enough above x for 1e-17
-  double j[top + 2];
+  std::vector<double> j(static_cast<size_t>(top) + 2);
   j[top + 1] = 0;
   j[top] = 1e-30;
   for (int k = top; k >= 1; --k) {

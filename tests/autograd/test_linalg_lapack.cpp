@@ -48,12 +48,14 @@ void add_linalg_lapack_cases(std::map<std::string, LinalgCase>& t) {
       return linalg::householder_product(in.at("A"), in.at("tau"));
     };
     t["geqrf" + sfx] = [](const NamedInputs& in) {
-      auto [a, tau] = ember::geqrf(in.at("A"));
+      Tensor a, tau;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+      std::tie(a, tau) = ember::geqrf(in.at("A"));
       return flat_cat({a, tau});
     };
     t["ldl_factor" + sfx] = [](const NamedInputs& in) { return ldl_flat(linalg::ldl_factor(in.at("A"))); };
     t["ldl_solve" + sfx] = [](const NamedInputs& in) {
-      auto [LD, pivots] = linalg::ldl_factor(in.at("A"));
+      Tensor LD, pivots;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+      std::tie(LD, pivots) = linalg::ldl_factor(in.at("A"));
       return linalg::ldl_solve(LD, pivots, in.at("B"));
     };
     t["lu_unpack" + sfx] = [](const NamedInputs& in) {
@@ -102,11 +104,13 @@ void add_linalg_lapack_cases(std::map<std::string, LinalgCase>& t) {
   }
   t["ldl_factor_hermitian"] = [](const NamedInputs& in) { return ldl_flat(linalg::ldl_factor(in.at("A"), true)); };
   t["ldl_factor_ex_info"] = [](const NamedInputs& in) {
-    auto [LD, pivots, info] = linalg::ldl_factor_ex(in.at("A"));
+    Tensor LD, pivots, info;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+    std::tie(LD, pivots, info) = linalg::ldl_factor_ex(in.at("A"));
     return flat_cat({LD, pivots.to(kFloat64), info.to(kFloat64)});
   };
   t["ldl_solve_broadcast"] = [](const NamedInputs& in) {
-    auto [LD, pivots] = linalg::ldl_factor(in.at("A"));
+    Tensor LD, pivots;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+    std::tie(LD, pivots) = linalg::ldl_factor(in.at("A"));
     return linalg::ldl_solve(LD, pivots, in.at("B"));
   };
   for (const char* name : {"lu_unpack_tall", "lu_unpack_wide"}) {
@@ -147,7 +151,8 @@ Tensor indefinite64(int64_t n, double phase = 0.0) {
 
 TEST(LinalgLapack, GradcheckFloat64) {
   const Tensor A = rect64({5, 3}, 0.2);
-  auto [a, tau] = ember::geqrf(A);
+  Tensor a, tau;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(a, tau) = ember::geqrf(A);
   check_grad_cases({
       {"lstsq_tall",
        [](const tensor_list& x) { return std::get<0>(linalg::lstsq(x[0], x[1])); },
@@ -178,7 +183,8 @@ TEST(LinalgLapack, GradcheckFloat64) {
 TEST(LinalgLapack, FactorizationsReconstruct) {
   // geqrf + householder_product is QR: Q R = A with R the upper triangle of geqrf's a.
   const Tensor A = rect64({2, 6, 4}, 0.3);
-  auto [a, tau] = ember::geqrf(A);
+  Tensor a, tau;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(a, tau) = ember::geqrf(A);
   const Tensor Q = linalg::householder_product(a, tau);
   EXPECT_TENSOR_CLOSE(Q.matmul(a.triu().narrow(-2, 0, 4)), A, 1e-12, 1e-12);
   // ormqr applies the full (m, m) Q without forming it; its first n rows of Q^T C are the reduced ones.
@@ -190,7 +196,8 @@ TEST(LinalgLapack, FactorizationsReconstruct) {
   EXPECT_TENSOR_CLOSE(Qw.matmul(aw.triu()), A.mT(), 1e-12, 1e-12);
   // LDL^T: the factorization solves, on a matrix that needs 2x2 pivots.
   const Tensor S = indefinite64(5, 0.4);
-  auto [LD, pivots] = linalg::ldl_factor(S);
+  Tensor LD, pivots;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(LD, pivots) = linalg::ldl_factor(S);
   const Tensor B = wave64({5, 2}, 0.8);
   EXPECT_TENSOR_CLOSE(S.matmul(linalg::ldl_solve(LD, pivots, B)), B, 1e-10, 1e-10);
   // lu_unpack inverts lu_factor.
@@ -209,9 +216,11 @@ TEST(LinalgLapack, EmptyInputs) {
   EXPECT_EQ(X.sizes(), IntArrayRef({3, 2}));
   EXPECT_EQ(X.abs().sum().item<double>(), 0.0);
   EXPECT_EQ(rank.item<int64_t>(), 0);
-  auto [LD, pivots, info] = linalg::ldl_factor_ex(empty({2, 0, 0}));
+  Tensor LD, pivots, info;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(LD, pivots, info) = linalg::ldl_factor_ex(empty({2, 0, 0}));
   EXPECT_EQ(pivots.sizes(), IntArrayRef({2, 0}));
-  auto [a, tau] = ember::geqrf(empty({0, 3}));
+  Tensor a, tau;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(a, tau) = ember::geqrf(empty({0, 3}));
   EXPECT_EQ(a.sizes(), IntArrayRef({0, 3}));
   EXPECT_EQ(tau.sizes(), IntArrayRef({0}));
 }
@@ -256,7 +265,8 @@ TEST(LinalgLapack, ErrorsNameTheProblem) {
                      "torch.linalg.householder_product: input must have at least 2 dimensions.");
   EXPECT_THROWS_WITH(ember::orgqr(ones({5, 3}, dtype(kInt64)), ones({2}, dtype(kInt64))),
                      "\"orgqr_cpu\" not implemented for 'Long'");
-  auto [a, tau] = ember::geqrf(w);
+  Tensor a, tau;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(a, tau) = ember::geqrf(w);
   EXPECT_THROWS_WITH(ember::ormqr(a, tau, wave64({4, 2})),
                      "torch.ormqr: other.shape[-2] must be equal to input.shape[-2]");
   EXPECT_THROWS_WITH(ember::ormqr(a, tau, wave64({2, 4}), false),
@@ -279,7 +289,8 @@ TEST(LinalgLapack, ErrorsNameTheProblem) {
   EXPECT_THROWS_WITH(linalg::ldl_factor(zeros({2, 2})), "torch.linalg.ldl_factor: Unknown error code: 1.");
   EXPECT_THROWS_WITH(linalg::ldl_factor_ex(zeros({2, 2}), false, true),
                      "torch.linalg.ldl_factor_ex: Unknown error code: 1.");
-  auto [LD, pivots] = linalg::ldl_factor(indefinite64(3));
+  Tensor LD, pivots;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(LD, pivots) = linalg::ldl_factor(indefinite64(3));
   EXPECT_THROWS_WITH(
       linalg::ldl_solve(LD, pivots, ones({3, 1})),
       "Expected b and A to have the same dtype, but found b of type Float and A of type Double instead.");
@@ -297,7 +308,8 @@ TEST(LinalgLapack, ErrorsNameTheProblem) {
   EXPECT_THROWS_WITH(linalg::ldl_solve(LD, tensor({1, 2, -3}).to(kInt32), ones({3, 1}, dtype(kFloat64))),
                      "torch.linalg.ldl_solve: pivots must be those of ldl_factor");
 
-  auto [LU, piv] = linalg::lu_factor(rect64({4, 3}));
+  Tensor LU, piv;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(LU, piv) = linalg::lu_factor(rect64({4, 3}));
   EXPECT_THROWS_WITH(ember::lu_unpack(LU, piv.to(kInt64)),
                      "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.");
   EXPECT_THROWS_WITH(ember::lu_unpack(ones({3}), piv),
@@ -324,7 +336,8 @@ TEST(LinalgLapack, ErrorsNameTheProblem) {
 TEST(LinalgLapack, GradientsPyTorchDoesNotDefine) {
   const Tensor A = rect64({4, 3}).requires_grad_();
   EXPECT_THROWS_WITH(std::get<0>(ember::geqrf(A)).sum().backward(), "the derivative for 'geqrf' is not implemented.");
-  auto [a, tau] = ember::geqrf(A.detach());
+  Tensor a, tau;  // std::tie: checks below capture them (Clang 14 cannot capture bindings)
+  std::tie(a, tau) = ember::geqrf(A.detach());
   const Tensor C = wave64({4, 2}).requires_grad_();
   EXPECT_THROWS_WITH(ember::ormqr(a, tau, C).sum().backward(), "the derivative for 'ormqr' is not implemented.");
   const Tensor S = indefinite64(3).requires_grad_();

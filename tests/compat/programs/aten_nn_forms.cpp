@@ -29,7 +29,8 @@ int main() {
   auto [amv, ami] = torch::adaptive_max_pool3d(v, {1, 2, 3});
   std::cout << "adaptive_max_pool3d " << amv.sum().item<float>() << ' ' << ami.reshape({-1}) << '\n';
   torch::Tensor img = wave({1, 2, 4, 6}, 0.3);
-  auto [pooled, where] = torch::max_pool2d_with_indices(img, {2, 2});
+  torch::Tensor pooled, where;  // (not a structured binding: the error checks below capture them)
+  std::tie(pooled, where) = torch::max_pool2d_with_indices(img, {2, 2});
   std::cout << "max_unpool2d " << torch::max_unpool2d(pooled, where, {4, 6})[0][1] << '\n';
   auto [p3, w3] = torch::max_pool3d_with_indices(v, {2});
   std::cout << "max_unpool3d " << torch::max_unpool3d(p3, w3, {4, 4, 4}, {2, 2, 2}, {0, 0, 0}).sum().item<float>()
