@@ -37,22 +37,6 @@ std::vector<int64_t> channels_last_inner_first(int64_t dim) {
   return dim == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
 }
 
-// The dense strides of `sizes` in `format` (not Preserve); c10's, size-0 dims included.
-std::vector<int64_t> format_strides(IntArrayRef sizes, MemoryFormat format, const char* op) {
-  if (format != MemoryFormat::ChannelsLast && format != MemoryFormat::ChannelsLast3d) return contiguous_strides(sizes);
-  const auto dim = static_cast<int64_t>(sizes.size());
-  const bool two_d = format == MemoryFormat::ChannelsLast;
-  EMBER_CHECK(dim == (two_d ? 4 : 5), "{}: required rank {} tensor to use {} format (got shape {})", op,
-              two_d ? 4 : 5, two_d ? "channels_last" : "channels_last_3d", sizes);
-  std::vector<int64_t> strides(sizes.size());
-  int64_t stride = 1;
-  for (int64_t d : channels_last_inner_first(dim)) {
-    strides[d] = stride;
-    stride *= sizes[d];
-  }
-  return strides;
-}
-
 // c10's is_non_overlapping_and_dense: the elements fill exactly numel() slots, in some dim order.
 bool non_overlapping_and_dense(const Tensor& t) {
   std::vector<int64_t> order(t.dim());
@@ -122,6 +106,21 @@ Tensor empty_in_format(const Tensor& self, ScalarType dt, Device dev, MemoryForm
 }
 
 }  // namespace
+
+std::vector<int64_t> format_strides(IntArrayRef sizes, MemoryFormat format, const char* op) {
+  if (format != MemoryFormat::ChannelsLast && format != MemoryFormat::ChannelsLast3d) return contiguous_strides(sizes);
+  const auto dim = static_cast<int64_t>(sizes.size());
+  const bool two_d = format == MemoryFormat::ChannelsLast;
+  EMBER_CHECK(dim == (two_d ? 4 : 5), "{}: required rank {} tensor to use {} format (got shape {})", op, two_d ? 4 : 5,
+              two_d ? "channels_last" : "channels_last_3d", sizes);
+  std::vector<int64_t> strides(sizes.size());
+  int64_t stride = 1;
+  for (int64_t d : channels_last_inner_first(dim)) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  }
+  return strides;
+}
 
 bool Tensor::is_non_overlapping_and_dense() const { return non_overlapping_and_dense(*this); }
 
@@ -633,7 +632,9 @@ Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t>
               "as_strided: sizes {} and strides {} at offset {} reach outside the storage ({} bytes)", sz, st, off,
               storage()->nbytes);
   EMBER_CHECK(!any_requires_grad({this}), "as_strided: not differentiable in Ember; use view/narrow/expand instead");
-  return raw_view(*this, sz.vec(), st.vec(), off);
+  Tensor v = raw_view(*this, sz.vec(), st.vec(), off);
+  autograd::track_view(v, *this);
+  return v;
 }
 
 // ---- joining ----
@@ -729,6 +730,10 @@ Tensor& Tensor::squeeze_() {
 Tensor& Tensor::squeeze_(int64_t dim) {
   EMBER_TRACE_OP();
   return become_view(*this, squeeze(dim), "squeeze_");
+}
+Tensor& Tensor::as_strided_(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset) {
+  EMBER_TRACE_OP();
+  return become_view(*this, as_strided(sizes, strides, offset), "as_strided_");
 }
 Tensor& Tensor::t_() {
   EMBER_TRACE_OP();

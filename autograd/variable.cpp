@@ -61,6 +61,11 @@ std::string Tensor::grad_fn_name() const {
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
+bool Tensor::is_view() const {
+  AutogradMeta* m = meta(*this);
+  return m != nullptr && m->view_base.defined();
+}
+
 uint32_t Tensor::output_nr() const {
   AutogradMeta* m = meta(*this);
   return m ? m->output_nr : 0;

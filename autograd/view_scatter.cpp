@@ -1,7 +1,8 @@
-// The view scatters: a copy of self with one view of it (slice, select, diagonal) replaced by src,
-// as torch.slice_scatter, select_scatter and diagonal_scatter. One helper makes the copy, writes src
-// through the view with the copy kernel, and records the gradient: dself = g with the view zeroed,
-// dsrc = the view of g.
+// The view scatters: a copy of self with one view of it (slice, select, diagonal, as_strided)
+// replaced by src, as torch.slice_scatter, select_scatter, diagonal_scatter and as_strided_scatter.
+// One helper makes the copy, writes src through the view with the copy kernel, and records the
+// gradient: dself = g with the view zeroed, dsrc = the view of g (PyTorch's formulas, which for
+// as_strided assume that the view's elements do not overlap).
 #include <functional>
 
 #include "autograd/autograd.h"
@@ -57,6 +58,14 @@ Tensor Tensor::diagonal_scatter(const Tensor& src, int64_t offset, int64_t dim1,
   EMBER_TRACE_OP();
   return scatter_into_view("diagonal_scatter", "diagonal", "DiagonalScatterBackward0", *this, src,
                            [=](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
+}
+
+Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
+                                  std::optional<int64_t> offset) const {
+  EMBER_TRACE_OP();
+  std::vector<int64_t> sz = sizes.vec(), st = strides.vec();
+  return scatter_into_view("as_strided_scatter", "as_strided view", "AsStridedScatterBackward0", *this, src,
+                           [=](const Tensor& t) { return t.as_strided(sz, st, offset); });
 }
 
 }  // namespace ember

@@ -18,6 +18,9 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 std::vector<int64_t> wrap_dims(IntArrayRef dims, int64_t ndim, const char* op);
 
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+// The dense strides of `sizes` in `format` (Contiguous, ChannelsLast for 4-d, ChannelsLast3d for
+// 5-d sizes; not Preserve), c10's, size-0 dims included (autograd/shape.cpp).
+std::vector<int64_t> format_strides(IntArrayRef sizes, MemoryFormat format, const char* op);
 // The product of `sizes`, unchecked: for the sizes of a tensor that exists (checked when it was made).
 int64_t numel_of(IntArrayRef sizes);
 

@@ -155,12 +155,20 @@ Scalar Tensor::item() const {
   EMBER_FAIL("item: unsupported dtype");
 }
 
-Tensor& Tensor::resize_(IntArrayRef new_sizes) {
+Tensor& Tensor::resize_(IntArrayRef new_sizes, std::optional<MemoryFormat> memory_format) {
   EMBER_CHECK(!requires_grad(), "resize_: cannot resize variables that require grad");
   for (int64_t s : new_sizes)
     EMBER_CHECK(s >= 0, "resize_: Trying to create tensor with negative dimension {}: {}", s, new_sizes);
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve, "resize_: Unsupported memory format {}",
+              memory_format_name(MemoryFormat::Preserve));
   TensorImpl* self = impl();
-  if (self->sizes == std::vector<int64_t>(new_sizes.begin(), new_sizes.end())) return *this;  // strides kept
+  // The same sizes keep their strides, unless a memory format asks for its own.
+  const std::vector<int64_t> restrided =
+      memory_format ? format_strides(new_sizes, *memory_format, "resize_") : contiguous_strides(new_sizes);
+  if (self->sizes == std::vector<int64_t>(new_sizes.begin(), new_sizes.end())) {
+    if (memory_format) self->strides = restrided;
+    return *this;
+  }
   const int64_t numel = checked_numel(new_sizes, "resize_");
   const size_t needed = static_cast<size_t>(self->offset + numel) * element_size();
   StorageImpl& storage = *self->storage;
@@ -185,8 +193,13 @@ Tensor& Tensor::resize_(IntArrayRef new_sizes) {
     std::swap(storage.deleter, grown->deleter);
   }
   self->sizes = new_sizes.vec();
-  self->strides = contiguous_strides(new_sizes);
+  self->strides = restrided;
   return *this;
+}
+
+Tensor& Tensor::resize_as_(const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  if (memory_format == MemoryFormat::Preserve) memory_format = the_template.suggest_memory_format();
+  return resize_(the_template.sizes(), memory_format);
 }
 
 void Tensor::set_data(const Tensor& new_data) const {

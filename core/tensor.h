@@ -157,6 +157,8 @@ class Tensor {
   // grad_fn()->name() ("MulBackward0"), or "" without one: lets core print it without autograd's headers.
   std::string grad_fn_name() const;
   bool is_leaf() const;
+  // Whether this tensor is a view of another (made by view, slice, expand, as_strided...), as libtorch's.
+  bool is_view() const;
   uint32_t output_nr() const;
   // With `inputs`, gradients accumulate only into those tensors (leaves or not); an explicitly
   // empty list is an error, as in libtorch.
@@ -301,10 +303,17 @@ class Tensor {
   Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
   Tensor diagonal_scatter(const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset = std::nullopt) const;
+  // This tensor (every handle to it) takes the geometry as_strided gives (libtorch's as_strided_).
+  Tensor& as_strided_(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> offset = std::nullopt);
+  // A copy of this tensor with as_strided(sizes, strides, offset) of the copy replaced by src
+  // (torch.as_strided_scatter); not differentiable, as as_strided is not.
+  Tensor as_strided_scatter(const Tensor& src, IntArrayRef sizes, IntArrayRef strides,
+                            std::optional<int64_t> offset = std::nullopt) const;
   // Gives this tensor the contiguous shape `sizes`, keeping its first elements in row-major order
   // and growing the storage (new elements uninitialised) when it needs more; libtorch's resize_.
   // Not for tensors that require grad.
-  Tensor& resize_(IntArrayRef sizes);
+  // A memory format (ChannelsLast for 4-d sizes, ChannelsLast3d for 5-d) gives the result its strides.
+  Tensor& resize_(IntArrayRef sizes, std::optional<MemoryFormat> memory_format = std::nullopt);
   // In-place views: this tensor (every handle to it) takes the view's shape and strides, and its
   // autograd history the view's (libtorch's unsqueeze_, squeeze_, t_, transpose_).
   Tensor& unsqueeze_(int64_t dim);
@@ -867,8 +876,8 @@ class Tensor {
   Tensor& remainder_(const Scalar& other);
   Tensor& swapaxes_(int64_t axis0, int64_t axis1) { return transpose_(axis0, axis1); }
   Tensor& swapdims_(int64_t dim0, int64_t dim1) { return transpose_(dim0, dim1); }
-  // resize_ to the_template's sizes (libtorch's memory_format argument is not taken).
-  Tensor& resize_as_(const Tensor& the_template) { return resize_(the_template.sizes()); }
+  // resize_ to the_template's sizes; the memory format as resize_'s, Preserve: the template's.
+  Tensor& resize_as_(const Tensor& the_template, std::optional<MemoryFormat> memory_format = std::nullopt);
 
   // ---- small queries and ops libtorch's Tensor has (autograd/aten_methods.cpp) ----
   // num_samples indices per row drawn from this tensor's weights (ember::multinomial, core/random.h).

@@ -1,6 +1,7 @@
 // libtorch's remaining small Tensor methods (core/tensor.h): the random fills log_normal_, cauchy_
 // and geometric_ (the numbers PyTorch 1.13 draws for the same seed), bernoulli as a method, renorm
-// (values and gradients from PyTorch 1.13, gradcheck), set_ / is_set_to / has_storage, and the
+// (values and gradients from PyTorch 1.13, gradcheck), set_ / is_set_to / has_storage, the strided
+// geometry (as_strided_, as_strided_scatter, resize_ with a memory format, is_view), and the
 // one-line forms (isreal, unsafe_chunk, mH, numpy_T, nonzero_numpy, i0, lu_solve).
 #include <vector>
 
@@ -103,6 +104,66 @@ TEST(TensorSmallMethods, SetAndStorageQueries) {
   }
   EXPECT_EQ(leaf.numel(), 3);
   EXPECT_TRUE(leaf.requires_grad());
+}
+
+// as_strided_ / as_strided_scatter, resize_ with a memory format, is_view: values hand-computed
+// (the same calls print the same numbers in libtorch 1.13: tests/compat/programs/tensor_geometry.cpp).
+TEST(TensorSmallMethods, StridedGeometry) {
+  const Tensor x = arange(12, kDouble);
+  // Elements 0, 3, 1, 4 (sizes {2, 2}, strides {1, 3}) replaced by 10, 11, 12, 13; x unchanged.
+  EXPECT_EQ(values(x.as_strided_scatter(tensor({10.0, 11.0, 12.0, 13.0}).reshape({2, 2}), {2, 2}, {1, 3})),
+            (std::vector<double>{10, 12, 2, 11, 13, 5, 6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(values(x.as_strided_scatter(full({2}, -1.0, kDouble), {2}, {4}, 3)),
+            (std::vector<double>{0, 1, 2, -1, 4, 5, 6, -1, 8, 9, 10, 11}));
+  EXPECT_EQ(values(x), values(arange(12, kDouble)));
+  // d self = g with the view zeroed, d src = the view of g.
+  Tensor base = arange(6, kDouble).requires_grad_(), src = full({2}, 10.0, kDouble).requires_grad_();
+  (base.as_strided_scatter(src, {2}, {3}, 1) * arange(1, 7, kDouble)).sum().backward();
+  EXPECT_EQ(values(base.grad()), (std::vector<double>{1, 0, 3, 4, 0, 6}));
+  EXPECT_EQ(values(src.grad()), (std::vector<double>{2, 5}));
+  // And by finite differences (libtorch 1.13 returns g on the view for self instead: its bug).
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const tensor_list& in) {
+        return in[0].as_strided_scatter(in[1], {2, 2}, {1, 3}, 1);
+      },
+      {randn({12}, kDouble).requires_grad_(), randn({2, 2}, kDouble).requires_grad_()}));
+  EXPECT_THROWS_WITH(x.as_strided_scatter(ones({3}, kDouble), {2}, {1}),
+                     "as_strided_scatter: expected src to have a size equal to the as_strided view of self");
+
+  // as_strided_: every handle takes the geometry.
+  Tensor z = x.clone();
+  const Tensor other = z;
+  z.as_strided_({3, 2}, {2, 1}, 1);
+  EXPECT_EQ(other.sizes(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(other.storage_offset(), 1);
+  EXPECT_EQ(values(other), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_THROWS_WITH(z.as_strided_({4}, {5}), "as_strided: sizes [4] and strides [5] at offset 1 reach outside");
+
+  // resize_ with memory formats; Preserve is refused, as libtorch's.
+  Tensor c = empty({0});
+  c.resize_({2, 3, 4, 5}, MemoryFormat::ChannelsLast);
+  EXPECT_EQ(c.strides(), (std::vector<int64_t>{60, 1, 15, 3}));
+  c.resize_({2, 3, 4, 5}, MemoryFormat::Contiguous);
+  EXPECT_EQ(c.strides(), (std::vector<int64_t>{60, 20, 5, 1}));
+  c.resize_as_(zeros({1, 2, 3, 3}).contiguous(MemoryFormat::ChannelsLast), MemoryFormat::Preserve);
+  EXPECT_EQ(c.strides(), (std::vector<int64_t>{18, 1, 6, 2}));
+  EXPECT_THROWS_WITH(c.resize_({2}, MemoryFormat::Preserve), "resize_: Unsupported memory format Preserve");
+  EXPECT_THROWS_WITH(c.resize_({2}, MemoryFormat::ChannelsLast), "resize_: required rank 4 tensor");
+
+  // is_view: views (as_strided and alias included), not copies or fresh tensors.
+  EXPECT_FALSE(x.is_view());
+  EXPECT_TRUE(x.narrow(0, 1, 2).is_view());
+  EXPECT_TRUE(x.view({3, 4}).t().is_view());
+  EXPECT_TRUE(x.as_strided({2}, {2}).is_view());
+  EXPECT_TRUE(x.alias().is_view());
+  EXPECT_FALSE(x.narrow(0, 1, 2).clone().is_view());
+  // An in-place write into an as_strided view reaches its base's gradient, as through any view.
+  Tensor w = full({2}, 3.0, kDouble).requires_grad_();
+  Tensor y = zeros({5}, kDouble);
+  y.as_strided({2}, {2}, 1).add_(w);
+  (y * arange(1, 6, kDouble)).sum().backward();
+  EXPECT_EQ(values(y.detach()), (std::vector<double>{0, 3, 0, 3, 0}));
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{2, 4}));
 }
 
 TEST(TensorSmallMethods, OneLineForms) {

@@ -457,10 +457,50 @@ inline std::vector<Tensor> unflatten_dense_tensors(const Tensor& flat, TensorLis
   return out;
 }
 
+// ---- geometry: as_strided_, as_strided_scatter, and the functional forms of resize_ and set_ ----
+inline const Tensor& as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                                 std::optional<int64_t> storage_offset = std::nullopt) {
+  Tensor handle = self;  // a handle shares the tensor: every handle of self takes the new geometry
+  handle.as_strided_(size, stride, storage_offset);
+  return self;
+}
+inline Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                                 std::optional<int64_t> storage_offset = std::nullopt) {
+  return self.as_strided_scatter(src, size, stride, storage_offset);
+}
+inline const Tensor& resize_as_(const Tensor& self, const Tensor& the_template,
+                                std::optional<MemoryFormat> memory_format = std::nullopt) {
+  Tensor handle = self;
+  handle.resize_as_(the_template, memory_format);
+  return self;
+}
+// The functional forms return a new tensor and leave self alone: a copy of self resized (its first
+// elements kept, new ones uninitialised), and a new tensor viewing source's storage (or an empty one).
+inline Tensor resize(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format = std::nullopt) {
+  NoGradGuard no_grad;  // as resize_, not differentiable
+  Tensor out = self.clone();
+  out.resize_(size, memory_format);
+  return out;
+}
+inline Tensor resize_as(const Tensor& self, const Tensor& the_template,
+                        std::optional<MemoryFormat> memory_format = std::nullopt) {
+  NoGradGuard no_grad;
+  Tensor out = self.clone();
+  out.resize_as_(the_template, memory_format);
+  return out;
+}
+inline Tensor set(const Tensor& self, const Tensor& source) {
+  Tensor out = empty({0}, self.options().requires_grad(false));
+  return out.set_(source);
+}
+inline Tensor set(const Tensor& self) { return empty({0}, self.options().requires_grad(false)); }
+
 }  // namespace torch
 
 namespace at {
 using torch::alias;
+using torch::as_strided_;
+using torch::as_strided_scatter;
 using torch::combinations;
 using torch::copy;
 using torch::empty_strided;
@@ -480,7 +520,11 @@ using torch::norm_except_dim;
 using torch::normal_functional;
 using torch::randint_like;
 using torch::random;
+using torch::resize;
+using torch::resize_as;
+using torch::resize_as_;
 using torch::result_type;
+using torch::set;
 using torch::TensorMaker;
 using torch::unflatten_dense_tensors;
 using torch::unfold_copy;
@@ -519,6 +563,102 @@ EMBER_ATEN_OUT_OF(replication_pad2d)
 EMBER_ATEN_OUT_OF(replication_pad3d)
 EMBER_ATEN_OUT_OF(fill)
 EMBER_ATEN_OUT_OF(zero)
+
+// The geometry functions' out= forms (libtorch's argument lists; resize_out and resize_as_out take
+// the out tensor const, as libtorch's do). As in libtorch 1.13, these do not refuse inputs that
+// require grad: the out tensor gets the values, without history.
+inline Tensor& as_strided_scatter_out(Tensor& out, const Tensor& self, const Tensor& src, IntArrayRef size,
+                                      IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt) {
+  return detail::assign_out(out, ::at::as_strided_scatter(self, src, size, stride, storage_offset),
+                            "as_strided_scatter_out");
+}
+inline Tensor& as_strided_scatter_outf(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                                       std::optional<int64_t> storage_offset, Tensor& out) {
+  return as_strided_scatter_out(out, self, src, size, stride, storage_offset);
+}
+inline const Tensor& resize_out(const Tensor& out, const Tensor& self, IntArrayRef size,
+                                std::optional<MemoryFormat> memory_format = std::nullopt) {
+  Tensor handle = out;
+  detail::assign_out(handle, ::at::resize(self, size, memory_format), "resize_out");
+  return out;
+}
+inline const Tensor& resize_outf(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format,
+                                 const Tensor& out) {
+  return resize_out(out, self, size, memory_format);
+}
+inline const Tensor& resize_as_out(const Tensor& out, const Tensor& self, const Tensor& the_template,
+                                   std::optional<MemoryFormat> memory_format = std::nullopt) {
+  Tensor handle = out;
+  detail::assign_out(handle, ::at::resize_as(self, the_template, memory_format), "resize_as_out");
+  return out;
+}
+inline const Tensor& resize_as_outf(const Tensor& self, const Tensor& the_template,
+                                    std::optional<MemoryFormat> memory_format, const Tensor& out) {
+  return resize_as_out(out, self, the_template, memory_format);
+}
+inline Tensor& set_out(Tensor& out, const Tensor& self, const Tensor& source) {
+  return detail::assign_out(out, ::at::set(self, source), "set_out");
+}
+inline Tensor& set_outf(const Tensor& self, const Tensor& source, Tensor& out) { return set_out(out, self, source); }
+inline Tensor& set_out(Tensor& out, const Tensor& self) { return detail::assign_out(out, ::at::set(self), "set_out"); }
+inline Tensor& set_outf(const Tensor& self, Tensor& out) { return set_out(out, self); }
+
+// The factories' out= forms: out takes the shape, its own dtype and device.
+inline Tensor& empty_strided_out(Tensor& out, IntArrayRef size, IntArrayRef stride) {
+  return detail::assign_out(out, ::at::empty_strided(size, stride, out.options()), "empty_strided_out");
+}
+inline Tensor& empty_strided_outf(IntArrayRef size, IntArrayRef stride, Tensor& out) {
+  return empty_strided_out(out, size, stride);
+}
+inline Tensor& new_empty_strided_out(Tensor& out, const Tensor& self, IntArrayRef size, IntArrayRef stride) {
+  return detail::assign_out(out, self.new_empty_strided(size, stride, out.options()), "new_empty_strided_out");
+}
+inline Tensor& new_empty_strided_outf(const Tensor& self, IntArrayRef size, IntArrayRef stride, Tensor& out) {
+  return new_empty_strided_out(out, self, size, stride);
+}
+inline Tensor& from_file_out(Tensor& out, std::string_view filename, std::optional<bool> shared = std::nullopt,
+                             std::optional<int64_t> size = 0) {
+  return detail::assign_out(out, ::at::from_file(filename, shared, size, out.options()), "from_file_out");
+}
+inline Tensor& from_file_outf(std::string_view filename, std::optional<bool> shared, std::optional<int64_t> size,
+                              Tensor& out) {
+  return from_file_out(out, filename, shared, size);
+}
+inline Tensor& kaiser_window_out(Tensor& out, int64_t window_length, bool periodic = true, double beta = 12.0) {
+  return detail::assign_out(out, ::at::kaiser_window(window_length, periodic, beta, out.options()),
+                            "kaiser_window_out");
+}
+inline Tensor& kaiser_window_outf(int64_t window_length, Tensor& out) { return kaiser_window_out(out, window_length); }
+inline Tensor& kaiser_window_outf(int64_t window_length, bool periodic, Tensor& out) {
+  return kaiser_window_out(out, window_length, periodic);
+}
+inline Tensor& kaiser_window_outf(int64_t window_length, bool periodic, double beta, Tensor& out) {
+  return kaiser_window_out(out, window_length, periodic, beta);
+}
+
+namespace detail {
+// Each piece into its out tensor, as ATen's split_copy out= kernels: one out tensor per piece.
+inline void assign_pieces(TensorList out, const std::vector<Tensor>& pieces, const char* op) {
+  EMBER_CHECK(out.size() == pieces.size(), "{}() expected an out= argument of size {}, got size {}", op, pieces.size(),
+              out.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    Tensor handle = out[i];
+    assign_out(handle, pieces[i], op);
+  }
+}
+}  // namespace detail
+inline void unsafe_split_out(TensorList out, const Tensor& self, int64_t split_size, int64_t dim = 0) {
+  detail::assign_pieces(out, self.unsafe_split(split_size, dim), "unsafe_split_out");
+}
+inline void unsafe_split_outf(const Tensor& self, int64_t split_size, int64_t dim, TensorList out) {
+  unsafe_split_out(out, self, split_size, dim);
+}
+inline void unsafe_split_with_sizes_out(TensorList out, const Tensor& self, IntArrayRef split_sizes, int64_t dim = 0) {
+  detail::assign_pieces(out, self.unsafe_split_with_sizes(split_sizes, dim), "unsafe_split_with_sizes_out");
+}
+inline void unsafe_split_with_sizes_outf(const Tensor& self, IntArrayRef split_sizes, int64_t dim, TensorList out) {
+  unsafe_split_with_sizes_out(out, self, split_sizes, dim);
+}
 
 inline std::tuple<Tensor&, Tensor&> histogram_out(Tensor& hist, Tensor& bin_edges, const Tensor& self,
                                                   const Tensor& bins, const std::optional<Tensor>& weight = {},
