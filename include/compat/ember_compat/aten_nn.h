@@ -12,18 +12,9 @@
 #include <vector>
 
 #include "ember_compat/aten_out.h"
+#include "ember_compat/functional.h"
 
 namespace torch::compat_detail {
-
-// An ATen size list as the D-dim options of a pooling or convolution: one value for every dim, or D.
-template <size_t D>
-ember::ExpandingArray<D> spatial_arg(const char* op, const char* what, ember::IntArrayRef values,
-                                     ember::IntArrayRef fallback = {}) {
-  if (values.empty()) values = fallback;
-  EMBER_CHECK(values.size() == 1 || values.size() == D, "{}: {} must be a single int or a tuple of {} ints, got {}", op,
-              what, D, values);
-  return values.size() == 1 ? ember::ExpandingArray<D>(values[0]) : ember::ExpandingArray<D>(values.vec());
-}
 
 // The upsample kernels' output size and optional per-dim scales as F::interpolate's options. ATen
 // reads a scale (when given) as output = floor(input * scale) with source positions from 1 / scale;
@@ -310,14 +301,15 @@ inline std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
   Tensor bag_sizes = from_vector<int64_t>(bag_size, {bags}).to(weight.device());
   Tensor to_bag = from_vector<int64_t>(offset2bag, {n}).to(weight.device());
   if (mode == 1) return {output, to_bag, bag_sizes, bag_sizes};
-  const Tensor rows = weight.to(kCPU).to(kFloat64).contiguous();
+  // Only the rows the bags index (nn::functional::embedding_bag has checked them), one per index.
+  const Tensor rows = weight.index_select(0, flat.to(weight.device())).to(kCPU).to(kFloat64).contiguous();
   std::vector<int64_t> max_rows(bags * columns, -1);
   for (int64_t b = 0; b < bags; ++b)
     for (int64_t c = 0; c < columns; ++c) {
       double best = 0;
       for (int64_t j = starts[b]; j < bag_end(b); ++j) {
         if (padding_idx && idx[j] == *padding_idx) continue;
-        const double v = rows.data_ptr<double>()[idx[j] * columns + c];
+        const double v = rows.data_ptr<double>()[j * columns + c];
         if (max_rows[b * columns + c] < 0 || v > best) max_rows[b * columns + c] = idx[j], best = v;
       }
     }

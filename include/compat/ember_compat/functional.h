@@ -186,90 +186,101 @@ using torch::rrelu_with_noise_;
 }  // namespace at
 
 // ---- pooling ----
-// An IntArrayRef of one value stands for that value in each dim, and an empty stride for the kernel
-// size, as ATen reads them.
 namespace torch::compat_detail {
+// An ATen size list as the D-dim options of a pooling or convolution, as ATen reads them: one value
+// for every dim, or D; an empty list (a stride) stands for the fallback (the kernel size).
 template <size_t D>
-ember::ExpandingArray<D> expand_pool_arg(ember::IntArrayRef values, ember::IntArrayRef fallback) {
+ember::ExpandingArray<D> spatial_arg(const char* op, const char* what, ember::IntArrayRef values,
+                                     ember::IntArrayRef fallback = {}) {
   if (values.empty()) values = fallback;
+  EMBER_CHECK(values.size() == 1 || values.size() == D, "{}: {} must be a single int or a tuple of {} ints, got {}", op,
+              what, D, values);
   return values.size() == 1 ? ember::ExpandingArray<D>(values[0]) : ember::ExpandingArray<D>(values.vec());
 }
 }  // namespace torch::compat_detail
 namespace torch {
 inline Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                          IntArrayRef dilation = 1, bool ceil_mode = false) {
-  using compat_detail::expand_pool_arg;
-  return nn::functional::max_pool1d(input, nn::MaxPool1dOptions(expand_pool_arg<1>(kernel_size, {}))
-                                               .stride(expand_pool_arg<1>(stride, kernel_size))
-                                               .padding(expand_pool_arg<1>(padding, {}))
-                                               .dilation(expand_pool_arg<1>(dilation, {}))
-                                               .ceil_mode(ceil_mode));
+  using compat_detail::spatial_arg;
+  return nn::functional::max_pool1d(input,
+                                    nn::MaxPool1dOptions(spatial_arg<1>("max_pool1d", "kernel_size", kernel_size))
+                                        .stride(spatial_arg<1>("max_pool1d", "stride", stride, kernel_size))
+                                        .padding(spatial_arg<1>("max_pool1d", "padding", padding))
+                                        .dilation(spatial_arg<1>("max_pool1d", "dilation", dilation))
+                                        .ceil_mode(ceil_mode));
 }
 inline Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                          IntArrayRef dilation = 1, bool ceil_mode = false) {
-  using compat_detail::expand_pool_arg;
-  return nn::functional::max_pool2d(input, nn::MaxPool2dOptions(expand_pool_arg<2>(kernel_size, {}))
-                                               .stride(expand_pool_arg<2>(stride, kernel_size))
-                                               .padding(expand_pool_arg<2>(padding, {}))
-                                               .dilation(expand_pool_arg<2>(dilation, {}))
-                                               .ceil_mode(ceil_mode));
+  using compat_detail::spatial_arg;
+  return nn::functional::max_pool2d(input,
+                                    nn::MaxPool2dOptions(spatial_arg<2>("max_pool2d", "kernel_size", kernel_size))
+                                        .stride(spatial_arg<2>("max_pool2d", "stride", stride, kernel_size))
+                                        .padding(spatial_arg<2>("max_pool2d", "padding", padding))
+                                        .dilation(spatial_arg<2>("max_pool2d", "dilation", dilation))
+                                        .ceil_mode(ceil_mode));
 }
 inline Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                          bool ceil_mode = false, bool count_include_pad = true,
                          std::optional<int64_t> divisor_override = std::nullopt) {
-  using compat_detail::expand_pool_arg;
-  return nn::functional::avg_pool2d(input, nn::AvgPool2dOptions(expand_pool_arg<2>(kernel_size, {}))
-                                               .stride(expand_pool_arg<2>(stride, kernel_size))
-                                               .padding(expand_pool_arg<2>(padding, {}))
-                                               .ceil_mode(ceil_mode)
-                                               .count_include_pad(count_include_pad)
-                                               .divisor_override(divisor_override));
+  using compat_detail::spatial_arg;
+  return nn::functional::avg_pool2d(input,
+                                    nn::AvgPool2dOptions(spatial_arg<2>("avg_pool2d", "kernel_size", kernel_size))
+                                        .stride(spatial_arg<2>("avg_pool2d", "stride", stride, kernel_size))
+                                        .padding(spatial_arg<2>("avg_pool2d", "padding", padding))
+                                        .ceil_mode(ceil_mode)
+                                        .count_include_pad(count_include_pad)
+                                        .divisor_override(divisor_override));
 }
 inline Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
-  return nn::functional::adaptive_avg_pool2d(
-      input, nn::AdaptiveAvgPool2dOptions(compat_detail::expand_pool_arg<2>(output_size, {})));
+  return nn::functional::adaptive_avg_pool2d(input, nn::AdaptiveAvgPool2dOptions(compat_detail::spatial_arg<2>(
+                                                        "adaptive_avg_pool2d", "output_size", output_size)));
 }
 inline std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                           IntArrayRef stride = {}, IntArrayRef padding = 0,
                                                           IntArrayRef dilation = 1, bool ceil_mode = false) {
-  using compat_detail::expand_pool_arg;
-  return nn::functional::max_pool1d_with_indices(input, nn::MaxPool1dOptions(expand_pool_arg<1>(kernel_size, {}))
-                                                            .stride(expand_pool_arg<1>(stride, kernel_size))
-                                                            .padding(expand_pool_arg<1>(padding, {}))
-                                                            .dilation(expand_pool_arg<1>(dilation, {}))
-                                                            .ceil_mode(ceil_mode));
+  using compat_detail::spatial_arg;
+  return nn::functional::max_pool1d_with_indices(
+      input, nn::MaxPool1dOptions(spatial_arg<1>("max_pool1d_with_indices", "kernel_size", kernel_size))
+                 .stride(spatial_arg<1>("max_pool1d_with_indices", "stride", stride, kernel_size))
+                 .padding(spatial_arg<1>("max_pool1d_with_indices", "padding", padding))
+                 .dilation(spatial_arg<1>("max_pool1d_with_indices", "dilation", dilation))
+                 .ceil_mode(ceil_mode));
 }
 inline std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                           IntArrayRef stride = {}, IntArrayRef padding = 0,
                                                           IntArrayRef dilation = 1, bool ceil_mode = false) {
-  using compat_detail::expand_pool_arg;
-  return nn::functional::max_pool2d_with_indices(input, nn::MaxPool2dOptions(expand_pool_arg<2>(kernel_size, {}))
-                                                            .stride(expand_pool_arg<2>(stride, kernel_size))
-                                                            .padding(expand_pool_arg<2>(padding, {}))
-                                                            .dilation(expand_pool_arg<2>(dilation, {}))
-                                                            .ceil_mode(ceil_mode));
+  using compat_detail::spatial_arg;
+  return nn::functional::max_pool2d_with_indices(
+      input, nn::MaxPool2dOptions(spatial_arg<2>("max_pool2d_with_indices", "kernel_size", kernel_size))
+                 .stride(spatial_arg<2>("max_pool2d_with_indices", "stride", stride, kernel_size))
+                 .padding(spatial_arg<2>("max_pool2d_with_indices", "padding", padding))
+                 .dilation(spatial_arg<2>("max_pool2d_with_indices", "dilation", dilation))
+                 .ceil_mode(ceil_mode));
 }
 inline Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                          bool ceil_mode = false, bool count_include_pad = true) {
-  using compat_detail::expand_pool_arg;
-  return nn::functional::avg_pool1d(input, nn::AvgPool1dOptions(expand_pool_arg<1>(kernel_size, {}))
-                                               .stride(expand_pool_arg<1>(stride, kernel_size))
-                                               .padding(expand_pool_arg<1>(padding, {}))
-                                               .ceil_mode(ceil_mode)
-                                               .count_include_pad(count_include_pad));
+  using compat_detail::spatial_arg;
+  return nn::functional::avg_pool1d(input,
+                                    nn::AvgPool1dOptions(spatial_arg<1>("avg_pool1d", "kernel_size", kernel_size))
+                                        .stride(spatial_arg<1>("avg_pool1d", "stride", stride, kernel_size))
+                                        .padding(spatial_arg<1>("avg_pool1d", "padding", padding))
+                                        .ceil_mode(ceil_mode)
+                                        .count_include_pad(count_include_pad));
 }
 inline Tensor adaptive_avg_pool1d(const Tensor& input, IntArrayRef output_size) {
-  return nn::functional::adaptive_avg_pool1d(
-      input, nn::AdaptiveAvgPool1dOptions(compat_detail::expand_pool_arg<1>(output_size, {})));
+  return nn::functional::adaptive_avg_pool1d(input, nn::AdaptiveAvgPool1dOptions(compat_detail::spatial_arg<1>(
+                                                        "adaptive_avg_pool1d", "output_size", output_size)));
 }
 // ATen's adaptive max pools return (values, indices).
 inline std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input, IntArrayRef output_size) {
   return nn::functional::adaptive_max_pool1d_with_indices(
-      input, nn::AdaptiveMaxPool1dOptions(compat_detail::expand_pool_arg<1>(output_size, {})));
+      input,
+      nn::AdaptiveMaxPool1dOptions(compat_detail::spatial_arg<1>("adaptive_max_pool1d", "output_size", output_size)));
 }
 inline std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, IntArrayRef output_size) {
   return nn::functional::adaptive_max_pool2d_with_indices(
-      input, nn::AdaptiveMaxPool2dOptions(compat_detail::expand_pool_arg<2>(output_size, {})));
+      input,
+      nn::AdaptiveMaxPool2dOptions(compat_detail::spatial_arg<2>("adaptive_max_pool2d", "output_size", output_size)));
 }
 
 // ---- dropout, linear, normalization, padding, distances: ATen's argument lists ----
