@@ -48,6 +48,7 @@
 #include "ember_compat/aten_out_factories.h"
 #include "ember_compat/fft.h"
 #include "ember_compat/linalg.h"
+#include "ember_compat/pickle.h"
 #include "ember_compat/serialization.h"
 #include "ember_compat/special.h"
 #include "ember_compat/unsupported.h"
