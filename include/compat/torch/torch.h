@@ -45,6 +45,7 @@
 
 #include "ember_compat/aten_composed.h"
 
+#include "ember_compat/aten_draws.h"
 #include "ember_compat/aten_out_factories.h"
 #include "ember_compat/fft.h"
 #include "ember_compat/linalg.h"
