@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 namespace ember::cuda::emu {
 
@@ -25,5 +26,9 @@ void reset_errors();
 std::string last_error_detail();
 // Records an illegal address found by an emulated library call (cuBLAS): sticky, as a faulting kernel.
 void report_illegal_address(const std::string& what);
+// The kernels launched between the two calls, by their EMBER_LAUNCH spelling ("vectorized_kernel<4,
+// UnaryApply<...>>"): for tests that check which kernel a path takes. Off (and free) otherwise.
+void start_launch_log();
+std::vector<std::string> stop_launch_log();
 
 }  // namespace ember::cuda::emu

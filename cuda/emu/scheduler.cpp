@@ -27,6 +27,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/mman.h>
@@ -66,6 +67,8 @@ struct Settings {
   std::set<const void*> uses_barrier;          // kernels seen at a __syncthreads
   std::set<const void*> no_barrier;            // kernels whose first block reached none
   std::map<const void*, size_t> shared_optin;  // cudaFuncSetAttribute's dynamic shared memory
+  bool logging = false;                        // start_launch_log() to stop_launch_log()
+  std::vector<std::string> launched;
 };
 Settings& settings() {
   static Settings s;
@@ -561,6 +564,18 @@ std::string check_arguments(const KernelCall& call, DeviceAccess& access) {
 
 Order order() { return settings().order; }
 void set_order(Order o) { settings().order = o; }
+void start_launch_log() {
+  Settings& s = settings();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.launched.clear();
+  s.logging = true;
+}
+std::vector<std::string> stop_launch_log() {
+  Settings& s = settings();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.logging = false;
+  return std::exchange(s.launched, {});
+}
 const char* order_name(Order o) {
   return o == Order::Forward ? "forward" : o == Order::Reverse ? "reverse" : "shuffle";
 }
@@ -679,6 +694,7 @@ void launch(const KernelCall& call) {
     std::lock_guard<std::mutex> lock(s.mutex);
     fibers = fibers || s.uses_barrier.count(call.key) > 0;
     probe = s.no_barrier.count(call.key) == 0;  // a kernel's first launch probes its first block as fibers
+    if (s.logging) s.launched.emplace_back(call.name);
   }
   t_running_kernel = call.name;
   for (uint64_t i = 0; i < nblocks; ++i) {
