@@ -204,6 +204,11 @@ Tensor autocast_to_lower(const Tensor& x) {
   return cached_lower(x);
 }
 
+bool autocast_casts_to_float32(AutocastOp op, const Tensor& x) {
+  return !g_state.excluded && eligible(x) && x.dtype() != kFloat32 &&
+         autocast_policy(op, x.device().type) == CastPolicy::fp32;
+}
+
 }  // namespace autograd
 
 }  // namespace ember

@@ -207,6 +207,10 @@ class AutocastExcluded {
 
 // x converted as a lower_precision_fp op converts it (through the weight cache), or x itself.
 Tensor autocast_to_lower(const Tensor& x);
+// Whether AutocastCall{op, {x, ...}} would copy x, the op's first input, up to float32 (x float16 or
+// bfloat16 under the fp32 policy). cross_entropy and layer_norm ask first: their fused CUDA kernels
+// read float16 / bfloat16 themselves, with float32 sums and a float32 result, so no copy is made.
+bool autocast_casts_to_float32(AutocastOp op, const Tensor& x);
 
 }  // namespace autograd
 

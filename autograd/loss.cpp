@@ -146,13 +146,17 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 //   forward  loss_i = lse_i - (1 - s) x[i, t_i] - (s / C) sum_c x[i, c]   (0 where t_i is ignored)
 //   backward dx[i, c] = g_i (softmax(x_i)[c] - (1 - s) [c == t_i] - s / C)
 // g_i is the loss's gradient per row: g, or g / count for the mean over the targets not ignored.
+// bfloat16 / float16 logits (from CUDA autocast, nn/functional.cpp) are read as float32 by the
+// kernel: the loss is float32, as autocast's float32 policy gives, and dx comes back in their dtype.
 std::optional<Tensor> detail::fused_cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction,
                                                   int64_t ignore_index, double label_smoothing) {
   const char* op = "cross_entropy";
   check_nll_loss_target_shape(input, target, op);
-  if (input.dim() > 2 || !input.is_contiguous() || (input.dtype() != kFloat32 && input.dtype() != kFloat64) ||
-      input.size(-1) == 0)
+  const ScalarType dtype = input.dtype();
+  if (input.dim() > 2 || !input.is_contiguous() ||
+      (dtype != kFloat32 && dtype != kFloat64 && !is_reduced_floating_point(dtype)) || input.size(-1) == 0)
     return std::nullopt;
+  const ScalarType compute = is_reduced_floating_point(dtype) ? kFloat32 : dtype;  // of the loss and lse
   const Tensor logits = input.dim() == 1 ? input.unsqueeze(0) : input;  // (N, C)
   const Tensor rows_target = target.reshape({-1}).contiguous();         // (N)
   const int64_t N = logits.size(0), C = logits.size(1);
@@ -172,8 +176,8 @@ std::optional<Tensor> detail::fused_cross_entropy(const Tensor& input, const Ten
   double count = 0;  // targets not ignored, read back with the bad-target check
   {
     NoGradGuard no_grad;  // kernels only: the node is recorded below
-    Tensor losses = empty({N}, logits.options());
-    lse = empty({N}, logits.options());
+    Tensor losses = empty({N}, logits.options().dtype(compute));
+    lse = empty({N}, logits.options().dtype(compute));
     Tensor status = from_vector<int64_t>({ignore_index, 0}, {2}).to(logits.device());
     if (!backend_for(logits).cross_entropy(losses, lse, status, logits, rows_target, ignore_index, s))
       return std::nullopt;
@@ -191,7 +195,7 @@ std::optional<Tensor> detail::fused_cross_entropy(const Tensor& input, const Ten
   autograd::FusedBackward backward{
       // From differentiable ops (create_graph): softmax(x) minus the smoothed one-hot, scaled per row.
       .composed = [=](const Tensor& g, const tensor_list& saved) -> tensor_list {
-        const Tensor &x = saved[0], &t = saved[1];
+        const Tensor x = saved[0].to(compute), &t = saved[1];
         Tensor valid = t.ne(ignore_index);
         Tensor index = t.masked_fill(valid.logical_not(), 0).unsqueeze(1);  // (N, 1)
         Tensor goal = zeros({N, C}, x.options())
@@ -199,6 +203,7 @@ std::optional<Tensor> detail::fused_cross_entropy(const Tensor& input, const Ten
                           .add(s / static_cast<double>(C));  // (N, C) smoothed one-hot
         Tensor scale = per_row(g, count) * valid.to(x.dtype());
         Tensor dx = (x.softmax(1) - goal) * scale.unsqueeze(1);
+        dx = dx.to(dtype);
         return {vector_input ? dx.squeeze(0) : dx};
       },
       .fused = [=](const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {

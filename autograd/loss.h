@@ -53,11 +53,11 @@ void check_nll_loss_target_shape(const Tensor& input, const Tensor& target, cons
 // The class weights' checks (shape (C), input's dtype and device, no gradient), as PyTorch's texts.
 void check_class_weight(const Tensor& input, const Tensor& weight, const char* op);
 
-// cross_entropy of class indices through the backend's fused kernel (Backend::cross_entropy), for
-// (C) or (N, C) contiguous float32 / float64 logits: log-softmax, loss and gradient each one pass
-// per row, one node ("NllLossBackward0", or "AddBackward0" with label smoothing, as PyTorch's
-// grad_fn of the loss). std::nullopt where it does not apply (other shapes or dtypes, a backend
-// without the kernel): nn::functional::cross_entropy then composes log_softmax and nll_loss.
+// cross_entropy of class indices through the backend's fused kernel (Backend::cross_entropy), for (C) or (N, C)
+// contiguous float32 / float64 logits, or bfloat16 / float16 ones read as float32 (a float32 loss, the gradient in
+// their dtype): log-softmax, loss and gradient each one pass per row, one node ("NllLossBackward0", or "AddBackward0"
+// with label smoothing, as PyTorch's grad_fn of the loss). std::nullopt where it does not apply (other shapes or
+// dtypes, a backend without the kernel): nn::functional::cross_entropy then composes log_softmax and nll_loss.
 // Targets out of range throw, naming cross_entropy and the target.
 std::optional<Tensor> fused_cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction,
                                           int64_t ignore_index, double label_smoothing);

@@ -86,16 +86,14 @@ Tensor layer_norm_composed(const Tensor& input, IntArrayRef dims, const Tensor& 
   return y;
 }
 
-}  // namespace
-
 // LayerNorm as one primitive (NativeLayerNormBackward0, as PyTorch records it) where the backend
 // has the fused kernels: one pass forward saving each row's mean and rstd, one pass backward.
-// Under create_graph the backward is the same formula from differentiable ops.
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
-                  double eps) {
-  EMBER_TRACE_OP();
-  if (autograd::AutocastCall cast{autograd::AutocastOp::layer_norm, {input, weight, bias}})
-    return layer_norm(cast[0], normalized_shape, cast[1], cast[2], eps);
+// Under create_graph the backward is the same formula from differentiable ops. `compute` is the
+// dtype of the output, mean, rstd, weight and bias: input's own, or float32 for a bfloat16 /
+// float16 input that the kernel reads as float32 (CUDA autocast); the composed forms then cast
+// the input first, and din comes back in input's dtype either way.
+Tensor layer_norm_of(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                     double eps, ScalarType compute) {
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "layer_norm: normalized_shape must have at least one dimension");
   bool matches = input.dim() >= k;
@@ -116,7 +114,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
 
   const bool same_dtype =
-      (!weight.defined() || weight.dtype() == input.dtype()) && (!bias.defined() || bias.dtype() == input.dtype());
+      (!weight.defined() || weight.dtype() == compute) && (!bias.defined() || bias.dtype() == compute);
   const int64_t D = numel_of(normalized_shape), N = D ? input.numel() / D : 0;
   const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
@@ -130,25 +128,26 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
              Backend& be = backend_for(input);
              Tensor x = kernel::contiguous(input);
              Tensor x2 = raw_view(x, {N, D}, {D, 1}, x.storage_offset());
-             Tensor y = raw_empty({N, D}, x.dtype(), x.device());
-             Tensor mean = raw_empty({N}, x.dtype(), x.device()), rstd = raw_empty({N}, x.dtype(), x.device());
+             Tensor y = raw_empty({N, D}, compute, x.device());
+             Tensor mean = raw_empty({N}, compute, x.device()), rstd = raw_empty({N}, compute, x.device());
              auto plain = [](const Tensor& t) { return t.defined() ? kernel::contiguous(t) : Tensor(); };
              if (!same_dtype || N * D == 0 || !be.layer_norm(y, mean, rstd, x2, plain(weight), plain(bias), eps))
                return std::nullopt;
              return tensor_list{raw_view(y, input.sizes().vec(), contiguous_strides(input.sizes()), 0), mean, rstd};
            },
-           .composed = [&] { return layer_norm_composed(input, dims, weight, bias, eps); }},
+           .composed = [&] { return layer_norm_composed(input.to(compute), dims, weight, bias, eps); }},
        // dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) with gw = g weight; dweight = sum(g xhat), dbias = sum(g)
        .backward = {
            .composed = [dims, eps, need_x, need_w, need_b](const Tensor& g, const tensor_list& saved) -> tensor_list {
-             const Tensor &x = saved[0], &w = saved[1];
+             const Tensor x = saved[0].to(g.dtype()), &w = saved[1];  // in g's (compute) dtype
              auto [xhat, rs] = normalize_composed(x, dims, eps);
              Tensor gw = w.defined() ? g * w : g;
              Tensor dx = rs * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true));
              std::vector<int64_t> rows;  // the leading dims, summed over for weight and bias
              for (int64_t d = 0; d < dims.front(); ++d) rows.push_back(d);
              auto over_rows = [&](const Tensor& t) { return rows.empty() ? t : t.sum(rows); };
-             return {need_x ? dx : Tensor(), need_w ? over_rows(g * xhat) : Tensor(), need_b ? over_rows(g) : Tensor()};
+             return {need_x ? dx.to(saved[0].dtype()) : Tensor(), need_w ? over_rows(g * xhat) : Tensor(),
+                     need_b ? over_rows(g) : Tensor()};
            },
            .fused = [need_x, need_w, need_b, wshape = normalized_shape.vec()](
                         const Tensor& g, const tensor_list& saved) -> std::optional<tensor_list> {
@@ -157,7 +156,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
              Tensor xc = kernel::contiguous(x);
              Tensor x2 = raw_view(xc, {N, D}, {D, 1}, xc.storage_offset());
              Tensor g2 = raw_view(kernel::contiguous(g), {N, D}, {D, 1}, 0);
-             Tensor dx = need_x ? raw_empty({N, D}, g.dtype(), g.device()) : Tensor();
+             Tensor dx = need_x ? raw_empty({N, D}, x.dtype(), g.device()) : Tensor();
              Tensor dw = need_w ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
              Tensor db = need_b ? raw_empty(wshape, g.dtype(), g.device()) : Tensor();
              if (!backend_for(g).layer_norm_backward(dx, dw, db, g2, x2, mean, rstd,
@@ -166,6 +165,25 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
              if (dx.defined()) dx = raw_view(dx, x.sizes().vec(), contiguous_strides(x.sizes()), 0);
              return tensor_list{dx, dw, db};
            }}});
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  EMBER_TRACE_OP();
+  // Under CUDA autocast a bfloat16 / float16 input goes to the kernel as it is (read as float32
+  // there) rather than copied to float32 first; weight and bias take the float32 policy's casts.
+  if (autograd::autocast_casts_to_float32(autograd::AutocastOp::layer_norm, input)) {
+    autograd::AutocastExcluded off;  // as inside AutocastCall: the ops below keep their dtypes
+    const auto up = [](const Tensor& t) {
+      return t.defined() && is_reduced_floating_point(t.dtype()) ? t.to(kFloat32) : t;
+    };
+    return layer_norm_of(input, normalized_shape, up(weight), up(bias), eps, kFloat32);
+  }
+  if (autograd::AutocastCall cast{autograd::AutocastOp::layer_norm, {input, weight, bias}})
+    return layer_norm(cast[0], normalized_shape, cast[1], cast[2], eps);
+  return layer_norm_of(input, normalized_shape, weight, bias, eps, input.dtype());
 }
 
 namespace {

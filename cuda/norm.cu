@@ -9,6 +9,12 @@
 // a row: coalesced) and a band of rows; with several bands, each writes its partial sums and a
 // last small kernel adds the bands in order. No atomics, so every run gives the same bits. Sums
 // accumulate in the row's type in tree order (block_reduce), as PyTorch's CUDA kernels do.
+// A bfloat16 or float16 input (autocast's float32 policy, autograd/autocast.h) is read as it is,
+// with float32 weight, bias, statistics and output (opmath_t): the float32 kernels' arithmetic on
+// the same values, so the bits of casting the input first, without the cast's pass; din is rounded
+// once to the input's dtype, as the cast's backward rounds the float32 gradient.
+#include <initializer_list>
+
 #include "cuda/block_reduce.cuh"
 #include "cuda/kernels.h"
 #include "cuda/launchers.h"
@@ -26,46 +32,51 @@ struct SumPair {
   T a, b;
 };
 
-template <typename T>
+// In: the input's type; T = opmath_t<In>, the type of everything else.
+template <typename In, typename T = opmath_t<In>>
 __global__ void __launch_bounds__(kMaxRowBlock)
-    layer_norm_forward_kernel(T* out, T* mean, T* rstd, const T* in, const T* weight, const T* bias, int64_t N,
+    layer_norm_forward_kernel(T* out, T* mean, T* rstd, const In* in, const T* weight, const T* bias, int64_t N,
                               int64_t D, T eps) {
   T* scratch = shared_scratch<T>();
   const auto add = [](T a, T b) { return a + b; };
   for (int64_t r = blockIdx.x; r < N; r += gridDim.x) {
-    const T* x = in + r * D;
+    const In* x = in + r * D;
     T* y = out + r * D;
     T sum = 0;
-    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) sum += x[c];
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) sum += static_cast<T>(x[c]);
     const T m = block_reduce(sum, add, scratch) / static_cast<T>(D);
     T sq = 0;
-    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) sq += (x[c] - m) * (x[c] - m);
+    for (int64_t c = threadIdx.x; c < D; c += blockDim.x) {
+      const T centered = static_cast<T>(x[c]) - m;
+      sq += centered * centered;
+    }
     const T s = T(1) / sqrt(block_reduce(sq, add, scratch) / static_cast<T>(D) + eps);
     if (threadIdx.x == 0) {
       mean[r] = m;
       rstd[r] = s;
     }
     for (int64_t c = threadIdx.x; c < D; c += blockDim.x)
-      y[c] = (x[c] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+      y[c] = (static_cast<T>(x[c]) - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
   }
 }
 
 // dx for each row: d/dx of LayerNorm = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)).
-template <typename T>
+// din and in of type In, the rest (and the arithmetic) T = opmath_t<In>.
+template <typename In, typename T = opmath_t<In>>
 __global__ void __launch_bounds__(kMaxRowBlock)
-    layer_norm_backward_input_kernel(T* din, const T* dout, const T* in, const T* mean, const T* rstd, const T* weight,
-                                     int64_t N, int64_t D) {
+    layer_norm_backward_input_kernel(In* din, const T* dout, const In* in, const T* mean, const T* rstd,
+                                     const T* weight, int64_t N, int64_t D) {
   SumPair<T>* scratch = shared_scratch<SumPair<T>>();
   for (int64_t r = blockIdx.x; r < N; r += gridDim.x) {
     const T* g = dout + r * D;
-    const T* x = in + r * D;
-    T* dx = din + r * D;
+    const In* x = in + r * D;
+    In* dx = din + r * D;
     const T m = mean[r], s = rstd[r];
     SumPair<T> sums{T(0), T(0)};
     for (int64_t c = threadIdx.x; c < D; c += blockDim.x) {
       const T gw = weight ? g[c] * weight[c] : g[c];
       sums.a += gw;
-      sums.b += gw * ((x[c] - m) * s);
+      sums.b += gw * ((static_cast<T>(x[c]) - m) * s);
     }
     sums = block_reduce(
         sums,
@@ -76,7 +87,7 @@ __global__ void __launch_bounds__(kMaxRowBlock)
     const T mean_gw = sums.a / static_cast<T>(D), mean_gw_xhat = sums.b / static_cast<T>(D);
     for (int64_t c = threadIdx.x; c < D; c += blockDim.x) {
       const T gw = weight ? g[c] * weight[c] : g[c];
-      dx[c] = s * (gw - mean_gw - (x[c] - m) * s * mean_gw_xhat);
+      dx[c] = In(s * (gw - mean_gw - (static_cast<T>(x[c]) - m) * s * mean_gw_xhat));
     }
   }
 }
@@ -85,9 +96,9 @@ __global__ void __launch_bounds__(kMaxRowBlock)
 // [band * rows_per_band, +rows_per_band) with band = b / col_blocks; it writes pdw[band * D + c]
 // and pdb[band * D + c] (either may be null). Its 256 threads are 8 groups of 32 columns, each
 // group reading every 8th row of the band; the groups' sums are then added in shared memory.
-template <typename T>
+template <typename In, typename T = opmath_t<In>>
 __global__ void __launch_bounds__(kBlockSize)
-    layer_norm_backward_params_kernel(T* pdw, T* pdb, const T* dout, const T* in, const T* mean, const T* rstd,
+    layer_norm_backward_params_kernel(T* pdw, T* pdb, const T* dout, const In* in, const T* mean, const T* rstd,
                                       int64_t N, int64_t D, int64_t col_blocks, int64_t rows_per_band) {
   T* scratch = shared_scratch<T>();  // (2, kRowGroups, kColumnsPerBlock)
   const int lane = threadIdx.x % kColumnsPerBlock, group = threadIdx.x / kColumnsPerBlock;
@@ -98,7 +109,7 @@ __global__ void __launch_bounds__(kBlockSize)
   if (c < D) {
     for (int64_t r = r0 + group; r < r1; r += kRowGroups) {
       const T g = dout[r * D + c];
-      dw += g * ((in[r * D + c] - mean[r]) * rstd[r]);
+      dw += g * ((static_cast<T>(in[r * D + c]) - mean[r]) * rstd[r]);
       db += g;
     }
   }
@@ -135,18 +146,38 @@ int64_t layer_norm_param_bands(int64_t N) {
   return bands < 1 ? 1 : (bands > kMaxBands ? kMaxBands : bands);
 }
 
-// in, dout (N, D) contiguous; weight and bias (D) or undefined.
+namespace {
+
+// The input's types: float32 and float64, and bfloat16 and float16 read as float32.
+template <typename F>
+void dispatch_input(const char* name, ScalarType type, F&& f) {
+  dispatch_among<float, double, DeviceBFloat16, DeviceHalf>(type, f, [&] { unsupported_dtype(name, type); });
+}
+
+// Whether the kernels take an input of `in` with the other tensors of `rest` (the undefined ones
+// skipped): all of one floating dtype, or a bfloat16 / float16 input with float32 for the rest.
+// float16 and bfloat16 throughout compose.
+bool takes(ScalarType in, std::initializer_list<const TensorView*> rest) {
+  if (in != kFloat32 && in != kFloat64 && !is_reduced_floating_point(in)) return false;
+  for (const TensorView* t : rest)
+    if (t->defined && t->dtype != compute_dtype(in)) return false;
+  return true;
+}
+
+}  // namespace
+
+// in, dout (N, D) contiguous; weight and bias (D) or undefined; dtypes as takes() allows.
 bool launchers::layer_norm(const TensorView& out, const TensorView& mean, const TensorView& rstd, const TensorView& in,
                            const TensorView& weight, const TensorView& bias, double eps) {
-  if (is_reduced_floating_point(in.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
+  if (!takes(in.dtype, {&out, &mean, &rstd, &weight, &bias})) return false;
   cudaStream_t s = prepare(out.device);
-  require_floating(in.dtype, "layer_norm");
   const int64_t N = in.sizes[0], D = in.sizes[1];
-  dispatch_floating_type("layer_norm", in.dtype, [&]<typename T>() {
+  dispatch_input("layer_norm", in.dtype, [&]<typename In>() {
+    using T = opmath_t<In>;
     if (N == 0 || D == 0) return;
     const int block = block_for_row(D);
-    EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<T>)
-    (out.ptr<T>(), mean.ptr<T>(), rstd.ptr<T>(), in.ptr<const T>(), static_cast<const T*>(weight.ptr_or_null()),
+    EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(T), s, layer_norm_forward_kernel<In>)
+    (out.ptr<T>(), mean.ptr<T>(), rstd.ptr<T>(), in.ptr<const In>(), static_cast<const T*>(weight.ptr_or_null()),
      static_cast<const T*>(bias.ptr_or_null()), N, D, static_cast<T>(eps));
     check_launch("layer_norm");
   });
@@ -154,29 +185,32 @@ bool launchers::layer_norm(const TensorView& out, const TensorView& mean, const 
 }
 
 // din, dweight and dbias are each written when defined; weight may be undefined (no affine weight).
+// din is of in's dtype, the rest of its compute dtype (float32 for a bfloat16 / float16 input).
 bool launchers::layer_norm_backward(const TensorView& din, const TensorView& dweight, const TensorView& dbias,
                                     const TensorView& dout, const TensorView& in, const TensorView& mean,
                                     const TensorView& rstd, const TensorView& weight) {
-  if (is_reduced_floating_point(in.dtype)) return false;  // composed: float16 and bfloat16 have no fused kernel
+  if (!takes(in.dtype, {&dweight, &dbias, &dout, &mean, &rstd, &weight}) || (din.defined && din.dtype != in.dtype))
+    return false;
   cudaStream_t s = prepare(in.device);
-  require_floating(in.dtype, "layer_norm_backward");
   const int64_t N = in.sizes[0], D = in.sizes[1];
   if (N == 0 || D == 0) return true;
   const int64_t bands = layer_norm_param_bands(N);
   // (2, bands, D): the bands' partial dweight and dbias, where there are several bands
   const bool params = dweight.defined || dbias.defined;
-  const DeviceBuffer partial =
-      params && bands > 1 ? DeviceBuffer(in.device, 2 * bands * D * element_size(in.dtype)) : DeviceBuffer();
-  dispatch_floating_type("layer_norm", in.dtype, [&]<typename T>() {
+  const DeviceBuffer partial = params && bands > 1
+                                   ? DeviceBuffer(in.device, 2 * bands * D * element_size(compute_dtype(in.dtype)))
+                                   : DeviceBuffer();
+  dispatch_input("layer_norm_backward", in.dtype, [&]<typename In>() {
+    using T = opmath_t<In>;
     const T* g = dout.ptr<const T>();
-    const T* x = in.ptr<const T>();
+    const In* x = in.ptr<const In>();
     const T* mu = mean.ptr<const T>();
     const T* rs = rstd.ptr<const T>();
     if (din.defined) {
       const int block = block_for_row(D);
       EMBER_LAUNCH(std::min<int64_t>(N, kMaxGrid), block, block * sizeof(SumPair<T>), s,
-                   layer_norm_backward_input_kernel<T>)
-      (din.ptr<T>(), g, x, mu, rs, static_cast<const T*>(weight.ptr_or_null()), N, D);
+                   layer_norm_backward_input_kernel<In>)
+      (din.ptr<In>(), g, x, mu, rs, static_cast<const T*>(weight.ptr_or_null()), N, D);
       check_launch("layer_norm_backward");
     }
     if (!params) return;
@@ -188,7 +222,7 @@ bool launchers::layer_norm_backward(const TensorView& din, const TensorView& dwe
     T* db = static_cast<T*>(dbias.ptr_or_null());
     T* pdw = !dw ? nullptr : bands == 1 ? dw : p;
     T* pdb = !db ? nullptr : bands == 1 ? db : p + bands * D;
-    EMBER_LAUNCH(col_blocks * bands, kBlockSize, 2 * kBlockSize * sizeof(T), s, layer_norm_backward_params_kernel<T>)
+    EMBER_LAUNCH(col_blocks * bands, kBlockSize, 2 * kBlockSize * sizeof(T), s, layer_norm_backward_params_kernel<In>)
     (pdw, pdb, g, x, mu, rs, N, D, col_blocks, rows_per_band);
     check_launch("layer_norm_backward");
     if (bands == 1) return;

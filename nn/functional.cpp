@@ -162,7 +162,18 @@ Tensor masked_softmax(const Tensor& scores, const Tensor& mask, int64_t dim) {
 
 Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const CrossEntropyFuncOptions& options) {
   EMBER_TRACE_OP();
-  // Under autocast the loss is computed in float32 (autograd/autocast.h).
+  // Under autocast the loss is computed in float32 (autograd/autocast.h). bfloat16 / float16 logits
+  // of class indices go to the fused kernel as they are (read as float32 there) where it takes
+  // them, rather than copied to float32 first: on CUDA, the GPT's (B * T, vocab) logits.
+  const double smoothing_arg = options.label_smoothing();
+  if (!options.weight().defined() && !target_arg.is_floating_point() && smoothing_arg >= 0 && smoothing_arg <= 1 &&
+      target_arg.device() == input_arg.device() &&
+      autograd::autocast_casts_to_float32(autograd::AutocastOp::cross_entropy, input_arg)) {
+    autograd::AutocastExcluded off;  // as inside AutocastCall: the ops below keep their dtypes
+    if (std::optional<Tensor> fused = ember::detail::fused_cross_entropy(input_arg, target_arg, options.reduction(),
+                                                                         options.ignore_index(), smoothing_arg))
+      return *fused;
+  }
   if (autograd::AutocastCall cast{autograd::AutocastOp::cross_entropy, {input_arg, target_arg, options.weight()}}) {
     CrossEntropyFuncOptions cast_options = options;
     return cross_entropy(cast[0], cast[1], cast_options.weight(cast[2]));
@@ -198,7 +209,7 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Cr
 
   // class indices: PyTorch's nll_loss on the log-probabilities, plus the smoothing term
   const int64_t ignore = options.ignore_index();
-  if (!weight.defined()) {
+  if (!weight.defined() && !is_reduced_floating_point(input.dtype())) {  // float16 / bfloat16: see above
     if (std::optional<Tensor> fused =
             ember::detail::fused_cross_entropy(input, target, options.reduction(), ignore, smoothing))
       return *fused;
