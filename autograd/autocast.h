@@ -1,7 +1,7 @@
 // Mixed precision as PyTorch's autocast, on the CPU (bfloat16) and on CUDA (bfloat16 or float16):
 // inside an `ember::autocast` scope the ops on PyTorch's lists cast their inputs, the matrix
-// products and attention down to the autocast dtype (float32 sums), the ops PyTorch keeps in
-// float32 up.
+// products, convolutions and attention down to the autocast dtype (float32 sums), the ops PyTorch
+// keeps in float32 up.
 //
 //   ember::nn::GPT model(config);                   // float32 parameters: the master weights
 //   model->to(ember::kCUDA);
@@ -81,10 +81,18 @@ enum class CastPolicy : uint8_t {
 // One row per op: its policy on the CPU and on CUDA. Two rows go beyond torch 1.13's registrations
 // (tests/autograd/test_autocast.cpp checks the rest against them): scaled_dot_product_attention is on
 // PyTorch 2.x's CUDA list, and cross_entropy, a composite of log_softmax and nll_loss on CUDA, gets
-// the float32 its two parts give it before Ember's fused kernel runs.
+// the float32 its two parts give it before Ember's fused kernel runs. torch 1.13's CPU list keeps the
+// transposed convolutions in float32 (fp32) while its CUDA list casts them down with the others.
 // clang-format off
 #define EMBER_AUTOCAST_OPS(X)                                              \
   /*  op                                CPU                 CUDA          */ \
+  X(conv1d,                           lower_precision_fp, lower_precision_fp) \
+  X(conv2d,                           lower_precision_fp, lower_precision_fp) \
+  X(conv3d,                           lower_precision_fp, lower_precision_fp) \
+  X(conv_tbc,                         lower_precision_fp, lower_precision_fp) \
+  X(conv_transpose1d,                 fp32,               lower_precision_fp) \
+  X(conv_transpose2d,                 fp32,               lower_precision_fp) \
+  X(conv_transpose3d,                 fp32,               lower_precision_fp) \
   X(linear,                           lower_precision_fp, lower_precision_fp) \
   X(matmul,                           lower_precision_fp, lower_precision_fp) \
   X(addmm,                            lower_precision_fp, lower_precision_fp) \

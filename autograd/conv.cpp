@@ -7,11 +7,15 @@
 // conv1d is conv2d over a height of 1; conv3d is one conv2d over depth-gathered planes (below). im2col's backward is
 // col2im and col2im's is im2col (each is the other's adjoint), so the gradients of input, weight and bias are those of
 // the ops above: dW = sum over the batch of g @ cols^T, dx = col2im(W^T @ g), db = sum of g over (N, H, W).
+// Every floating dtype, bfloat16 and float16 included (the products and col2im sum those in float32). Under autocast
+// each convolution follows its row of EMBER_AUTOCAST_OPS: the autocast dtype, but float32 for the transposed ones on
+// the CPU, as torch 1.13.
 #include "autograd/conv.h"
 
 #include <algorithm>
 #include <array>
 
+#include "autograd/autocast.h"
 #include "autograd/autograd.h"
 #include "core/backend.h"
 #include "core/kernel.h"
@@ -69,8 +73,7 @@ void check_conv(const char* op, int64_t dims, const Tensor& input, const Tensor&
               "{}: expected a {}-D weight (out_channels, in_channels / groups, kernel), got "
               "weight of size {}",
               op, dims + 2, weight.sizes());
-  EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input (float32 or float64), got {}", op,
-              dtype_name(input.dtype()));
+  EMBER_CHECK(input.is_floating_point(), "{}: expected a floating-point input, got {}", op, dtype_name(input.dtype()));
   EMBER_CHECK(input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == input.dtype()),
               "{}: expected input, weight and bias of one dtype, got input {}, weight {}{}", op,
               dtype_name(input.dtype()), dtype_name(weight.dtype()),
@@ -309,8 +312,12 @@ Tensor conv3d_checked(const Tensor& x, const Tensor& weight, const Tensor& bias,
   const int64_t OD = blocks_along(D, p.pad_begin[0] + p.pad_end[0], KD, p.stride[0], p.dilation[0]);
   // One zero plane at depth D stands for the padding.
   Tensor padded = cat({x, zeros({N, C, 1, H, W}, TensorOptions(x.dtype()).device(x.device()))}, 2);
-  Tensor taps =
-      padded.index_select(2, depth_taps(KD, OD, p.stride[0], p.pad_begin[0], p.dilation[0], D, D, x.device()));
+  // index_select's backward is index_add, which takes no bfloat16 / float16: those gather through
+  // float32, so the gradient's taps are summed in float32 and rounded once.
+  const ScalarType gather_dtype = is_reduced_floating_point(x.dtype()) ? kFloat32 : x.dtype();
+  Tensor taps = padded.to(gather_dtype)
+                    .index_select(2, depth_taps(KD, OD, p.stride[0], p.pad_begin[0], p.dilation[0], D, D, x.device()))
+                    .to(x.dtype());
   Tensor planes = taps.view({N, C, KD, OD, H, W}).permute({0, 3, 1, 2, 4, 5}).reshape({N * OD, C * KD, H, W});
   Tensor w = weight.reshape({C_out, weight.size(1) * KD, weight.size(3), weight.size(4)});
   Tensor y = conv2d_checked(planes, w, {}, plane_params(p));  // (N*OD, C_out, OH, OW)
@@ -334,9 +341,12 @@ Tensor conv_transpose3d_checked(const char* op, const Tensor& x, const Tensor& w
   Tensor by_tap = y.view({N, D, C_out, KD, OH, OW}).permute({0, 2, 3, 1, 4, 5}).reshape({N, C_out, KD * D, OH, OW});
   // Taps that land in the cropped padding go to a spare plane at depth OD, dropped after.
   Tensor index = depth_taps(KD, D, p.stride[0], p.pad_begin[0], p.dilation[0], OD, OD, x.device());
-  Tensor out = zeros({N, C_out, OD + 1, OH, OW}, TensorOptions(x.dtype()).device(x.device()))
-                   .index_add(2, index, by_tap)
-                   .narrow(2, 0, OD);
+  // index_add takes no bfloat16 / float16: their taps are summed in float32 and rounded once.
+  const ScalarType sum_dtype = is_reduced_floating_point(x.dtype()) ? kFloat32 : x.dtype();
+  Tensor out = zeros({N, C_out, OD + 1, OH, OW}, TensorOptions(sum_dtype).device(x.device()))
+                   .index_add(2, index, by_tap.to(sum_dtype))
+                   .narrow(2, 0, OD)
+                   .to(x.dtype());
   return bias.defined() ? out + bias.view({1, C_out, 1, 1, 1}) : out.contiguous();
 }
 
@@ -434,6 +444,8 @@ Tensor col2im(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_s
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::conv1d, {input, weight, bias}})
+    return conv1d(cast[0], cast[1], cast[2], stride, padding, dilation, groups);
   const char* op = "conv1d";
   const auto pad = expand_param(op, "padding", padding, 1);
   return convolution(op, 1, input, weight, bias, expand_param(op, "stride", stride, 1), pad, pad,
@@ -443,6 +455,8 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::conv2d, {input, weight, bias}})
+    return conv2d(cast[0], cast[1], cast[2], stride, padding, dilation, groups);
   const char* op = "conv2d";
   const auto pad = expand_param(op, "padding", padding, 2);
   return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,
@@ -452,6 +466,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::conv_transpose2d, {input, weight, bias}})
+    return conv_transpose2d(cast[0], cast[1], cast[2], stride, padding, output_padding, groups, dilation);
   const char* op = "conv_transpose2d";
   const auto pad = expand_param(op, "padding", padding, 2);
   return convolution(op, 2, input, weight, bias, expand_param(op, "stride", stride, 2), pad, pad,
@@ -462,6 +478,8 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::conv3d, {input, weight, bias}})
+    return conv3d(cast[0], cast[1], cast[2], stride, padding, dilation, groups);
   const char* op = "conv3d";
   const auto pad = expand_param(op, "padding", padding, 3);
   return convolution(op, 3, input, weight, bias, expand_param(op, "stride", stride, 3), pad, pad,
@@ -471,6 +489,8 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::conv_transpose1d, {input, weight, bias}})
+    return conv_transpose1d(cast[0], cast[1], cast[2], stride, padding, output_padding, groups, dilation);
   const char* op = "conv_transpose1d";
   const auto pad = expand_param(op, "padding", padding, 1);
   return convolution(op, 1, input, weight, bias, expand_param(op, "stride", stride, 1), pad, pad,
@@ -481,6 +501,8 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   EMBER_TRACE_OP();
+  if (autograd::AutocastCall cast{autograd::AutocastOp::conv_transpose3d, {input, weight, bias}})
+    return conv_transpose3d(cast[0], cast[1], cast[2], stride, padding, output_padding, groups, dilation);
   const char* op = "conv_transpose3d";
   const auto pad = expand_param(op, "padding", padding, 3);
   return convolution(op, 3, input, weight, bias, expand_param(op, "stride", stride, 3), pad, pad,
@@ -490,6 +512,12 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
 
 Tensor detail::conv_same(const char* op, int64_t dims, const Tensor& input, const Tensor& weight, const Tensor& bias,
                          IntArrayRef dilation_in, int64_t groups) {
+  // padding "same": on the lists as the convolution of the same dims.
+  const autograd::AutocastOp listed = dims == 1   ? autograd::AutocastOp::conv1d
+                                      : dims == 2 ? autograd::AutocastOp::conv2d
+                                                  : autograd::AutocastOp::conv3d;
+  if (autograd::AutocastCall cast{listed, {input, weight, bias}})
+    return detail::conv_same(op, dims, cast[0], cast[1], cast[2], dilation_in, groups);
   const auto dilation = expand_param(op, "dilation", dilation_in, dims);
   EMBER_CHECK(weight.defined() && weight.dim() == dims + 2,
               "{}: expected a {}-D weight (out_channels, in_channels / groups, kernel), got weight of size {}", op,

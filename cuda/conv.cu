@@ -3,7 +3,8 @@
 //
 // im2col: one thread per column value, reading its input value or 0 in the padding. col2im: one
 // thread per image value, gathering the column values of every block and tap that read it (no
-// atomics, so the sum's order is fixed and the result is the same on every run).
+// atomics, so the sum's order is fixed and the result is the same on every run). float32, float64,
+// bfloat16 and float16; col2im sums the reduced floats in float32 (opmath_t) and rounds each value once.
 #include "core/conv_shape.h"
 #include "cuda/kernels.h"
 #include "cuda/launchers.h"
@@ -36,7 +37,7 @@ __global__ void __launch_bounds__(kBlockSize) col2im_kernel(int64_t n, Im2colSha
   for (int64_t at = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; at < n; at += stride) {
     const int64_t iw = at % g.W, ih = at / g.W % g.H, nc = at / (g.H * g.W);
     const T* plane = cols + nc * K * L;
-    T sum = 0;
+    opmath_t<T> sum = 0;
     for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
       const int64_t h = ih + g.pad_h - ki * g.dilation_h;
       if (h < 0 || h % g.stride_h != 0 || h / g.stride_h >= g.out_h) continue;
@@ -44,18 +45,24 @@ __global__ void __launch_bounds__(kBlockSize) col2im_kernel(int64_t n, Im2colSha
       for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
         const int64_t w = iw + g.pad_w - kj * g.dilation_w;
         if (w < 0 || w % g.stride_w != 0 || w / g.stride_w >= g.out_w) continue;
-        sum += plane[(ki * g.kernel_w + kj) * L + oh * g.out_w + w / g.stride_w];
+        sum += static_cast<opmath_t<T>>(plane[(ki * g.kernel_w + kj) * L + oh * g.out_w + w / g.stride_w]);
       }
     }
-    out[at] = sum;
+    out[at] = T(sum);
   }
+}
+
+// The dtypes the convolution kernels take: the floating ones, half and bfloat16 included.
+template <typename F>
+void dispatch_conv_type(const char* name, ScalarType type, F&& f) {
+  dispatch_among<float, double, DeviceBFloat16, DeviceHalf>(type, f, [&] { unsupported_dtype(name, type); });
 }
 
 }  // namespace
 
 void launchers::im2col(const TensorView& cols, const TensorView& in, const Im2colShape& g) {
   cudaStream_t s = prepare(cols.device);
-  dispatch_floating_type("im2col", in.dtype, [&]<typename T>() {
+  dispatch_conv_type("im2col", in.dtype, [&]<typename T>() {
     const int64_t n = cols.numel;  // N * C * kernel_h * kernel_w * out_h * out_w
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;
@@ -66,7 +73,7 @@ void launchers::im2col(const TensorView& cols, const TensorView& in, const Im2co
 
 void launchers::col2im(const TensorView& out, const TensorView& cols, const Im2colShape& g) {
   cudaStream_t s = prepare(out.device);
-  dispatch_floating_type("col2im", out.dtype, [&]<typename T>() {
+  dispatch_conv_type("col2im", out.dtype, [&]<typename T>() {
     const int64_t n = out.numel;  // N * C * H * W
     const LaunchShape ls = launch_1d(n);
     if (ls.grid == 0) return;

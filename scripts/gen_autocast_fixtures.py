@@ -17,6 +17,9 @@ OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "autoca
 
 # Ember's op -> the ATen operator (and overload) holding its autocast kernel.
 ATEN = {
+    "conv1d": "conv1d", "conv2d": "conv2d", "conv3d": "conv3d", "conv_tbc": "conv_tbc",
+    "conv_transpose1d": "conv_transpose1d", "conv_transpose2d": "conv_transpose2d.input",
+    "conv_transpose3d": "conv_transpose3d.input",
     "linear": "linear", "matmul": "matmul", "addmm": "addmm", "mm": "mm", "bmm": "bmm", "baddbmm": "baddbmm",
     "addbmm": "addbmm", "addmv": "addmv", "addr": "addr", "mv": "mv", "einsum": "einsum",
     "chain_matmul": "chain_matmul", "multi_dot": "linalg_multi_dot", "prelu": "prelu", "lstm_cell": "lstm_cell",

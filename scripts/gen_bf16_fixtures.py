@@ -98,6 +98,15 @@ def main():
         "sum_of_bf16": lambda: x.bfloat16().sum(),
         "add_bf16_float32": lambda: x.bfloat16() + x,
         "linear_of_float64": lambda: F.linear(x.double(), w.double()),
+        "conv1d": lambda: F.conv1d(x[None], w.view(6, 4, 2), bias),
+        "conv2d": lambda: F.conv2d(x.view(1, 1, 4, 8), w.view(6, 1, 2, 4), bias, padding=1),
+        "conv2d_same": lambda: F.conv2d(x.view(1, 1, 4, 8), w.view(6, 1, 2, 4), padding="same"),
+        "conv3d": lambda: F.conv3d(x.view(1, 1, 2, 4, 4), w.view(6, 1, 2, 2, 2), bias),
+        "conv_transpose1d": lambda: F.conv_transpose1d(x[None], w.view(4, 6, 2), bias, stride=2),
+        "conv_transpose2d": lambda: F.conv_transpose2d(x.view(1, 1, 4, 8), w.view(1, 6, 2, 4), bias),
+        "conv_transpose3d": lambda: F.conv_transpose3d(x.view(1, 1, 2, 4, 4), w.view(1, 6, 2, 2, 2), bias),
+        "conv2d_of_bf16_float32": lambda: F.conv2d(x.view(1, 1, 4, 8).bfloat16(), w.view(6, 1, 2, 4)),
+        "conv_transpose1d_of_bf16": lambda: F.conv_transpose1d(x[None].bfloat16(), w.view(4, 6, 2).bfloat16()),
     }
     autocast = {}
     with torch.autocast("cpu", dtype=torch.bfloat16):

@@ -46,12 +46,23 @@ TEST(Autocast, TableMatchesPyTorchsRegistrations) {
 // The products and cells as torch 1.13 gives them under torch.autocast("cpu", dtype=torch.bfloat16):
 // those on the CPU's list in bfloat16, einsum / chain_matmul / multi_dot through the mm and bmm they
 // are made of, mv / addmv / addr / prelu and the cells' results in float32 (printed by torch 1.13).
+// The convolutions in bfloat16, the transposed ones in float32 (torch 1.13's fp32 policy), of a
+// bfloat16 input too (tests/fixtures/bf16/bf16.json's "autocast" has these from torch 1.13).
 TEST(Autocast, ProductsOnTheCpuAsTorch) {
   manual_seed(0);
   Tensor x = randn({4, 8}), w = randn({6, 8}), v = randn({8}), b = randn({3, 4, 8}), c = randn({3, 8, 5});
   Tensor h = randn({4, 6}), cx = randn({4, 6});
+  Tensor image = randn({1, 2, 4, 4}), volume = randn({1, 2, 3, 3, 3}), k2 = randn({2, 2, 2, 2});
+  Tensor k3 = randn({2, 2, 2, 2, 2});
   nn::LSTMCell cell(8, 6);
   const std::vector<std::pair<std::string, std::pair<std::function<Tensor()>, ScalarType>>> ops = {
+      {"conv1d", {[&] { return conv1d(b, randn({2, 4, 3}), randn({2})); }, kBFloat16}},
+      {"conv2d", {[&] { return conv2d(image, k2, {}, 1, 1); }, kBFloat16}},
+      {"conv3d", {[&] { return conv3d(volume, k3); }, kBFloat16}},
+      {"conv_transpose1d", {[&] { return conv_transpose1d(b, randn({4, 2, 3}), {}, 2); }, kFloat32}},
+      {"conv_transpose2d", {[&] { return conv_transpose2d(image, k2); }, kFloat32}},
+      {"conv_transpose2d_of_bf16", {[&] { return conv_transpose2d(image.to(kBFloat16), k2.to(kBFloat16)); }, kFloat32}},
+      {"conv_transpose3d", {[&] { return conv_transpose3d(volume, k3); }, kFloat32}},
       {"mv", {[&] { return x.mv(v); }, kFloat32}},
       {"einsum", {[&] { return einsum("ij,kj->ik", {x, w}); }, kBFloat16}},
       {"chain_matmul", {[&] { return chain_matmul({x, w.t(), w}); }, kBFloat16}},
@@ -67,6 +78,28 @@ TEST(Autocast, ProductsOnTheCpuAsTorch) {
   };
   autocast guard;
   for (const auto& [name, op] : ops) EXPECT_EQ(op.first().dtype(), op.second) << name;
+}
+
+// A convolution's float32 weight and bias (leaves that require grad) are cast once per scope, as
+// linear's, and their gradients come back in float32.
+TEST(Autocast, ConvolutionWeightsGoThroughTheCache) {
+  manual_seed(5);
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, 3).padding(1));
+  Tensor x = randn({2, 2, 5, 5});
+  Tensor loss;
+  {
+    autocast guard;
+    Tensor y = conv->forward(x);
+    EXPECT_EQ(y.dtype(), kBFloat16);
+    EXPECT_EQ(autocast::cache_size(), 2u);  // weight and bias
+    Tensor again = conv->forward(x);        // the same casts again
+    EXPECT_EQ(autocast::cache_size(), 2u);
+    loss = (y + again).to(kFloat32).sum();
+  }
+  EXPECT_EQ(autocast::cache_size(), 0u);
+  loss.backward();
+  EXPECT_EQ(conv->weight.grad().dtype(), kFloat32);
+  EXPECT_EQ(conv->bias.grad().dtype(), kFloat32);
 }
 
 // While an op on the lists runs (between its casts and its return), autocast is off: the ops it is

@@ -386,6 +386,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Bf16Gemm,
 TEST(Autocast, OutputDtypePerOpMatchesPyTorch) {
   manual_seed(1);
   Tensor x = randn({4, 8}), w = randn({6, 8}), bias = randn({6}), t = tensor({1, 2, 3, 4});
+  Tensor k24 = w.view({6, 1, 2, 4}), w16 = w.to(kBFloat16);  // convolution weights, (C_out, C_in, kh, kw)
   namespace F = nn::functional;
   std::map<std::string, std::function<Tensor()>> ops = {
       {"linear", [&] { return F::linear(x, w, bias); }},
@@ -412,6 +413,15 @@ TEST(Autocast, OutputDtypePerOpMatchesPyTorch) {
       {"sum_of_bf16", [&] { return x.to(kBFloat16).sum(); }},
       {"add_bf16_float32", [&] { return x.to(kBFloat16) + x; }},
       {"linear_of_float64", [&] { return F::linear(x.to(kFloat64), w.to(kFloat64)); }},
+      {"conv1d", [&] { return conv1d(x.unsqueeze(0), w.view({6, 4, 2}), bias); }},
+      {"conv2d", [&] { return conv2d(x.view({1, 1, 4, 8}), w.view({6, 1, 2, 4}), bias, 1, 1); }},
+      {"conv2d_same", [&] { return detail::conv_same("conv2d", 2, x.view({1, 1, 4, 8}), k24, {}, {1}, 1); }},
+      {"conv3d", [&] { return conv3d(x.view({1, 1, 2, 4, 4}), w.view({6, 1, 2, 2, 2}), bias); }},
+      {"conv_transpose1d", [&] { return conv_transpose1d(x.unsqueeze(0), w.view({4, 6, 2}), bias, 2); }},
+      {"conv_transpose2d", [&] { return conv_transpose2d(x.view({1, 1, 4, 8}), w.view({1, 6, 2, 4}), bias); }},
+      {"conv_transpose3d", [&] { return conv_transpose3d(x.view({1, 1, 2, 4, 4}), w.view({1, 6, 2, 2, 2}), bias); }},
+      {"conv2d_of_bf16_float32", [&] { return conv2d(x.view({1, 1, 4, 8}).to(kBFloat16), k24); }},
+      {"conv_transpose1d_of_bf16", [&] { return conv_transpose1d(x.unsqueeze(0).to(kBFloat16), w16.view({4, 6, 2})); }},
   };
   const auto& expected = fixture()["autocast"];
   ASSERT_EQ(ops.size(), expected.size());

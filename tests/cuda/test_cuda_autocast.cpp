@@ -30,6 +30,8 @@ TEST_F(CudaAutocast, OutputDtypesFollowTheCudaLists) {
   Tensor x = randn({4, 8}).to(kGpu), w = randn({6, 8}).to(kGpu), bias = randn({6}).to(kGpu);
   Tensor t = tensor({1, 2, 3, 4}).to(kGpu), h = x.to(kBFloat16);
   Tensor q = randn({1, 2, 5, 8}).to(kGpu);
+  Tensor image = x.view({1, 1, 4, 8}), volume = x.view({1, 1, 2, 4, 4});
+  Tensor image64 = image.to(kFloat64), w64 = w.view({1, 6, 2, 4}).to(kFloat64);
   const std::map<std::string, std::pair<std::function<Tensor()>, ScalarType>> ops = {
       {"linear", {[&] { return F::linear(x, w, bias); }, kBFloat16}},
       {"matmul", {[&] { return x.matmul(w.t()); }, kBFloat16}},
@@ -60,6 +62,13 @@ TEST_F(CudaAutocast, OutputDtypesFollowTheCudaLists) {
         },
         kBFloat16}},
       {"linear_of_float64", {[&] { return F::linear(x.to(kFloat64), w.to(kFloat64)); }, kFloat64}},
+      {"conv1d", {[&] { return conv1d(x.unsqueeze(0), w.view({6, 4, 2}), bias); }, kBFloat16}},
+      {"conv2d", {[&] { return conv2d(image, w.view({6, 1, 2, 4}), bias, 1, 1); }, kBFloat16}},
+      {"conv3d", {[&] { return conv3d(volume, w.view({6, 1, 2, 2, 2}), bias); }, kBFloat16}},
+      {"conv_transpose1d", {[&] { return conv_transpose1d(x.unsqueeze(0), w.view({4, 6, 2}), bias, 2); }, kBFloat16}},
+      {"conv_transpose2d", {[&] { return conv_transpose2d(image, w.view({1, 6, 2, 4})); }, kBFloat16}},
+      {"conv_transpose3d", {[&] { return conv_transpose3d(volume, w.view({1, 6, 2, 2, 2})); }, kBFloat16}},
+      {"conv_transpose2d_of_float64", {[&] { return conv_transpose2d(image64, w64); }, kFloat64}},
       {"scaled_dot_product_attention",
        {[&] { return F::scaled_dot_product_attention(q, q, q, {}, 0.0, true); }, kBFloat16}},
       {"layer_norm_of_bf16", {[&] { return F::layer_norm(h, {8}, {}, {}, 1e-5); }, kFloat32}},

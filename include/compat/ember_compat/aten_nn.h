@@ -391,6 +391,8 @@ inline Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& b
               "conv_tbc: Bias size must equal dim 2 in the weight tensor (output "
               "channels) (weight {}, bias {})",
               weight.sizes(), bias.sizes());
+  if (ember::autograd::AutocastCall cast{ember::autograd::AutocastOp::conv_tbc, {self, weight, bias}})
+    return conv_tbc(cast[0], cast[1], cast[2], pad);
   return conv1d(self.permute({1, 2, 0}), weight.permute({2, 1, 0}), bias, 1, pad).permute({2, 0, 1});
 }
 
