@@ -89,9 +89,10 @@ TEST_P(ConvLowPrecision, MatchesFloat32OfTheRoundedInputs) {
   }
 }
 
+// "_Cuda": the CUDA cases match '*Cuda*', the filter of the emulator's thread orders and the GPU bundle.
 std::string case_name(const ::testing::TestParamInfo<Param>& info) {
   return std::string(kCases[std::get<0>(info.param)].name) + "_" + std::string(dtype_name(std::get<1>(info.param))) +
-         (std::get<2>(info.param) == kCUDA ? "_cuda" : "_cpu");
+         (std::get<2>(info.param) == kCUDA ? "_Cuda" : "_Cpu");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConvOps, ConvLowPrecision,
@@ -129,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, Im2colLowPrecision,
                          ::testing::Combine(::testing::Values(kBFloat16, kFloat16), ::testing::Values(kCPU, kCUDA)),
                          [](const ::testing::TestParamInfo<KernelParam>& info) {
                            return std::string(dtype_name(std::get<0>(info.param))) +
-                                  (std::get<1>(info.param) == kCUDA ? "_cuda" : "_cpu");
+                                  (std::get<1>(info.param) == kCUDA ? "_Cuda" : "_Cpu");
                          });
 
 }  // namespace
