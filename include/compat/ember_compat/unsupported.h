@@ -42,6 +42,19 @@ void load(Args&&...) {
   static_assert(compat_detail::always_false<Args...>,
                 "torch::jit::load: Ember has no TorchScript; save weights with torch::save and build the model in C++");
 }
+namespace script {
+// A TorchScript module (a member, a local) stops the build where it is made, with the same advice.
+struct Module {
+  template <typename... Args>
+  Module(Args&&...) {  // NOLINT: every constructor, the default one included
+    static_assert(compat_detail::always_false<Args...>,
+                  "torch::jit::script::Module: Ember has no TorchScript; build the model as an nn::Module in C++ "
+                  "and load its weights with torch::load");
+  }
+};
+}  // namespace script
+using script::Module;
+using ::c10::IValue;  // libtorch's torch::jit::IValue (ember_compat/ivalue.h)
 }  // namespace jit
 
 }  // namespace torch
